@@ -1,0 +1,98 @@
+//! What conditions are evaluated against: setting values and feature predicates.
+
+use crate::value::Value;
+use indexmap::IndexMap;
+
+/// The known settings keys, in schema order, each with its value (`Value::Undefined` for a known
+/// key without one). A key that is absent is unknown.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    values: IndexMap<String, Value>,
+}
+
+impl Settings {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declares `key` known with `value`; a key declared twice keeps its first position.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+        self.values.insert(key.into(), value);
+    }
+
+    /// The value of a known key, or `None` when the key is unknown.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.values.get(key)
+    }
+
+    pub fn is_known(&self, key: &str) -> bool {
+        self.values.contains_key(key)
+    }
+
+    /// Known keys in order, with their values.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl FromIterator<(String, Value)> for Settings {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        let mut settings = Settings::new();
+        for (k, v) in iter {
+            settings.values.entry(k).or_insert(v);
+        }
+        settings
+    }
+}
+
+/// Feature predicates: named booleans the host reports, such as `coms_active`. Exactly the names
+/// present are predicates.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Features {
+    flags: Vec<(String, bool)>,
+}
+
+impl Features {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets predicate `name`; a later value replaces an earlier one.
+    pub fn set(&mut self, name: impl Into<String>, on: bool) {
+        let name = name.into();
+        match self.flags.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = on,
+            None => self.flags.push((name, on)),
+        }
+    }
+
+    /// The predicate's value, or `None` when `name` is not a predicate.
+    pub fn get(&self, name: &str) -> Option<bool> {
+        self.flags.iter().find(|(n, _)| n == name).map(|(_, on)| *on)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.flags.iter().map(|(n, on)| (n.as_str(), *on))
+    }
+}
+
+/// Everything one assembly reads besides the rule texts.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    pub settings: &'a Settings,
+    pub features: &'a Features,
+    /// What `{{REVIEW_LOOP_MAX_CYCLES}}` becomes.
+    pub review_loop_max_cycles: &'a str,
+}
