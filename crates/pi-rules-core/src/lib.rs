@@ -6,6 +6,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
 pub mod scope;
+pub mod settings;
 pub mod text;
 pub mod value;
 

@@ -1,0 +1,1 @@
+//! Settings: schema, settings files, resolution and the cache. (being written)

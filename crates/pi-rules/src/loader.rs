@@ -1,0 +1,1 @@
+//! Layer discovery and bounded rule-file reading. (being written)

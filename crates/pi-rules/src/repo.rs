@@ -1,0 +1,1 @@
+//! Repository root discovery, as `git rev-parse --git-common-dir` gives it. (being written)
