@@ -3,12 +3,32 @@
 //!
 //! This crate does no I/O: no files, no environment, no printing. The `pi-rules` binary discovers
 //! and reads files and hands the texts in. See `ARCHITECTURE.md` at the repository root.
+//!
+//! Phases, one module each: [`frontmatter`] (header and gate), [`markers`] (scanning and matching
+//! `{{IF:}}`/`{{IFNOT:}}`), [`condition`] (conditions and literals), [`blocks`] (evaluating a
+//! body), [`table`] (table repair), [`placeholder`] (`{{REVIEW_LOOP_MAX_CYCLES}}`), composed by
+//! [`assemble`]. [`render`] fills `{{SETTINGS}}` into agent prompts. [`value`] is the JavaScript
+//! value model and [`settings`] the schema, files and resolution.
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
+pub mod assemble;
+pub mod blocks;
+pub mod condition;
+pub mod event;
+pub mod frontmatter;
+pub mod markers;
+pub mod placeholder;
+pub mod render;
 pub mod scope;
 pub mod settings;
+pub mod span;
+pub mod table;
 pub mod text;
 pub mod value;
 
+pub use assemble::{assemble, assemble_observed, Assembly};
+pub use event::{
+    BlockDecision, BlockReason, GateDecision, GateReason, Observer, Warning, WarningKind,
+};
 pub use scope::{Features, Scope, Settings};
 pub use value::{Object, Value};

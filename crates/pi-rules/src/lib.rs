@@ -1,5 +1,6 @@
 //! The pi-rules command-line tool as a library: layer discovery, bounded file reading, the
 //! settings files and the command implementations. `main.rs` only parses arguments.
 
+pub mod eval;
 pub mod loader;
 pub mod repo;
