@@ -80,7 +80,10 @@ impl Features {
 
     /// The predicate's value, or `None` when `name` is not a predicate.
     pub fn get(&self, name: &str) -> Option<bool> {
-        self.flags.iter().find(|(n, _)| n == name).map(|(_, on)| *on)
+        self.flags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, on)| *on)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {

@@ -245,11 +245,9 @@ impl From<serde_json::Value> for Value {
             serde_json::Value::Array(items) => {
                 Value::Array(items.into_iter().map(Value::from).collect())
             }
-            serde_json::Value::Object(map) => Value::Object(
-                map.into_iter()
-                    .map(|(k, v)| (k, Value::from(v)))
-                    .collect(),
-            ),
+            serde_json::Value::Object(map) => {
+                Value::Object(map.into_iter().map(|(k, v)| (k, Value::from(v))).collect())
+            }
         }
     }
 }
@@ -439,7 +437,11 @@ mod tests {
             (Value::Bool(false), "false"),
             (Value::Null, "null"),
             (
-                Value::Array(vec![Value::Number(1.0), Value::Null, Value::String("x".into())]),
+                Value::Array(vec![
+                    Value::Number(1.0),
+                    Value::Null,
+                    Value::String("x".into()),
+                ]),
                 "1,,x",
             ),
         ];
