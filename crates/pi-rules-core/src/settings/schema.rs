@@ -1,0 +1,341 @@
+//! The settings schema: `settings-keys.json` read into an ordered list of [`KeySpec`]s.
+//!
+//! The schema is the single source of truth for which settings keys exist, their order, their
+//! types, environment variables, defaults and bounds. The project's copy is embedded at build time
+//! ([`Schema::embedded`]); [`Schema::parse`] reads any other copy.
+
+use crate::value::Value;
+use indexmap::IndexMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The schema this build ships, from the repository root.
+const EMBEDDED_SCHEMA: &str = include_str!("../../../../settings-keys.json");
+
+/// The type of a settings key, from its `type` field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyKind {
+    /// `bool`: a boolean.
+    Bool,
+    /// `bool_or_string`: a boolean or a string (`commit_trailer`).
+    BoolOrString,
+    /// `bool_enable`: a boolean whose environment variable only says what disables it.
+    BoolEnable,
+    /// `int`: an integer within `min..=max`.
+    Int,
+    /// `number`: a finite number.
+    Number,
+    /// `port`: an integer port number.
+    Port,
+    /// `string`: a string, trimmed.
+    String,
+    /// `agent_list`: a list of agent names, as an array or a comma-separated string.
+    AgentList,
+    /// `agent_overrides`: per-agent provider and model overrides.
+    AgentOverrides,
+    /// Any other type name; such a key never takes a value from a file and resolves to `false`.
+    Other(String),
+}
+
+impl KeyKind {
+    /// The kind for a `type` name.
+    pub fn from_name(name: &str) -> KeyKind {
+        match name {
+            "bool" => KeyKind::Bool,
+            "bool_or_string" => KeyKind::BoolOrString,
+            "bool_enable" => KeyKind::BoolEnable,
+            "int" => KeyKind::Int,
+            "number" => KeyKind::Number,
+            "port" => KeyKind::Port,
+            "string" => KeyKind::String,
+            "agent_list" => KeyKind::AgentList,
+            "agent_overrides" => KeyKind::AgentOverrides,
+            other => KeyKind::Other(other.to_owned()),
+        }
+    }
+
+    /// The `type` name as written in the schema.
+    pub fn name(&self) -> &str {
+        match self {
+            KeyKind::Bool => "bool",
+            KeyKind::BoolOrString => "bool_or_string",
+            KeyKind::BoolEnable => "bool_enable",
+            KeyKind::Int => "int",
+            KeyKind::Number => "number",
+            KeyKind::Port => "port",
+            KeyKind::String => "string",
+            KeyKind::AgentList => "agent_list",
+            KeyKind::AgentOverrides => "agent_overrides",
+            KeyKind::Other(name) => name,
+        }
+    }
+}
+
+impl fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One settings key as the schema describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeySpec {
+    pub name: String,
+    pub kind: KeyKind,
+    /// The environment variable that supplies the key when no file does.
+    pub env: Option<String>,
+    /// The value when nothing else supplies one (`Value::Undefined` when the schema has none).
+    pub default: Value,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// Allowed values, for documentation and linting; resolution does not check them.
+    pub enum_values: Option<Vec<String>>,
+    pub group: Option<String>,
+    pub description: Option<String>,
+    /// Only the digit strings `1`..`10` are accepted from text (`review_loop_max_cycles`).
+    pub strict_digits: bool,
+    /// Resolved from the settings files directly rather than from the merged, cached settings
+    /// (`acpx_agents`, `cli_agents`).
+    pub per_key_resolution: bool,
+}
+
+/// Why a schema text could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("the settings schema is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the settings schema must be a JSON object with one entry per key")]
+    NotAnObject,
+    #[error("settings key `{key}` must be described by an object")]
+    EntryNotAnObject { key: String },
+    #[error("settings key `{key}` needs a `type` string")]
+    MissingType { key: String },
+    #[error("field `{field}` of settings key `{key}` must be {expected}")]
+    BadField {
+        key: String,
+        field: &'static str,
+        expected: &'static str,
+    },
+}
+
+/// The known settings keys, in file order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Schema {
+    keys: IndexMap<String, KeySpec>,
+}
+
+impl Schema {
+    /// The schema embedded in this build, parsed once.
+    pub fn embedded() -> &'static Schema {
+        static SCHEMA: OnceLock<Schema> = OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            // Invariant: the embedded text is the repository's own schema, which the unit test
+            // `embedded_schema_parses` checks on every build.
+            Schema::parse(EMBEDDED_SCHEMA).expect("the embedded settings-keys.json is valid")
+        })
+    }
+
+    /// Reads a `settings-keys.json` text.
+    pub fn parse(text: &str) -> Result<Schema, SchemaError> {
+        let root: serde_json::Value = serde_json::from_str(text)?;
+        let serde_json::Value::Object(entries) = root else {
+            return Err(SchemaError::NotAnObject);
+        };
+        let mut keys = IndexMap::with_capacity(entries.len());
+        for (name, entry) in entries {
+            let spec = key_spec(&name, entry)?;
+            keys.insert(name, spec);
+        }
+        Ok(Schema { keys })
+    }
+
+    /// The key named `name`, if it is known.
+    pub fn get(&self, name: &str) -> Option<&KeySpec> {
+        self.keys.get(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.keys.contains_key(name)
+    }
+
+    /// Every key, in schema order.
+    pub fn keys(&self) -> impl Iterator<Item = &KeySpec> {
+        self.keys.values()
+    }
+
+    /// Every key name, in schema order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.keys.keys().map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+fn key_spec(name: &str, entry: serde_json::Value) -> Result<KeySpec, SchemaError> {
+    let serde_json::Value::Object(fields) = entry else {
+        return Err(SchemaError::EntryNotAnObject {
+            key: name.to_owned(),
+        });
+    };
+    let bad = |field: &'static str, expected: &'static str| SchemaError::BadField {
+        key: name.to_owned(),
+        field,
+        expected,
+    };
+    let kind = match fields.get("type") {
+        Some(serde_json::Value::String(kind)) => KeyKind::from_name(kind),
+        _ => {
+            return Err(SchemaError::MissingType {
+                key: name.to_owned(),
+            })
+        }
+    };
+    let string = |value: Option<&serde_json::Value>, field| match value {
+        None => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(field, "a string")),
+    };
+    let number = |value: Option<&serde_json::Value>, field| match value {
+        None => Ok(None),
+        Some(serde_json::Value::Number(n)) => Ok(n.as_f64()),
+        Some(_) => Err(bad(field, "a number")),
+    };
+    let flag = |value: Option<&serde_json::Value>, field| match value {
+        None => Ok(false),
+        Some(serde_json::Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(bad(field, "a boolean")),
+    };
+    let enum_values = match fields.get("enum") {
+        None => None,
+        Some(serde_json::Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("enum", "an array of strings"))?,
+        ),
+        Some(_) => return Err(bad("enum", "an array of strings")),
+    };
+    Ok(KeySpec {
+        name: name.to_owned(),
+        env: string(fields.get("env"), "env")?,
+        min: number(fields.get("min"), "min")?,
+        max: number(fields.get("max"), "max")?,
+        group: string(fields.get("group"), "group")?,
+        description: string(fields.get("description"), "description")?,
+        strict_digits: flag(fields.get("strict_digits"), "strict_digits")?,
+        per_key_resolution: flag(fields.get("per_key_resolution"), "per_key_resolution")?,
+        enum_values,
+        default: fields
+            .get("default")
+            .cloned()
+            .map_or(Value::Undefined, Value::from),
+        kind,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_schema_parses() {
+        let schema = Schema::parse(EMBEDDED_SCHEMA).expect("embedded schema");
+        assert!(!schema.is_empty());
+        assert_eq!(Schema::embedded(), &schema);
+    }
+
+    #[test]
+    fn embedded_schema_facts() {
+        let schema = Schema::embedded();
+        assert_eq!(schema.names().next(), Some("dco"));
+        let cycles = schema.get("review_loop_max_cycles").expect("key");
+        assert_eq!(cycles.kind, KeyKind::Int);
+        assert_eq!(cycles.env.as_deref(), Some("PI_REVIEW_LOOP_MAX_CYCLES"));
+        assert_eq!(cycles.default, Value::Number(3.0));
+        assert_eq!((cycles.min, cycles.max), (Some(1.0), Some(10.0)));
+        assert!(cycles.strict_digits);
+        let agents = schema.get("acpx_agents").expect("key");
+        assert_eq!(agents.kind, KeyKind::AgentList);
+        assert!(agents.per_key_resolution);
+        assert_eq!(agents.default, Value::Array(vec![]));
+        let log = schema.get("log_rules").expect("key");
+        assert_eq!(log.enum_values.as_ref().map(Vec::len), Some(5));
+        assert_eq!(
+            schema.get("comment_signature").and_then(|k| k.env.clone()),
+            None
+        );
+        assert!(!schema.contains("nope"));
+    }
+
+    #[test]
+    fn order_is_file_order() {
+        let schema =
+            Schema::parse(r#"{"z": {"type": "bool"}, "a": {"type": "int"}, "m": {"type": "x"}}"#)
+                .expect("schema");
+        let names: Vec<&str> = schema.names().collect();
+        assert_eq!(names, ["z", "a", "m"]);
+        assert_eq!(
+            schema.get("m").map(|k| &k.kind),
+            Some(&KeyKind::Other("x".into()))
+        );
+        assert_eq!(schema.get("z").map(|k| &k.default), Some(&Value::Undefined));
+    }
+
+    #[test]
+    fn errors_table() {
+        let cases = [
+            ("not json", "the settings schema is not valid JSON"),
+            ("[]", "the settings schema must be a JSON object"),
+            (
+                r#"{"a": 1}"#,
+                "settings key `a` must be described by an object",
+            ),
+            (r#"{"a": {}}"#, "settings key `a` needs a `type` string"),
+            (
+                r#"{"a": {"type": "int", "min": "1"}}"#,
+                "field `min` of settings key `a` must be a number",
+            ),
+            (
+                r#"{"a": {"type": "bool", "env": 3}}"#,
+                "field `env` of settings key `a` must be a string",
+            ),
+            (
+                r#"{"a": {"type": "string", "enum": [1]}}"#,
+                "field `enum` of settings key `a` must be an array of strings",
+            ),
+            (
+                r#"{"a": {"type": "string", "strict_digits": 1}}"#,
+                "field `strict_digits` of settings key `a` must be a boolean",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = Schema::parse(text).expect_err(text).to_string();
+            assert!(message.starts_with(expected), "{text}: {message}");
+        }
+    }
+
+    #[test]
+    fn kind_names_round_trip() {
+        for name in [
+            "bool",
+            "bool_or_string",
+            "bool_enable",
+            "int",
+            "number",
+            "port",
+            "string",
+            "agent_list",
+            "agent_overrides",
+            "mystery",
+        ] {
+            assert_eq!(KeyKind::from_name(name).name(), name);
+        }
+    }
+}
