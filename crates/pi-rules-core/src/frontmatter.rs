@@ -142,7 +142,11 @@ mod tests {
     use super::*;
 
     /// (text, expected attributes, expected body)
-    type Case = (&'static str, &'static [(&'static str, &'static str)], &'static str);
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    );
 
     #[test]
     fn split_table() {

@@ -25,4 +25,3 @@ pub const PACKAGE_RULES: &[(&str, &str)] = &[
 
 /// The settings schema shipped at the repository root.
 pub const SETTINGS_KEYS: &str = include_str!("../../../settings-keys.json");
-

@@ -1,1 +1,519 @@
-//! Repository root discovery, as `git rev-parse --git-common-dir` gives it. (being written)
+//! Repository root discovery, as `git rev-parse --git-common-dir` gives it (SPEC §4).
+//!
+//! The repository root is the parent of the directory that `git rev-parse --git-common-dir`
+//! prints when run in `<cwd>`, resolved against `<cwd>` the way Node's `path.resolve` does
+//! (lexically). Inside a linked worktree that is the main checkout's root. `None` means "not in a
+//! repository" (or git refused); the caller then uses `<cwd>`.
+//!
+//! [`repo_root`] answers without spawning git in the common cases, by following git's own
+//! discovery (`setup.c`): from the physical `<cwd>` upwards, stopping at a filesystem boundary,
+//! each directory is checked for `.git` — a directory that passes git's `is_git_directory`
+//! (`HEAD` a `refs/...` symlink or a file holding `ref: refs/...` or an object id; `objects/` and
+//! `refs/` searchable in the common directory named by an optional `commondir` file), or a file
+//! `gitdir: PATH` (linked worktree, submodule, `--separate-git-dir`) naming such a directory —
+//! and then for being a git directory itself (a bare repository). The repository must pass
+//! git's ownership check (the `.git` file, the worktree and the git directory owned by the
+//! effective user) and its `config` must be plain enough to show that git accepts the repository
+//! format (`core.repositoryformatversion` 0 or 1, no `[extensions]`).
+//!
+//! Whenever git's answer could differ from that walk, [`discover`] returns
+//! [`Discovery::NeedsGit`] and [`repo_root`] runs `git rev-parse --git-common-dir` itself with a
+//! [`GIT_TIMEOUT`] (killed when it runs over, which counts as "not a repository"): when one of
+//! [`GIT_DISCOVERY_ENV`] is set (`GIT_DIR`, `GIT_COMMON_DIR`, `GIT_CEILING_DIRECTORIES`, ...),
+//! for a bare repository or a working directory inside a git directory (`safe.bareRepository`),
+//! when ownership differs (`safe.directory`), for a `.git` file or `commondir` that git would
+//! reject, and for a `config` with extensions or lines this walk does not understand.
+//!
+//! Known spelling difference: for a plain `.git` directory git prints a path relative to the
+//! physical `<cwd>` (`../.git`), which is resolved against `<cwd>` as given, exactly as the
+//! reference does; when `core.worktree` or `core.bare` make git print an absolute path instead,
+//! the native answer still uses the relative form. Both name the same directory unless `<cwd>`
+//! is reached through a symbolic link inside the working tree.
+
+use std::ffi::OsStr;
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the spawned `git rev-parse` may run before it is killed.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Environment variables that change git's discovery; when any is set, git is asked.
+pub const GIT_DISCOVERY_ENV: &[&str] = &[
+    "GIT_DIR",
+    "GIT_COMMON_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_TEST_ASSUME_DIFFERENT_OWNER",
+];
+
+/// The largest `.git` file git reads (1 MiB).
+const MAX_GITFILE_BYTES: u64 = 1 << 20;
+
+/// The most bytes of `HEAD` git looks at.
+const HEAD_PREFIX_BYTES: u64 = 255;
+
+/// The largest `config` this walk inspects; a larger one is left to git.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// What native discovery found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Discovery {
+    /// The repository root: the parent of the common git directory.
+    Root(PathBuf),
+    /// Not inside a repository (git would fail).
+    NotARepository,
+    /// Git itself must answer; the reason says why.
+    NeedsGit(String),
+}
+
+/// The repository root for `cwd`, or `None` when `cwd` is not in a repository.
+///
+/// Native discovery ([`discover`]) when no [`GIT_DISCOVERY_ENV`] variable is set, otherwise and
+/// whenever discovery is unsure, `git rev-parse --git-common-dir` ([`repo_root_from_git`]).
+pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
+    if GIT_DISCOVERY_ENV
+        .iter()
+        .any(|name| std::env::var_os(name).is_some())
+    {
+        return repo_root_from_git(cwd, GIT_TIMEOUT);
+    }
+    match discover(cwd) {
+        Discovery::Root(root) => Some(root),
+        Discovery::NotARepository => None,
+        Discovery::NeedsGit(_) => repo_root_from_git(cwd, GIT_TIMEOUT),
+    }
+}
+
+/// Native discovery of the repository root for `cwd`, without spawning git and ignoring the
+/// environment (as git behaves with none of [`GIT_DISCOVERY_ENV`] set).
+pub fn discover(cwd: &Path) -> Discovery {
+    let Some(given) = absolute(cwd) else {
+        return Discovery::NeedsGit("the current directory is unknown".to_owned());
+    };
+    // Git runs in the physical directory (the reference passes `cwd` to the child process).
+    let Ok(physical) = fs::canonicalize(cwd) else {
+        return Discovery::NotARepository;
+    };
+    // Git cannot run in something that is not a directory.
+    let start = match fs::metadata(&physical) {
+        Ok(metadata) if metadata.is_dir() => metadata,
+        _ => return Discovery::NotARepository,
+    };
+    let device = start.dev();
+    let mut dir = physical.as_path();
+    let mut levels = 0usize;
+    loop {
+        let dot_git = dir.join(".git");
+        match fs::metadata(&dot_git) {
+            Ok(metadata) if metadata.is_file() => return from_gitfile(dir, &dot_git, &metadata),
+            Ok(_) => match git_directory(&dot_git) {
+                GitDir::Yes(common) => {
+                    return from_dot_git_dir(&given, levels, dir, &dot_git, common)
+                }
+                GitDir::No => {}
+                GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+            },
+            // Git treats every stat failure as "no .git here".
+            Err(_) => {}
+        }
+        match git_directory(dir) {
+            GitDir::Yes(_) => {
+                return Discovery::NeedsGit(format!(
+                    "`{}` is a bare repository or git directory",
+                    dir.display()
+                ))
+            }
+            GitDir::No => {}
+            GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+        }
+        let Some(parent) = dir.parent() else {
+            return Discovery::NotARepository;
+        };
+        // Git stops at a filesystem boundary unless GIT_DISCOVERY_ACROSS_FILESYSTEM is set.
+        match fs::metadata(parent) {
+            Ok(metadata) if metadata.dev() == device => {}
+            _ => return Discovery::NotARepository,
+        }
+        dir = parent;
+        levels += 1;
+    }
+}
+
+/// Runs `git rev-parse --git-common-dir` in `cwd` and returns the parent of what it prints,
+/// resolved against `cwd`. `None` when git fails, is missing, or runs over `timeout` (it is then
+/// killed).
+pub fn repo_root_from_git(cwd: &Path, timeout: Duration) -> Option<PathBuf> {
+    let mut child = Command::new("git")
+        .args(["rev-parse", "--git-common-dir"])
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return None;
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(Duration::from_millis(20));
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    if !status.success() {
+        return None;
+    }
+    let mut output = Vec::new();
+    child
+        .stdout
+        .take()?
+        .take(MAX_GITFILE_BYTES)
+        .read_to_end(&mut output)
+        .ok()?;
+    let printed = output.trim_ascii();
+    if printed.is_empty() {
+        return None;
+    }
+    let common = absolute(cwd)?.join(OsStr::from_bytes(printed));
+    Some(parent_of(&normalize(&common)))
+}
+
+/// The result of git's `is_git_directory` on a path.
+enum GitDir {
+    /// It is a git directory; its common directory is given when a `commondir` file names one.
+    Yes(Option<PathBuf>),
+    No,
+    /// Git would stop with an error here (or this walk cannot tell).
+    Unclear(String),
+}
+
+/// Git's `is_git_directory`: a valid `HEAD`, and `objects/` and `refs/` searchable in the common
+/// directory (named by `commondir`, else the directory itself).
+fn git_directory(suspect: &Path) -> GitDir {
+    if !valid_head(&suspect.join("HEAD")) {
+        return GitDir::No;
+    }
+    let common_file = suspect.join("commondir");
+    let common = if fs::metadata(&common_file).is_ok() {
+        match read_commondir(suspect, &common_file) {
+            Ok(common) => Some(common),
+            Err(reason) => return GitDir::Unclear(reason),
+        }
+    } else {
+        None
+    };
+    let base = common.as_deref().unwrap_or(suspect);
+    for sub in ["objects", "refs"] {
+        if rustix::fs::access(base.join(sub), rustix::fs::Access::EXEC_OK).is_err() {
+            return GitDir::No;
+        }
+    }
+    GitDir::Yes(common)
+}
+
+/// Reads a `commondir` file: its path (trailing newlines removed), relative to `gitdir` unless
+/// absolute, resolved to a real path as git does (git dies when that fails).
+fn read_commondir(gitdir: &Path, file: &Path) -> Result<PathBuf, String> {
+    let unclear = |what: &str| format!("`{}` {what}", file.display());
+    let bytes = read_bounded(file, MAX_GITFILE_BYTES + 1).map_err(|_| unclear("is unreadable"))?;
+    if bytes.is_empty() || bytes.len() as u64 > MAX_GITFILE_BYTES {
+        return Err(unclear("is empty or too large"));
+    }
+    let named = trim_line_ends(&bytes);
+    let path = gitdir.join(OsStr::from_bytes(named));
+    fs::canonicalize(&path).map_err(|_| unclear("names a missing directory"))
+}
+
+/// Git's `validate_headref`: a symlink to `refs/...`, or a file starting `ref: refs/...` (spaces
+/// allowed after the colon) or with an object id in hex.
+fn valid_head(path: &Path) -> bool {
+    let Ok(metadata) = fs::symlink_metadata(path) else {
+        return false;
+    };
+    if metadata.file_type().is_symlink() {
+        return fs::read_link(path)
+            .map(|target| target.as_os_str().as_bytes().starts_with(b"refs/"))
+            .unwrap_or(false);
+    }
+    if !metadata.is_file() {
+        // A directory fails to read in git too; a FIFO would block git, so it counts as no.
+        return false;
+    }
+    let Ok(head) = read_bounded(path, HEAD_PREFIX_BYTES) else {
+        return false;
+    };
+    if let Some(rest) = head.strip_prefix(b"ref:") {
+        let start = rest
+            .iter()
+            .position(|&byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        if rest[start..].starts_with(b"refs/") {
+            return true;
+        }
+    }
+    head.len() >= 40 && head[..40].iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A `.git` directory found `levels` above the physical cwd in `worktree`.
+fn from_dot_git_dir(
+    given: &Path,
+    levels: usize,
+    worktree: &Path,
+    dot_git: &Path,
+    common: Option<PathBuf>,
+) -> Discovery {
+    if let Some(reason) = foreign_owner(&[dot_git, worktree]) {
+        return Discovery::NeedsGit(reason);
+    }
+    let common_dir = common.as_deref().unwrap_or(dot_git);
+    if let Some(reason) = unusual_config(common_dir) {
+        return Discovery::NeedsGit(reason);
+    }
+    match common {
+        // `commondir` paths are real paths, printed absolute.
+        Some(common) => Discovery::Root(parent_of(&common)),
+        // Git prints `../` × levels + `.git`; the reference resolves that against the given cwd.
+        None => {
+            let mut root = normalize(given);
+            for _ in 0..levels {
+                if !root.pop() {
+                    break;
+                }
+            }
+            Discovery::Root(root)
+        }
+    }
+}
+
+/// A `.git` file in `worktree`: `gitdir: PATH` names the git directory (relative to `worktree`).
+fn from_gitfile(worktree: &Path, dot_git: &Path, metadata: &fs::Metadata) -> Discovery {
+    let unclear = |what: &str| Discovery::NeedsGit(format!("`{}` {what}", dot_git.display()));
+    if metadata.len() > MAX_GITFILE_BYTES {
+        return unclear("is too large");
+    }
+    let Ok(bytes) = read_bounded(dot_git, MAX_GITFILE_BYTES) else {
+        return unclear("is unreadable");
+    };
+    let Some(rest) = bytes.strip_prefix(b"gitdir: ") else {
+        return unclear("is not a `gitdir:` file");
+    };
+    let named = trim_line_ends(rest);
+    if named.is_empty() {
+        return unclear("names no path");
+    }
+    let gitdir = worktree.join(OsStr::from_bytes(named));
+    let common = match git_directory(&gitdir) {
+        GitDir::Yes(common) => common,
+        GitDir::No => return unclear("names something that is not a git directory"),
+        GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+    };
+    let Ok(real_gitdir) = fs::canonicalize(&gitdir) else {
+        return unclear("names a missing directory");
+    };
+    if let Some(reason) = foreign_owner(&[dot_git, worktree, &real_gitdir]) {
+        return Discovery::NeedsGit(reason);
+    }
+    // A `commondir` is already a real path (resolving `gitdir/..` through a link gives the
+    // same directory as through the real path); without one the git directory is the common one.
+    let common = common.unwrap_or(real_gitdir);
+    if let Some(reason) = unusual_config(&common) {
+        return Discovery::NeedsGit(reason);
+    }
+    Discovery::Root(parent_of(&common))
+}
+
+/// Git's ownership check: each path (not following links) must belong to the effective user;
+/// otherwise git consults `safe.directory`, which only git can answer.
+fn foreign_owner(paths: &[&Path]) -> Option<String> {
+    let euid = rustix::process::geteuid().as_raw();
+    for path in paths {
+        match fs::symlink_metadata(path) {
+            Ok(metadata) if metadata.uid() == euid => {}
+            _ => {
+                return Some(format!(
+                    "`{}` is not owned by the current user",
+                    path.display()
+                ))
+            }
+        }
+    }
+    None
+}
+
+/// Why git might reject the repository format in `common/config`, if it might.
+///
+/// A missing `config` is accepted (git does too). Otherwise every line must be blank, a comment,
+/// a section header or a `key [= value]` line without continuation or unbalanced quotes; there
+/// must be no `[extensions]` section; `core.repositoryformatversion` must be 0 or 1.
+fn unusual_config(common: &Path) -> Option<String> {
+    let path = common.join("config");
+    let unclear = |what: &str| Some(format!("`{}` {what}", path.display()));
+    let bytes = match read_bounded(&path, MAX_CONFIG_BYTES + 1) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(_) => return unclear("is unreadable"),
+    };
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return unclear("is too large to inspect");
+    }
+    let mut section = Vec::new();
+    for line in bytes.split(|&byte| byte == b'\n') {
+        let mut rest = line.trim_ascii();
+        if rest.ends_with(b"\\") {
+            return unclear("has a continued line");
+        }
+        if rest.iter().filter(|&&byte| byte == b'"').count() % 2 == 1 {
+            return unclear("has a line with unbalanced quotes");
+        }
+        if let Some(header) = rest.strip_prefix(b"[") {
+            let Some(close) = header.iter().position(|&byte| byte == b']') else {
+                return unclear("has a malformed section header");
+            };
+            let name = &header[..close];
+            let end = name
+                .iter()
+                .position(|&byte| matches!(byte, b' ' | b'\t' | b'"' | b'.'))
+                .unwrap_or(name.len());
+            section = name[..end].to_ascii_lowercase();
+            if section == b"extensions" {
+                return unclear("declares repository extensions");
+            }
+            rest = header[close + 1..].trim_ascii();
+        }
+        if rest.is_empty() || rest.starts_with(b"#") || rest.starts_with(b";") {
+            continue;
+        }
+        let key_end = rest
+            .iter()
+            .position(|&byte| !(byte.is_ascii_alphanumeric() || byte == b'-'))
+            .unwrap_or(rest.len());
+        let (key, after) = rest.split_at(key_end);
+        if !key.first().is_some_and(u8::is_ascii_alphabetic) {
+            return unclear("has a line this check does not understand");
+        }
+        let after = after.trim_ascii_start();
+        let value = match after.first() {
+            None | Some(b'#' | b';') => &after[..0],
+            Some(b'=') => &after[1..],
+            Some(_) => return unclear("has a line this check does not understand"),
+        };
+        if section == b"core" && key.eq_ignore_ascii_case(b"repositoryformatversion") {
+            let end = value
+                .iter()
+                .position(|&byte| matches!(byte, b'#' | b';'))
+                .unwrap_or(value.len());
+            if !matches!(value[..end].trim_ascii(), b"0" | b"1") {
+                return unclear("has a repository format version other than 0 or 1");
+            }
+        }
+    }
+    None
+}
+
+/// Reads at most `limit` bytes of a file, without blocking on a FIFO.
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    // Invariant: open(2) flag bits are small positive values, so the cast cannot wrap.
+    let file: File = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// `bytes` without trailing `\n` and `\r`, as git trims `.git` and `commondir` files.
+fn trim_line_ends(mut bytes: &[u8]) -> &[u8] {
+    while let [rest @ .., b'\n' | b'\r'] = bytes {
+        bytes = rest;
+    }
+    bytes
+}
+
+/// `path` made absolute against the process's current directory, when it is relative.
+fn absolute(path: &Path) -> Option<PathBuf> {
+    if path.is_absolute() {
+        Some(path.to_path_buf())
+    } else {
+        std::env::current_dir().ok().map(|cwd| cwd.join(path))
+    }
+}
+
+/// Lexical normalisation of an absolute path, as Node's `path.resolve`: `.` dropped, `..` pops
+/// (never above the root), repeated and trailing separators removed.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Prefix(prefix) => out.push(prefix.as_os_str()),
+            Component::RootDir => out.push(Component::RootDir.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
+    out
+}
+
+/// The parent directory, as Node's `path.dirname`: the root is its own parent.
+fn parent_of(path: &Path) -> PathBuf {
+    path.parent().unwrap_or(path).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        let cases = [
+            ("/a/b/../c", "/a/c"),
+            ("/a/./b/", "/a/b"),
+            ("/../..", "/"),
+            ("/a//b/../../..", "/"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(
+                normalize(Path::new(input)),
+                PathBuf::from(expected),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn trims_only_line_ends() {
+        assert_eq!(trim_line_ends(b"../..\r\n\n"), b"../..");
+        assert_eq!(trim_line_ends(b" x \n"), b" x ");
+        assert_eq!(trim_line_ends(b"\n"), b"");
+    }
+
+    #[test]
+    fn parent_of_root_is_root() {
+        assert_eq!(parent_of(Path::new("/")), PathBuf::from("/"));
+        assert_eq!(parent_of(Path::new("/r/.git")), PathBuf::from("/r"));
+    }
+}

@@ -1,1 +1,0 @@
-//! Layer discovery and bounded rule-file reading. (being written)

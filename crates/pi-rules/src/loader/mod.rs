@@ -1,0 +1,493 @@
+//! Layer discovery and bounded rule-file reading (SPEC §1 and §7).
+//!
+//! [`load`] lists the three layer directories, builds the map from file name to the paths that
+//! provide it, sorts the names with JavaScript `localeCompare` order ([`compare_names`]) and, per
+//! name, takes the highest-precedence candidate that can be read: project, then user, then
+//! package. The result is plain data for the engine ([`Loaded::files`]) plus a report per name
+//! ([`Loaded::names`]) and debug notes, for `explain` and `check`.
+//!
+//! Rules, as in the reference:
+//! - only regular files and symbolic links (to anything) named `*.md` are listed; a missing
+//!   directory is silent, any other listing error is a note;
+//! - a candidate whose `stat` size is over [`MAX_RULE_BYTES`] handles the name: it is skipped and
+//!   no lower layer is tried (an oversized override hides the package rule);
+//! - a candidate that cannot be `stat`ed or read (dangling link, link to a directory, link loop,
+//!   vanished file) falls back to the next lower one;
+//! - text is UTF-8 with invalid sequences replaced by U+FFFD; a BOM is kept; a link to
+//!   `/dev/null` reads as empty and is taken (masking).
+//!
+//! Beyond the reference: reads are bounded to [`READ_LIMIT`] bytes whatever `stat` says, so a
+//! link to `/dev/zero` is oversized; a FIFO or socket is never opened for reading. The reference
+//! would hang on one, so there is no compatible answer; this loader treats it like an unreadable
+//! candidate: it is skipped with a note and the next lower layer is tried
+//! ([`FailureReason::Special`]). Files are read afresh on every call; nothing is cached.
+
+mod collation;
+mod listing;
+mod read;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use collation::{compare_names, sort_by_name};
+pub use listing::is_rule_name;
+
+use read::ReadOutcome;
+
+/// The largest rule file that is read: a file of more bytes is oversized.
+pub const MAX_RULE_BYTES: u64 = 131_072;
+
+/// The most bytes ever read from one candidate; reaching it means the candidate is oversized.
+pub const READ_LIMIT: u64 = MAX_RULE_BYTES + 1;
+
+/// A rule layer, lowest precedence first (so `Ord` is precedence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layer {
+    /// The rules shipped with the tool (embedded, or `--package-dir`).
+    Package,
+    /// `$HOME/.pi/agent/rules`.
+    User,
+    /// `<cwd>/.pi/rules`.
+    Project,
+}
+
+impl Layer {
+    /// The lower-case name used in messages and JSON: `package`, `user` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Package => "package",
+            Layer::User => "user",
+            Layer::Project => "project",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where the package layer comes from.
+#[derive(Clone, Debug)]
+pub enum PackageSource {
+    /// Rules compiled into the binary: (file name, text). Always readable.
+    Embedded(&'static [(&'static str, &'static str)]),
+    /// A directory listed and read like the other layers.
+    Dir(PathBuf),
+}
+
+/// The three layer directories.
+#[derive(Clone, Debug)]
+pub struct LayerDirs {
+    /// The package layer.
+    pub package: PackageSource,
+    /// The user layer, `$HOME/.pi/agent/rules`.
+    pub user: PathBuf,
+    /// The project layer, `<cwd>/.pi/rules`.
+    pub project: PathBuf,
+}
+
+impl LayerDirs {
+    /// The standard layout: `HOME/.pi/agent/rules` and `CWD/.pi/rules` (the working directory
+    /// as given, not the repository root).
+    pub fn standard(package: PackageSource, home: &Path, cwd: &Path) -> LayerDirs {
+        LayerDirs {
+            package,
+            user: home.join(".pi").join("agent").join("rules"),
+            project: cwd.join(".pi").join("rules"),
+        }
+    }
+}
+
+/// A taken rule file, in assembly order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleFile {
+    /// The file name, e.g. `10-agent-routing.md`.
+    pub name: String,
+    /// The layer it was taken from.
+    pub layer: Layer,
+    /// Its path; `None` for an embedded package rule.
+    pub path: Option<PathBuf>,
+    /// Its text (invalid UTF-8 replaced by U+FFFD, a BOM kept).
+    pub text: String,
+    /// Whether the bytes were not valid UTF-8.
+    pub had_invalid_utf8: bool,
+}
+
+/// One provider of a file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The layer that provides it.
+    pub layer: Layer,
+    /// Its path; `None` for an embedded package rule.
+    pub path: Option<PathBuf>,
+    /// Whether the directory entry is a symbolic link.
+    pub is_symlink: bool,
+}
+
+impl Candidate {
+    /// The path for messages; embedded rules show as `<embedded>/NAME`.
+    pub fn display_path(&self, name: &str) -> String {
+        match &self.path {
+            Some(path) => path.display().to_string(),
+            None => format!("<embedded>/{name}"),
+        }
+    }
+}
+
+/// An I/O error kept as data (`io::Error` is neither `Clone` nor `Eq`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IoFailure {
+    /// The error kind.
+    pub kind: io::ErrorKind,
+    /// The OS error number, when there is one (e.g. `ELOOP` for a link loop).
+    pub raw_os_error: Option<i32>,
+    /// The error message.
+    pub message: String,
+}
+
+impl From<&io::Error> for IoFailure {
+    fn from(err: &io::Error) -> Self {
+        IoFailure {
+            kind: err.kind(),
+            raw_os_error: err.raw_os_error(),
+            message: err.to_string(),
+        }
+    }
+}
+
+/// A special file that is never opened for reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecialKind {
+    /// A named pipe: reading it blocks until a writer comes.
+    Fifo,
+    /// A Unix domain socket.
+    Socket,
+}
+
+impl SpecialKind {
+    /// `FIFO` or `socket`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecialKind::Fifo => "FIFO",
+            SpecialKind::Socket => "socket",
+        }
+    }
+}
+
+/// Why a candidate could not be taken; the next lower candidate is tried after each of these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailureReason {
+    /// `stat` (following links) failed: a dangling link, a link loop, a vanished file.
+    Stat(IoFailure),
+    /// A directory, or a link to one.
+    Directory,
+    /// A FIFO or socket, skipped without being read (the reference would hang).
+    Special(SpecialKind),
+    /// Opening failed.
+    Open(IoFailure),
+    /// Reading failed.
+    Read(IoFailure),
+}
+
+impl fmt::Display for FailureReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FailureReason::Stat(err) => write!(f, "cannot stat it: {}", err.message),
+            FailureReason::Directory => f.write_str("it is a directory"),
+            FailureReason::Special(kind) => {
+                write!(f, "it is a {}, which could block; not read", kind.as_str())
+            }
+            FailureReason::Open(err) => write!(f, "cannot open it: {}", err.message),
+            FailureReason::Read(err) => write!(f, "cannot read it: {}", err.message),
+        }
+    }
+}
+
+/// A candidate that failed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The candidate that was tried.
+    pub candidate: Candidate,
+    /// Why it was not taken.
+    pub reason: FailureReason,
+}
+
+/// What became of one file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A candidate was read and taken.
+    Taken {
+        /// The candidate taken.
+        winner: Candidate,
+        /// The winner is a link to a character device that read as empty (`/dev/null`): the
+        /// user masks the lower copies.
+        masked: bool,
+        /// Higher-precedence candidates that failed first, highest first.
+        fell_back_from: Vec<Failure>,
+        /// Lower-precedence candidates not tried, highest first.
+        shadows: Vec<Candidate>,
+    },
+    /// A candidate was over the limit: the name is handled, nothing is taken, and the lower
+    /// candidates are not tried.
+    Oversized {
+        /// The oversized candidate.
+        winner: Candidate,
+        /// The size `stat` reported or, when `by_read`, [`READ_LIMIT`]: `stat` said it was small
+        /// enough but reading reached the limit (a device such as `/dev/zero`, a growing file).
+        size: u64,
+        /// Whether the limit was found by reading rather than by `stat`.
+        by_read: bool,
+        /// Higher-precedence candidates that failed first, highest first.
+        fell_back_from: Vec<Failure>,
+        /// Lower-precedence candidates hidden by this one, highest first.
+        hides: Vec<Candidate>,
+    },
+    /// Every candidate failed; the name contributes nothing.
+    Unreadable {
+        /// Each candidate's failure, highest precedence first.
+        failures: Vec<Failure>,
+    },
+}
+
+/// The report for one file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameReport {
+    /// The file name.
+    pub name: String,
+    /// What became of it.
+    pub outcome: Outcome,
+    /// Every provider of the name, highest precedence (project) first.
+    pub candidates: Vec<Candidate>,
+}
+
+impl NameReport {
+    /// The candidate that decided the name (taken or oversized), if any.
+    pub fn winner(&self) -> Option<&Candidate> {
+        match &self.outcome {
+            Outcome::Taken { winner, .. } | Outcome::Oversized { winner, .. } => Some(winner),
+            Outcome::Unreadable { .. } => None,
+        }
+    }
+
+    /// Whether a file was taken for this name.
+    pub fn is_taken(&self) -> bool {
+        matches!(self.outcome, Outcome::Taken { .. })
+    }
+}
+
+/// The result of loading the layers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The taken files, in assembly (collation) order.
+    pub files: Vec<RuleFile>,
+    /// One report per file name, in the same order.
+    pub names: Vec<NameReport>,
+    /// The map was empty or no file was taken: the rules block is the fallback text.
+    pub fallback: bool,
+    /// Debug-level notes: listing errors other than a missing directory, special files skipped,
+    /// oversized candidates, candidates that fell back.
+    pub notes: Vec<String>,
+}
+
+/// Where a candidate's text comes from.
+#[derive(Clone, Debug)]
+enum Source {
+    Embedded(&'static str),
+    File(PathBuf),
+}
+
+/// A provider of a name, as listed.
+#[derive(Clone, Debug)]
+struct Provider {
+    layer: Layer,
+    source: Source,
+    is_symlink: bool,
+}
+
+impl Provider {
+    fn candidate(&self) -> Candidate {
+        Candidate {
+            layer: self.layer,
+            path: match &self.source {
+                Source::Embedded(_) => None,
+                Source::File(path) => Some(path.clone()),
+            },
+            is_symlink: self.is_symlink,
+        }
+    }
+}
+
+/// Loads the three layers: lists, sorts and reads the rule files (see the module docs).
+pub fn load(dirs: &LayerDirs) -> Loaded {
+    let mut notes = Vec::new();
+    // File name → providers, lowest precedence first; names in first-seen order (package, then
+    // user, then project, each in byte order) so that equal-collating names keep that order.
+    let mut names: Vec<(String, Vec<Provider>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut add = |name: String, provider: Provider| match index.get(&name) {
+        Some(&at) => names[at].1.push(provider),
+        None => {
+            index.insert(name.clone(), names.len());
+            names.push((name, vec![provider]));
+        }
+    };
+
+    match &dirs.package {
+        PackageSource::Embedded(rules) => {
+            let mut rules: Vec<&(&str, &str)> = rules
+                .iter()
+                .filter(|(name, _)| is_rule_name(name))
+                .collect();
+            rules.sort_by(|a, b| a.0.cmp(b.0));
+            for (name, text) in rules {
+                add(
+                    (*name).to_owned(),
+                    Provider {
+                        layer: Layer::Package,
+                        source: Source::Embedded(text),
+                        is_symlink: false,
+                    },
+                );
+            }
+        }
+        PackageSource::Dir(dir) => list_into(Layer::Package, dir, &mut notes, &mut add),
+    }
+    list_into(Layer::User, &dirs.user, &mut notes, &mut add);
+    list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
+
+    sort_by_name(&mut names, |(name, _)| name.as_str());
+
+    let mut loaded = Loaded {
+        notes,
+        ..Loaded::default()
+    };
+    for (name, providers) in names {
+        resolve_name(name, providers, &mut loaded);
+    }
+    loaded.fallback = loaded.files.is_empty();
+    loaded
+}
+
+/// Lists one layer directory and adds its entries to the map.
+fn list_into(
+    layer: Layer,
+    dir: &Path,
+    notes: &mut Vec<String>,
+    add: &mut impl FnMut(String, Provider),
+) {
+    for entry in listing::list_layer(layer, dir, notes) {
+        add(
+            entry.name,
+            Provider {
+                layer,
+                source: Source::File(entry.path),
+                is_symlink: entry.is_symlink,
+            },
+        );
+    }
+}
+
+/// Tries the providers of one name from highest precedence down and records the outcome.
+fn resolve_name(name: String, mut providers: Vec<Provider>, loaded: &mut Loaded) {
+    providers.reverse();
+    let candidates: Vec<Candidate> = providers.iter().map(Provider::candidate).collect();
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut outcome = None;
+    for (at, provider) in providers.iter().enumerate() {
+        let candidate = &candidates[at];
+        let lower = || candidates[at + 1..].to_vec();
+        let result = match &provider.source {
+            Source::Embedded(text) => embedded(text),
+            Source::File(path) => read::read_candidate(path, provider.is_symlink),
+        };
+        match result {
+            ReadOutcome::Text {
+                text,
+                had_invalid_utf8,
+                masked,
+            } => {
+                loaded.files.push(RuleFile {
+                    name: name.clone(),
+                    layer: provider.layer,
+                    path: candidate.path.clone(),
+                    text,
+                    had_invalid_utf8,
+                });
+                outcome = Some(Outcome::Taken {
+                    winner: candidate.clone(),
+                    masked,
+                    fell_back_from: std::mem::take(&mut failures),
+                    shadows: lower(),
+                });
+                break;
+            }
+            ReadOutcome::Oversized { size, by_read } => {
+                let hides = lower();
+                loaded.notes.push(format!(
+                    "skipped `{name}`: `{}` {} over the {MAX_RULE_BYTES}-byte limit{}",
+                    candidate.display_path(&name),
+                    if by_read {
+                        "reads".to_owned()
+                    } else {
+                        format!("is {size} bytes,")
+                    },
+                    match hides.len() {
+                        0 => String::new(),
+                        1 => "; it hides the lower copy".to_owned(),
+                        n => format!("; it hides {n} lower copies"),
+                    },
+                ));
+                outcome = Some(Outcome::Oversized {
+                    winner: candidate.clone(),
+                    size,
+                    by_read,
+                    fell_back_from: std::mem::take(&mut failures),
+                    hides,
+                });
+                break;
+            }
+            ReadOutcome::Failed(reason) => {
+                loaded.notes.push(format!(
+                    "cannot use `{}` for `{name}`: {reason}; {}",
+                    candidate.display_path(&name),
+                    if at + 1 < candidates.len() {
+                        "trying the next lower layer"
+                    } else {
+                        "no lower layer provides it"
+                    }
+                ));
+                failures.push(Failure {
+                    candidate: candidate.clone(),
+                    reason,
+                });
+            }
+        }
+    }
+    let outcome = outcome.unwrap_or(Outcome::Unreadable { failures });
+    loaded.names.push(NameReport {
+        name,
+        outcome,
+        candidates,
+    });
+}
+
+/// An embedded package rule: always readable, still subject to the size limit.
+fn embedded(text: &'static str) -> ReadOutcome {
+    let size = text.len() as u64;
+    if size > MAX_RULE_BYTES {
+        ReadOutcome::Oversized {
+            size,
+            by_read: false,
+        }
+    } else {
+        ReadOutcome::Text {
+            text: text.to_owned(),
+            had_invalid_utf8: false,
+            masked: false,
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! What one command invocation reads from the machine: the working directory, `$HOME`, the
+//! environment, the settings schema and the two settings files. Everything the core needs is
+//! gathered here and handed over as data.
+
+use crate::embedded;
+use crate::loader::{LayerDirs, PackageSource};
+use crate::repo;
+use anyhow::{Context, Result};
+use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile};
+use pi_rules_core::{Features, Settings};
+use std::borrow::Cow;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that replaces the embedded package rules with a directory.
+pub const PACKAGE_DIR_ENV: &str = "PI_RULES_PACKAGE_DIR";
+
+/// The environment variable that marks a subagent, which gets no rules block.
+pub const SUBAGENT_ENV: &str = "PI_SUBAGENT_CHILD";
+
+/// The block used when no rule file could be taken.
+pub const FALLBACK_BLOCK: &str =
+    "\n\n[ORCHESTRATOR RULES] You are a MANAGER. Delegate work to subagents.\n";
+
+/// One settings file as found: where it is (the `.jsonc` when it exists, else the `.json`), what
+/// it held, and whether a `.json` beside a `.jsonc` was ignored.
+#[derive(Debug)]
+pub struct FoundSettingsFile {
+    pub path: PathBuf,
+    pub file: SettingsFile,
+    /// The text, for diagnostics with line and column; `None` when missing or unreadable.
+    pub text: Option<String>,
+    pub ignored_json: Option<PathBuf>,
+}
+
+/// The machine as one command sees it.
+pub struct Session {
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub schema: Cow<'static, Schema>,
+}
+
+impl Session {
+    /// Reads the working directory (`--cwd` as given, else the process's), `$HOME` and the schema
+    /// (`--keys FILE`, else the embedded one).
+    pub fn new(cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
+        let cwd = match cwd {
+            Some(dir) => dir,
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let schema = match keys {
+            None => Cow::Borrowed(Schema::embedded()),
+            Some(path) => {
+                let text = fs::read_to_string(path).with_context(|| {
+                    format!("cannot read the settings schema `{}`", path.display())
+                })?;
+                Cow::Owned(Schema::parse(&text).with_context(|| {
+                    format!(
+                        "`{}` is not a valid settings schema; see settings-keys.json for the format",
+                        path.display()
+                    )
+                })?)
+            }
+        };
+        Ok(Session { cwd, home, schema })
+    }
+
+    /// Whether this process is a subagent (`PI_SUBAGENT_CHILD=1`), which gets no rules block.
+    pub fn is_subagent() -> bool {
+        std::env::var_os(SUBAGENT_ENV).is_some_and(|v| v == "1")
+    }
+
+    /// The three layer directories: `--package-dir`, else `PI_RULES_PACKAGE_DIR`, else the
+    /// embedded rules; `$HOME/.pi/agent/rules`; `<cwd>/.pi/rules`.
+    pub fn layer_dirs(&self, package_dir: Option<&Path>) -> LayerDirs {
+        let package = match package_dir.map(Path::to_path_buf).or_else(|| {
+            std::env::var_os(PACKAGE_DIR_ENV)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        }) {
+            Some(dir) => PackageSource::Dir(dir),
+            None => PackageSource::Embedded(embedded::PACKAGE_RULES),
+        };
+        // Without a home directory the user layer is a path that cannot exist.
+        let home = self.home.clone().unwrap_or_default();
+        LayerDirs::standard(package, &home, &self.cwd)
+    }
+
+    /// The directory of the project settings file: `<repo root>/.pi`, or `<cwd>/.pi` outside a
+    /// repository.
+    pub fn project_settings_dir(&self) -> PathBuf {
+        repo::repo_root(&self.cwd)
+            .unwrap_or_else(|| self.cwd.clone())
+            .join(".pi")
+    }
+
+    /// The directory of the global settings file, `$HOME/.pi`.
+    pub fn global_settings_dir(&self) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(".pi"))
+    }
+
+    /// Reads both settings files: (project, global).
+    pub fn settings_files(&self) -> (FoundSettingsFile, Option<FoundSettingsFile>) {
+        let project = self.read_settings_file(&self.project_settings_dir());
+        let global = self
+            .global_settings_dir()
+            .map(|dir| self.read_settings_file(&dir));
+        (project, global)
+    }
+
+    fn read_settings_file(&self, dir: &Path) -> FoundSettingsFile {
+        let path = settings::settings_file_in(dir, |p| p.exists());
+        let ignored_json = path
+            .extension()
+            .is_some_and(|e| e == "jsonc")
+            .then(|| path.with_extension("json"))
+            .filter(|json| json.exists());
+        let (file, text) = match read_settings_text(&path) {
+            Ok(None) => (SettingsFile::missing(), None),
+            Ok(Some(text)) => (SettingsFile::parse(&self.schema, &text), Some(text)),
+            Err(message) => (SettingsFile::unreadable(message), None),
+        };
+        FoundSettingsFile {
+            path,
+            file,
+            text,
+            ignored_json,
+        }
+    }
+
+    /// Resolves every key of the schema from the two files and the environment.
+    pub fn resolve(&self) -> Resolved {
+        let (project, global) = self.settings_files();
+        self.resolve_files(&project, global.as_ref())
+    }
+
+    /// Resolves from files already read.
+    pub fn resolve_files(
+        &self,
+        project: &FoundSettingsFile,
+        global: Option<&FoundSettingsFile>,
+    ) -> Resolved {
+        let missing = SettingsFile::missing();
+        let global = global.map_or(&missing, |g| &g.file);
+        let env = |name: &str| std::env::var(name).ok();
+        settings::resolve(&self.schema, &project.file, global, &env)
+    }
+}
+
+/// Reads a settings file: `Ok(None)` when there is none, `Err` with a reason when it cannot be
+/// read. Only regular files are opened, so a FIFO in place of a settings file cannot hang us.
+fn read_settings_text(path: &Path) -> Result<Option<String>, String> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    let bytes = fs::read(path).map_err(|err| err.to_string())?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The feature predicates: `coms_active` from the host, `external_ai_agents` from the settings.
+pub fn features(coms_active: bool, resolved: &Resolved) -> Features {
+    let listed = |key: &str| match resolved.resolve_key(key) {
+        pi_rules_core::Value::Array(items) => !items.is_empty(),
+        _ => false,
+    };
+    let mut features = Features::new();
+    features.set("coms_active", coms_active);
+    features.set(
+        "external_ai_agents",
+        listed("acpx_agents") || listed("cli_agents"),
+    );
+    features
+}
+
+/// What `{{REVIEW_LOOP_MAX_CYCLES}}` becomes: JavaScript `String(value)` of the setting.
+pub fn review_loop_max_cycles(settings: &Settings) -> String {
+    settings
+        .get("review_loop_max_cycles")
+        .map_or_else(|| "undefined".to_owned(), |v| v.to_js_string())
+}
