@@ -10,6 +10,7 @@ use crate::frontmatter;
 use crate::placeholder;
 use crate::scope::Scope;
 use crate::table;
+use std::borrow::Cow;
 
 /// What the frontmatter line before the body joins files with.
 pub const JOIN: &str = "\n\n";
@@ -75,17 +76,26 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
         table::repair_into(&evaluated, &mut joined);
     }
 
-    let mut repaired = String::with_capacity(joined.len());
-    table::repair_into(&joined, &mut repaired);
-    let mut text = String::with_capacity(repaired.len() + 16);
-    let placeholders =
-        placeholder::substitute_into(&repaired, scope.review_loop_max_cycles, &mut text);
+    let repaired = match table::repair(&joined) {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(repaired) => Some(repaired),
+    };
+    let (text, placeholders) = finish(repaired.unwrap_or(joined), scope.review_loop_max_cycles);
     Assembly {
         text,
         warnings,
         included,
         placeholders,
     }
+}
+
+/// Substitutes the placeholder, reusing `text` when it holds none.
+fn finish(text: String, value: &str) -> (String, usize) {
+    let (replaced, count) = match placeholder::substitute(&text, value) {
+        (Cow::Borrowed(_), count) => (None, count),
+        (Cow::Owned(replaced), count) => (Some(replaced), count),
+    };
+    (replaced.unwrap_or(text), count)
 }
 
 /// Applies the frontmatter gate of file `index` (SPEC §2.2).

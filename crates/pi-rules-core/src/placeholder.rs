@@ -1,7 +1,20 @@
 //! The `{{REVIEW_LOOP_MAX_CYCLES}}` placeholder in assembled rules.
 
+use std::borrow::Cow;
+
 /// The placeholder, exactly as rules write it.
 pub const REVIEW_LOOP_MAX_CYCLES: &str = "{{REVIEW_LOOP_MAX_CYCLES}}";
+
+/// Replaces every placeholder in `text` by `value`, borrowing `text` when there is none; also
+/// returns how many were replaced.
+pub fn substitute<'t>(text: &'t str, value: &str) -> (Cow<'t, str>, usize) {
+    if memchr::memmem::find(text.as_bytes(), REVIEW_LOOP_MAX_CYCLES.as_bytes()).is_none() {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let count = substitute_into(text, value, &mut out);
+    (Cow::Owned(out), count)
+}
 
 /// Appends `text` to `out` with every placeholder replaced by `value`, and returns how many were
 /// replaced.

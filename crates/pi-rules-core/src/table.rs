@@ -6,34 +6,67 @@
 //! leaves behind. This is the same rewrite done line by line, in linear time (the regex itself
 //! rescans long lines once per `|`).
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 /// Appends `text` with its table gaps closed to `out`.
 pub fn repair_into(text: &str, out: &mut String) {
-    let bytes = text.as_bytes();
-    let mut copied = 0;
-    let mut line_start = 0;
-    while let Some(off) = memchr::memchr(b'\n', &bytes[line_start..]) {
-        let newline = line_start + off;
-        let run_start = newline + 1;
-        let has_pipe = memchr::memchr(b'|', &bytes[line_start..newline]).is_some();
-        if has_pipe {
-            let run_end = blank_run_end(bytes, run_start);
-            if run_end > run_start && bytes.get(run_end) == Some(&b'|') {
-                out.push_str(&text[copied..run_start]);
-                copied = run_end;
-                line_start = run_end;
-                continue;
-            }
-        }
-        line_start = run_start;
-    }
+    let copied = for_each_gap(text, |copied, gap| {
+        out.push_str(&text[copied..gap.start]);
+    });
     out.push_str(&text[copied..]);
 }
 
-/// Repairs `text` into a new string.
-pub fn repair(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    repair_into(text, &mut out);
-    out
+/// Repairs `text`, borrowing it when there is nothing to repair.
+pub fn repair(text: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    let copied = for_each_gap(text, |copied, gap| {
+        if out.is_empty() {
+            out.reserve(text.len());
+        }
+        out.push_str(&text[copied..gap.start]);
+    });
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// Calls `gap(copied, range)` for each run of blank lines to remove, in order, where `copied` is
+/// the end of the previous run (0 at first); returns the end of the last run (0 for none).
+///
+/// Only lines holding a `|` can start a gap, so the scan jumps from `|` to `|` and looks at the
+/// end of each such line once.
+fn for_each_gap(text: &str, mut gap: impl FnMut(usize, Range<usize>)) -> usize {
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    let mut pos = 0;
+    while let Some(pipe) = next_pipe(bytes, pos) {
+        // Table lines are short: a plain loop beats a vectorised search's set-up here.
+        let Some(nl) = bytes[pipe..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let run_start = pipe + nl + 1;
+        let run_end = blank_run_end(bytes, run_start);
+        if run_end > run_start && bytes.get(run_end) == Some(&b'|') {
+            gap(copied, run_start..run_end);
+            copied = run_end;
+            pos = run_end;
+        } else {
+            pos = run_start;
+        }
+    }
+    copied
+}
+
+/// The next `|` at or after `pos`; a table row starts with one, so look there first.
+fn next_pipe(bytes: &[u8], pos: usize) -> Option<usize> {
+    match bytes.get(pos) {
+        Some(b'|') => Some(pos),
+        Some(_) => memchr::memchr(b'|', &bytes[pos..]).map(|off| pos + off),
+        None => None,
+    }
 }
 
 /// The end of the run of blank lines (`[ \t]*\n`) starting at `start`: the start of the first line

@@ -1,0 +1,402 @@
+//! The diagnostic codes: one static table with, for each code, its stable id, a kebab-case name,
+//! the default severity, a one-line summary and the long explanation that `check --explain`
+//! prints.
+//!
+//! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
+//! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
+//! `PR6xx` links, `PR7xx` settings files. An id, once published, never changes meaning; a retired
+//! check keeps its id unused.
+
+use super::diagnostic::Severity;
+
+/// Everything known about one code.
+#[derive(Debug)]
+pub struct CodeInfo {
+    pub code: Code,
+    /// The stable id, e.g. `PR101`.
+    pub id: &'static str,
+    /// The kebab-case name, e.g. `unknown-setting-key`.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One line, used as the SARIF short description.
+    pub summary: &'static str,
+    /// The long description: a heading line, the summary, then what, why and how to fix.
+    pub explanation: &'static str,
+}
+
+macro_rules! codes {
+    ($( $variant:ident = $id:literal $name:literal $severity:ident $summary:literal $explanation:literal; )*) => {
+        /// A stable diagnostic code. See [`CODES`] for the table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code { $( $variant, )* }
+
+        /// Every code, in id order; `CODES[code as usize].code == code`.
+        pub static CODES: &[CodeInfo] = &[ $(
+            CodeInfo {
+                code: Code::$variant,
+                id: $id,
+                name: $name,
+                severity: Severity::$severity,
+                summary: $summary,
+                explanation: concat!($id, " ", $name, " (", stringify!($severity), ")\n\n",
+                    $summary, "\n\n", $explanation),
+            },
+        )* ];
+    };
+}
+
+impl Code {
+    /// This code's row of [`CODES`].
+    pub fn info(self) -> &'static CodeInfo {
+        // Invariant: the table is generated in enum order (tested by `table_is_in_enum_order`).
+        &CODES[self as usize]
+    }
+
+    /// The stable id, e.g. `PR101`.
+    pub fn id(self) -> &'static str {
+        self.info().id
+    }
+
+    /// The default severity.
+    pub fn severity(self) -> Severity {
+        self.info().severity
+    }
+}
+
+/// Finds a code by id (`PR101`, any case) or by name (`unknown-setting-key`).
+pub fn lookup(code: &str) -> Option<&'static CodeInfo> {
+    let code = code.trim();
+    CODES
+        .iter()
+        .find(|info| info.id.eq_ignore_ascii_case(code) || info.name.eq_ignore_ascii_case(code))
+}
+
+/// The long explanation of a code, as `check --explain CODE` prints it.
+pub fn explain(code: &str) -> Option<&'static str> {
+    lookup(code).map(|info| info.explanation)
+}
+
+codes! {
+    UnknownSettingKey = "PR101" "unknown-setting-key" Error
+        "A condition or `requires_setting` names a key that is not in the settings schema."
+        "A block such as `{{IF:review_loop_enforcment}}` (note the typo) tests a key the schema
+does not know. The engine fails closed: the block is dropped for `IF` and for `IFNOT` alike, and
+only a debug log mentions it. In `requires_setting: KEY` the whole file is dropped.
+
+Feature predicates (`coms_active`, `external_ai_agents`) are not settings keys: gate a file on
+one with `requires:`, not `requires_setting:`.
+
+Fix: correct the key; the message suggests the closest key from the schema.";
+
+    UnknownFeature = "PR102" "unknown-feature" Error
+        "`requires:` names something that is not a feature predicate."
+        "`requires: NAME` gates a file on a feature predicate reported by the host. The only
+predicates are `coms_active` (peer-to-peer messaging is running) and `external_ai_agents`
+(`acpx_agents` or `cli_agents` is not empty). Any other name drops the file, always.
+
+To gate a file on a setting, write `requires_setting: KEY` instead.";
+
+    MalformedCondition = "PR103" "malformed-condition" Error
+        "A condition is neither `KEY` nor `KEY == LITERAL` nor `KEY != LITERAL`."
+        "A condition must be a key (`[A-Za-z_][A-Za-z0-9_]*`), optionally followed by `==` or
+`!=` and a literal on the same line. Anything else (an empty condition, `a && b`, `!a`, `a = 1`,
+`a > 1`, a key with `-`) is malformed, and the block is dropped for `IF` and `IFNOT` alike.
+
+There is no `&&`, `||` or `!`: nest blocks for \"and\", and use `{{IFNOT:key}}` for \"not\". A
+condition that contains `{{` usually means the `}}` of the marker is missing, so the condition ran
+into the next marker.";
+
+    FeatureComparison = "PR104" "feature-comparison" Error
+        "A comparison on a feature predicate, which is always false."
+        "Feature predicates are only consulted for a bare key: `{{IF:coms_active}}`. A comparison
+such as `{{IF:coms_active == true}}` is an ordinary settings lookup, and since `coms_active` is not
+a settings key the block fails closed: it is dropped for `IF` and `IFNOT` alike, whatever the
+feature's state.
+
+Fix: test the predicate bare, with `{{IF:name}}` for \"on\" and `{{IFNOT:name}}` for \"off\".";
+
+    ImpossibleComparison = "PR105" "impossible-comparison" Warning
+        "A comparison literal that can never equal a value of the key's type."
+        "Comparisons use JavaScript strict equality: the value and the literal must have the same
+type. A boolean key never equals `\"yes\"`, `1` or `True` (a literal is case-sensitive, so `True`
+is the string \"True\"); an integer key never equals a string such as `\"3\"` or `03`, a fraction,
+or a number outside its range; a string key never equals a number; lists (`acpx_agents`,
+`cli_agents`) and objects (`agent_overrides`) never equal any literal; no setting is ever `null`.
+Such an `==` is always false and such a `!=` always true, so the block never (or always) shows.
+
+Fix: compare with a literal of the right type (`dco == true`, `review_loop_max_cycles == 3`), or
+test the key bare for truthiness (`{{IF:acpx_agents}}` holds when the list is not empty).";
+
+    UnclosedBlock = "PR201" "unclosed-block" Error
+        "An opener without a closer: it and the rest of the text leak into the prompt verbatim."
+        "When `{{IF:…}}` or `{{IFNOT:…}}` has no matching closer, the engine keeps the rest of the
+text from the opener on verbatim, markers included, and stops evaluating it. The model then sees
+raw `{{IF:…}}` text, and every block after it is shown whatever its condition.
+
+Fix: add `{{/IF}}` (or `{{/IFNOT}}`) where the block ends. Blocks nest, and each closer must match
+the kind of the innermost open block.";
+
+    StrayCloser = "PR202" "stray-closer" Error
+        "A closer with no open block; it is kept in the prompt verbatim."
+        "A `{{/IF}}` or `{{/IFNOT}}` that comes when no block is open is plain text: the engine keeps
+it in the output with a warning. It is usually left over from a deleted opener, or one closer too
+many.
+
+Fix: remove it, or add the missing opener.";
+
+    MismatchedCloser = "PR203" "mismatched-closer" Error
+        "A closer of the other kind than the innermost open block."
+        "`{{IF:a}} … {{/IFNOT}}` does not close the `IF` block: a closer of the other kind means the
+open blocks have no closer at all. Every block still open at that point is left unclosed, so from
+the outermost of them on the text is kept verbatim, markers included.
+
+Fix: close the innermost block first, with a closer of its own kind.";
+
+    NearMissMarker = "PR204" "near-miss-marker" Warning
+        "Text that looks like a conditional marker but is not one, so it stays in the prompt."
+        "Markers are exact: `{{IF:COND}}`, `{{IFNOT:COND}}`, `{{/IF}}` and `{{/IFNOT}}`, upper case,
+with no spaces inside the braces and a non-empty condition that contains no `}`. `{{if:x}}`,
+`{{ IF:x}}`, `{{IF x}}`, `{{IF:}}`, `{{/IF }}` and `{{/IF}` are plain text: they are not evaluated
+and end up in the prompt as written.
+
+Fix: write the marker exactly as shown in the help.";
+
+    NearMissPlaceholder = "PR205" "near-miss-placeholder" Warning
+        "Text that looks like `{{REVIEW_LOOP_MAX_CYCLES}}` but is not substituted."
+        "The only placeholder in rules is `{{REVIEW_LOOP_MAX_CYCLES}}`, exactly: upper case, plural,
+no spaces. Variants such as `{{REVIEW_LOOP_MAX_CYCLE}}`, `{{review_loop_max_cycles}}` or
+`{{ REVIEW_LOOP_MAX_CYCLES }}` are left in the prompt as written.
+
+Fix: write `{{REVIEW_LOOP_MAX_CYCLES}}`.";
+
+    SettingsPlaceholderInRule = "PR206" "settings-placeholder-in-rule" Warning
+        "`{{SETTINGS}}` in a rule file, where it is never substituted."
+        "`{{SETTINGS}}` and `{{SETTINGS:key,…}}` are filled in agent prompt text only (a specialist
+agent's prompt at dispatch). In a rule file they stay in the prompt as written.
+
+Fix: use a conditional block (`{{IF:key}}…{{/IF}}`) to make rule text depend on a setting, or
+`{{REVIEW_LOOP_MAX_CYCLES}}` for the cycle budget.";
+
+    BrokenFrontmatter = "PR301" "broken-frontmatter" Error
+        "A header that looks like frontmatter but does not parse, so its gate is ignored."
+        "Frontmatter is recognised only when the file starts with a line `---`, then the header
+lines, then a line `---` followed by a line break (`\\n` or `\\r\\n` each time). A byte-order mark
+before the first `---`, a space after a fence, a missing line break after the closing fence, a
+missing closing fence, or mixed line endings such as `\\r\\r\\n` or a lone `\\r` make the header
+plain text: the file is always included, and its `requires:` lines become part of the prompt.
+
+Fix: make both fences exactly `---` on lines of their own, and end the closing one with a line
+break.";
+
+    UnknownFrontmatterKey = "PR302" "unknown-frontmatter-key" Warning
+        "A frontmatter key the loader does not read."
+        "Only `requires_setting` and `requires` mean anything in a rule's frontmatter. Any other
+key is ignored, which is usually a misspelling (`require`, `requires_settings`) that leaves the
+file ungated.
+
+Fix: correct the key; the message suggests the closest one.";
+
+    DescriptiveFrontmatterKey = "PR303" "descriptive-frontmatter-key" Info
+        "A descriptive frontmatter key (`description`, `title`, …) that the loader ignores."
+        "Keys such as `description`, `title`, `name`, `summary` and `tags` are tolerated as
+documentation, but nothing reads them: they do not gate the file and are not part of the
+prompt. This is informational only.";
+
+    IneffectiveFrontmatterLine = "PR304" "ineffective-frontmatter-line" Warning
+        "A frontmatter line that has no effect: a repeated key, an empty gate value, or no `:`."
+        "In frontmatter a later line with the same key replaces an earlier one, an empty
+`requires_setting:` or `requires:` counts as absent (the file is not gated), and a line without a
+`:` after its first character is skipped. Each is usually a mistake.
+
+Fix: keep one line per key, give gates a value, and write lines as `key: value`.";
+
+    OversizedFile = "PR401" "oversized-file" Error
+        "A rule file over 131072 bytes: it is skipped, and it hides lower copies of the same name."
+        "A rule file larger than 128 KiB (131072 bytes) is not loaded. The name still counts as
+handled, so no lower layer is tried: an oversized override silently hides the package rule of the
+same name, and the prompt has neither.
+
+Fix: shorten the file, or remove it so that the lower copy loads again.";
+
+    StubOverride = "PR402" "stub-override" Warning
+        "An override far smaller than the rule it replaces (a stub)."
+        "An override replaces the lower layer's file of the same name entirely: there is no merge.
+An override under a quarter of the size of the copy it shadows has almost certainly dropped
+instructions the original gave, and the orchestrator loses that behaviour.
+
+Fix: copy the original and edit it, rather than writing a short stub. To switch a rule off
+on purpose, use an empty file or a link to `/dev/null`.";
+
+    MaskedRule = "PR403" "masked-rule" Info
+        "An empty override that masks a lower rule."
+        "An empty file (or a link to `/dev/null`) shadows the lower copy of the same name and
+contributes nothing: this is the documented way to switch a rule off. Reported so that a masked
+rule is never a surprise.";
+
+    NameOutOfRange = "PR404" "name-out-of-range" Warning
+        "A rule name whose prefix is outside its layer's range, or that has no numeric prefix."
+        "File names carry a two-digit prefix so that sorted order is reading order. The convention
+is `00`-`69` for the package layer, `70`-`89` for the user layer and `90`-`99` for the project
+layer. A new name outside its layer's range mixes into another layer's rules. Overrides must use
+the lower rule's exact name and are never reported.
+
+Fix: rename the file with a prefix in its layer's range.";
+
+    UnpaddedPrefix = "PR405" "unpadded-prefix" Warning
+        "A numeric prefix that is not exactly two digits."
+        "Names are sorted as text, not as numbers: `5-x.md` sorts after `40-x.md`, and `100-x.md`
+before `20-x.md`. A prefix of one digit, or of three or more, breaks the reading order.
+
+Fix: use two digits, such as `05-x.md`.";
+
+    CollationOrder = "PR406" "collation-order" Warning
+        "Files load in an order that differs from their numeric prefixes."
+        "Rule files are joined in the order of their names under ICU root collation (JavaScript
+`localeCompare`). When a file with a lower prefix sorts after one with a higher prefix, the
+prompt reads in a different order than the names suggest.
+
+Fix: pad prefixes to two digits so that text order and numeric order agree.";
+
+    IgnoredFile = "PR407" "ignored-file" Warning
+        "A file that looks like a rule but is never loaded."
+        "Only entries whose names end in `.md` (lower case) and that are files or links are loaded.
+`x.MD`, `x.markdown`, `x.md.bak`, `x.md~`, a directory named `x.md` and a FIFO are skipped
+without a word.
+
+Fix: rename the file to end in `.md`, or move it out of the rules directory.";
+
+    UnreadableRule = "PR408" "unreadable-rule" Warning
+        "A rule entry that cannot be read, so a lower copy (or nothing) is used."
+        "A dangling link, a link to a directory, a link loop, a FIFO or socket, or a permission
+problem makes the loader skip the entry and try the next lower layer's copy of the name. If no
+layer provides a readable copy the rule is missing from the prompt.
+
+Fix: repair or remove the entry.";
+
+    CrTableGap = "PR501" "cr-table-gap" Warning
+        "A blank line containing `\\r` between table rows, which table repair does not remove."
+        "After conditional rows are dropped, table repair removes blank lines between rows, but
+only lines of spaces and tabs: a line holding a `\\r` (from Windows line endings) is not blank to
+it, so the table is split in two in the prompt.
+
+Fix: save the file with `\\n` line endings, or put the markers on the row lines themselves.";
+
+    InvalidUtf8 = "PR502" "invalid-utf8" Error
+        "Bytes that are not valid UTF-8; they become U+FFFD in the prompt."
+        "Rule files are read as UTF-8. Each invalid byte sequence is replaced by the replacement
+character U+FFFD, so the model sees `�` where the author wrote something else (usually text
+saved in Latin-1 or Windows-1252).
+
+Fix: re-save the file as UTF-8.";
+
+    BidiControl = "PR503" "bidi-control" Error
+        "A bidirectional control character that makes text read differently than it is."
+        "Bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069) reorder how text is
+displayed, so a reviewer sees one instruction while the model reads another (the \"Trojan
+Source\" and \"rules file backdoor\" attacks). Rule files have no legitimate use for them.
+
+Fix: delete the characters, and review where the text came from.";
+
+    InvisibleCharacter = "PR504" "invisible-character" Warning
+        "An invisible character (zero-width space, joiner, word joiner, BOM inside the text)."
+        "Zero-width and invisible characters (U+200B-U+200F, U+2060-U+2064, U+061C, U+FEFF after
+the start) are not shown by editors and reviews but are read by the model. They can split
+keywords so that a review misses them, or hide where text was pasted from.
+
+Fix: delete them.";
+
+    TagCharacter = "PR505" "tag-character" Error
+        "Unicode tag characters, which can carry hidden instructions."
+        "Tag characters (U+E0000-U+E007F) are invisible in editors and reviews, yet a model can read
+them as ASCII: a run of them is hidden text (the \"rules file backdoor\" attack). The diagnostic
+shows what the run decodes to.
+
+Fix: delete them, and review where the text came from.";
+
+    LinkOutsideProject = "PR601" "link-outside-project" Warning
+        "A project-layer link that points outside the project."
+        "A project rule that is a symbolic link to a file outside the repository makes the prompt
+depend on whatever that path holds on each machine, and can pull in text that nobody reviewed with
+the project.
+
+Fix: commit the rule file itself, or put a personal rule in the user layer
+(`~/.pi/agent/rules`).";
+
+    SettingsParseError = "PR701" "settings-parse-error" Error
+        "A settings file that does not parse; the whole file is ignored."
+        "Settings files are JSON with `//` and `/* */` comments (JSONC). Trailing commas, single
+quotes, unquoted keys, or a top-level value that is not an object make the whole file count as
+`{}`: every setting in it is ignored and comes from the other settings file, the environment or
+the default instead.
+
+Fix: correct the syntax at the position shown.";
+
+    SettingsInvalidValue = "PR702" "settings-invalid-value" Warning
+        "A settings value that fails validation and is ignored."
+        "Each value is checked against its key's type and range (for example `pidash_port` must be
+an integer from 1 to 65535, and `review_loop_max_cycles` from 1 to 10). A value that fails is
+ignored, as if the key were absent, so a lower source supplies it.
+
+Fix: give a value of the right type and range.";
+
+    SettingsUnknownKey = "PR703" "settings-unknown-key" Warning
+        "A settings key that is not in the schema; it is ignored."
+        "Keys that the settings schema does not know are ignored; usually a misspelling.
+
+Fix: correct the key; the message suggests the closest one.";
+
+    SettingsJsonIgnored = "PR704" "settings-json-ignored" Warning
+        "Both `pi-config-settings.jsonc` and `.json` exist; the `.json` is ignored."
+        "In each settings directory the `.jsonc` file wins when it exists, even if it cannot be
+parsed; the `.json` beside it is never read or merged.
+
+Fix: move what you need into the `.jsonc` file and delete the `.json`.";
+
+    SettingsDuplicateKey = "PR705" "settings-duplicate-key" Warning
+        "A settings key that appears more than once; only the last value counts."
+        "As with `JSON.parse`, a repeated key keeps the last value. The earlier one is dead text
+that a reader may take for the setting in force.
+
+Fix: keep one entry per key.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_enum_order() {
+        for (index, info) in CODES.iter().enumerate() {
+            assert_eq!(info.code as usize, index, "{}", info.id);
+        }
+    }
+
+    #[test]
+    fn ids_and_names_are_unique_and_well_formed() {
+        let mut seen = std::collections::HashSet::new();
+        for info in CODES {
+            assert!(seen.insert(info.id), "{}", info.id);
+            assert!(seen.insert(info.name), "{}", info.name);
+            assert!(info.id.len() == 5 && info.id.starts_with("PR"), "{}", info.id);
+            assert!(info.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit()));
+            assert!(info.explanation.starts_with(info.id));
+            assert!(info.explanation.contains(info.summary));
+            assert!(!info.summary.contains('\n'), "{}", info.id);
+        }
+    }
+
+    #[test]
+    fn lookup_table() {
+        let cases = [
+            ("PR101", Some("PR101")),
+            ("pr101", Some("PR101")),
+            (" unknown-setting-key ", Some("PR101")),
+            ("PR999", None),
+            ("", None),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(lookup(input).map(|i| i.id), expected, "{input:?}");
+        }
+        assert!(explain("PR201").is_some_and(|t| t.contains("verbatim")));
+    }
+}

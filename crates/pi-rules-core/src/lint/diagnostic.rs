@@ -1,0 +1,312 @@
+//! Findings as data: [`Diagnostic`] with a stable [`Code`], a severity, a byte span into the
+//! file's text, labels, notes and help. Rendering lives in the binary; line and column are
+//! computed only then (see [`LineIndex`]).
+
+use super::codes::{Code, CODES};
+use crate::span::LineCol;
+use std::fmt;
+use std::ops::Range;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secondary span with its own text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    /// The file as found on disk, or `<embedded>/NAME` for an embedded package rule.
+    pub path: String,
+    /// Byte range into the file's text (as read: invalid UTF-8 replaced by U+FFFD). `None` for a
+    /// finding about the file as a whole (its name, size or kind), which has no position.
+    pub span: Option<Range<usize>>,
+    /// Text shown under the primary span; may be empty.
+    pub label: String,
+    /// Secondary spans.
+    pub labels: Vec<Label>,
+    pub notes: Vec<String>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `code` at its default severity, with nothing filled in yet.
+    pub fn new(code: Code, path: impl Into<String>, span: Option<Range<usize>>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: String::new(),
+            path: path.into(),
+            span,
+            label: String::new(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn message(&mut self, message: impl Into<String>) -> &mut Self {
+        self.message = message.into();
+        self
+    }
+
+    pub fn label(&mut self, label: impl Into<String>) -> &mut Self {
+        self.label = label.into();
+        self
+    }
+
+    pub fn secondary(&mut self, span: Range<usize>, message: impl Into<String>) -> &mut Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn maybe_help(&mut self, help: Option<String>) -> &mut Self {
+        if help.is_some() {
+            self.help = help;
+        }
+        self
+    }
+}
+
+/// At most this many findings of one code are kept per file; the rest are summarised.
+pub const MAX_PER_CODE: usize = 50;
+
+/// The findings of one file while it is checked, bounded per code.
+#[derive(Debug)]
+pub(crate) struct FileDiagnostics {
+    path: String,
+    items: Vec<Diagnostic>,
+    counts: Vec<usize>,
+    /// Per code: how many were left out, and the span of the first one left out.
+    suppressed: Vec<(usize, Option<Range<usize>>)>,
+}
+
+impl FileDiagnostics {
+    pub(crate) fn new(path: impl Into<String>) -> Self {
+        FileDiagnostics {
+            path: path.into(),
+            items: Vec::new(),
+            counts: vec![0; CODES.len()],
+            suppressed: vec![(0, None); CODES.len()],
+        }
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// A new finding to fill in, or `None` when this code already has [`MAX_PER_CODE`] in this
+    /// file (then it is only counted). Callers build messages only when they get `Some`, which
+    /// keeps adversarial input cheap.
+    pub(crate) fn report(
+        &mut self,
+        code: Code,
+        span: Option<Range<usize>>,
+    ) -> Option<&mut Diagnostic> {
+        let index = code as usize;
+        if self.counts[index] >= MAX_PER_CODE {
+            let slot = &mut self.suppressed[index];
+            if slot.0 == 0 {
+                slot.1 = span;
+            }
+            slot.0 += 1;
+            return None;
+        }
+        self.counts[index] += 1;
+        self.items.push(Diagnostic::new(code, self.path.clone(), span));
+        self.items.last_mut()
+    }
+
+    /// The findings in position order (whole-file ones first), each code's overflow summarised,
+    /// and `note` added to every positioned finding.
+    pub(crate) fn finish(mut self, note: Option<&str>) -> Vec<Diagnostic> {
+        for (index, (count, span)) in self.suppressed.iter().enumerate() {
+            if *count == 0 {
+                continue;
+            }
+            let code = CODES[index].code;
+            let mut d = Diagnostic::new(code, self.path.clone(), span.clone());
+            d.message(format!(
+                "and {count} more `{}` findings in this file, not shown",
+                code.id()
+            ));
+            self.items.push(d);
+        }
+        if let Some(note) = note {
+            for d in &mut self.items {
+                if d.span.is_some() {
+                    d.notes.push(note.to_owned());
+                }
+            }
+        }
+        self.items
+            .sort_by_key(|d| d.span.as_ref().map_or((0, 0), |s| (1, s.start)));
+        self.items
+    }
+}
+
+/// A text for a message: at most `max` characters, line breaks shown as `⏎`.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push('⏎'),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The byte offset of `part` inside `whole`, when `part` is a subslice of it.
+pub(crate) fn offset_in(whole: &str, part: &str) -> Option<usize> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (start + part.len() <= whole.len()).then_some(start)
+}
+
+/// Line starts of a text, for turning many byte offsets into lines and columns quickly.
+/// Agrees with [`crate::span::line_col`]: 1-based lines, columns in characters.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> LineIndex<'t> {
+    pub fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// The line and column of byte `offset` (clamped to the text and to a char boundary).
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = self.clamp(offset);
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        LineCol {
+            line,
+            column: self.text[start..offset].chars().count() + 1,
+        }
+    }
+
+    /// The byte range of 1-based `line`, without its line break (`\n` or `\r\n`).
+    pub fn line_range(&self, line: usize) -> Range<usize> {
+        let Some(&start) = self.starts.get(line.saturating_sub(1)) else {
+            return self.text.len()..self.text.len();
+        };
+        let end = self
+            .starts
+            .get(line)
+            .map_or(self.text.len(), |&next| next - 1);
+        let end = if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        start..end
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    fn clamp(&self, offset: usize) -> usize {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::{line_col, line_span};
+
+    #[test]
+    fn line_index_agrees_with_span() {
+        let texts = ["", "a", "ab\ncé\nd", "\n\n", "x\r\ny\r\n", "é\u{feff}\n\u{10000}z"];
+        for text in texts {
+            let index = LineIndex::new(text);
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(index.line_col(offset), line_col(text, offset), "{text:?} {offset}");
+                let line = index.line_col(offset).line;
+                assert_eq!(index.line_range(line), line_span(text, offset), "{text:?} {offset}");
+            }
+        }
+    }
+
+    #[test]
+    fn excerpt_table() {
+        let cases = [
+            ("abc", 5, "abc"),
+            ("abcdef", 3, "abc…"),
+            ("a\nb", 5, "a⏎b"),
+            ("éé", 1, "é…"),
+        ];
+        for (text, max, expected) in cases {
+            assert_eq!(excerpt(text, max), expected);
+        }
+    }
+
+    #[test]
+    fn per_code_cap_summarises_the_rest() {
+        let mut file = FileDiagnostics::new("x.md");
+        for i in 0..MAX_PER_CODE + 7 {
+            if let Some(d) = file.report(Code::StrayCloser, Some(i..i + 1)) {
+                d.message("stray");
+            }
+        }
+        let out = file.finish(None);
+        assert_eq!(out.len(), MAX_PER_CODE + 1);
+        assert!(out.iter().any(|d| d.message.starts_with("and 7 more `PR202`")));
+    }
+}
