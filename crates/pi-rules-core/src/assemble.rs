@@ -24,6 +24,8 @@ pub struct Assembly {
     pub warnings: Vec<Warning>,
     /// For each input file, whether its frontmatter gate let it in.
     pub included: Vec<bool>,
+    /// For each input file, the bytes its evaluated body added before the join (0 when gated).
+    pub contributed: Vec<usize>,
     /// How many `{{REVIEW_LOOP_MAX_CYCLES}}` placeholders were replaced.
     pub placeholders: usize,
 }
@@ -44,6 +46,7 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
     let mut evaluated = String::new();
     let mut warnings = Vec::new();
     let mut included = Vec::with_capacity(files.len());
+    let mut contributed = vec![0; files.len()];
     let mut scratch = Scratch::default();
     let mut any = false;
 
@@ -73,7 +76,9 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
             joined.push_str(JOIN);
         }
         any = true;
+        let before = joined.len();
         table::repair_into(&evaluated, &mut joined);
+        contributed[index] = joined.len() - before;
     }
 
     let repaired = match table::repair(&joined) {
@@ -85,6 +90,7 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
         text,
         warnings,
         included,
+        contributed,
         placeholders,
     }
 }
