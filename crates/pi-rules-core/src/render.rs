@@ -5,7 +5,8 @@
 
 use crate::scope::Settings;
 use crate::text::js_trim;
-use crate::value::write_json_string;
+use crate::value::write_json_object;
+use std::collections::HashSet;
 
 const OPEN: &[u8] = b"{{SETTINGS";
 
@@ -56,41 +57,20 @@ pub fn render(prompt: &str, settings: &Settings) -> String {
 
 /// Writes the JSON object for a placeholder naming `keys` (all known keys for `None`).
 fn write_object(keys: Option<&str>, settings: &Settings, out: &mut String) {
-    out.push('{');
-    let mut first = true;
-    let mut entry = |key: &str, out: &mut String| {
-        let Some(value) = settings.get(key) else {
-            return;
-        };
-        if matches!(value, crate::Value::Undefined) {
-            return;
-        }
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        write_json_string(key, out);
-        out.push(':');
-        value.write_json(out);
-    };
     match keys {
-        None => {
-            for (key, _) in settings.iter() {
-                entry(key, out);
-            }
-        }
+        None => write_json_object(settings.iter(), out),
         Some(list) => {
-            let mut seen: Vec<&str> = Vec::new();
-            for key in list.split(',').map(js_trim) {
-                if key.is_empty() || seen.contains(&key) {
-                    continue;
+            // Duplicates keep their first position; unknown keys are dropped.
+            let mut seen: HashSet<&str> = HashSet::new();
+            let entries = list.split(',').map(js_trim).filter_map(|key| {
+                if key.is_empty() || !seen.insert(key) {
+                    return None;
                 }
-                seen.push(key);
-                entry(key, out);
-            }
+                settings.get(key).map(|value| (key, value))
+            });
+            write_json_object(entries, out);
         }
     }
-    out.push('}');
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ impl FromIterator<(String, Value)> for Settings {
 /// present are predicates.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Features {
-    flags: Vec<(String, bool)>,
+    flags: IndexMap<String, bool>,
 }
 
 impl Features {
@@ -71,19 +71,12 @@ impl Features {
 
     /// Sets predicate `name`; a later value replaces an earlier one.
     pub fn set(&mut self, name: impl Into<String>, on: bool) {
-        let name = name.into();
-        match self.flags.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = on,
-            None => self.flags.push((name, on)),
-        }
+        self.flags.insert(name.into(), on);
     }
 
     /// The predicate's value, or `None` when `name` is not a predicate.
     pub fn get(&self, name: &str) -> Option<bool> {
-        self.flags
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, on)| *on)
+        self.flags.get(name).copied()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {

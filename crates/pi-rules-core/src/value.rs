@@ -170,23 +170,7 @@ impl Value {
                 }
                 out.push(']');
             }
-            Value::Object(object) => {
-                out.push('{');
-                let mut first = true;
-                for (key, value) in object.iter() {
-                    if matches!(value, Value::Undefined) {
-                        continue;
-                    }
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    write_json_string(key, out);
-                    out.push(':');
-                    value.write_json(out);
-                }
-                out.push('}');
-            }
+            Value::Object(object) => write_json_object(object.iter(), out),
         }
     }
 
@@ -267,6 +251,26 @@ fn write_js_number(n: f64, out: &mut String) {
     }
     let mut buffer = ryu_js::Buffer::new();
     out.push_str(buffer.format(n));
+}
+
+/// Appends `JSON.stringify` of an object with these entries, in this order; undefined values are
+/// left out.
+pub fn write_json_object<'v>(entries: impl Iterator<Item = (&'v str, &'v Value)>, out: &mut String) {
+    out.push('{');
+    let mut first = true;
+    for (key, value) in entries {
+        if matches!(value, Value::Undefined) {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_json_string(key, out);
+        out.push(':');
+        value.write_json(out);
+    }
+    out.push('}');
 }
 
 /// Appends `s` as a JSON string literal, escaped as `JSON.stringify` does: `\"`, `\\`, the short
