@@ -61,11 +61,8 @@ Sources, highest first: <repo root>/.pi/pi-config-settings.jsonc (or .json), the
 $HOME/.pi/pi-config-settings.jsonc (or .json), then the key's environment variable, then the
 schema default.")]
     Settings {
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// A settings schema to use instead of the embedded settings-keys.json.
-        #[arg(long, value_name = "FILE")]
-        keys: Option<PathBuf>,
+        #[command(flatten)]
+        where_: SettingsArgs,
         /// Keys to show (default: all).
         #[arg(value_name = "KEY")]
         only: Vec<String>,
@@ -80,11 +77,8 @@ Examples:
 
 Unknown keys are dropped silently; keys without a value are omitted.")]
     Render {
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-        /// A settings schema to use instead of the embedded settings-keys.json.
-        #[arg(long, value_name = "FILE")]
-        keys: Option<PathBuf>,
+        #[command(flatten)]
+        where_: SettingsArgs,
         /// The prompt file (default: stdin).
         file: Option<PathBuf>,
     },
@@ -133,20 +127,28 @@ An invalid line gets {"error": "..."} and the stream goes on."#)]
     Eval,
 }
 
+/// Where settings come from: the project directory and the schema.
 #[derive(Args, Debug)]
-struct CommonArgs {
-    /// The project directory (its .pi/rules is the project layer).
+struct SettingsArgs {
+    /// The project directory: its .pi/rules is the project layer, and its repository root holds
+    /// the project settings file.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    /// A settings schema to use instead of the embedded settings-keys.json.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct CommonArgs {
+    #[command(flatten)]
+    where_: SettingsArgs,
     /// A package rules directory instead of the embedded rules [env: PI_RULES_PACKAGE_DIR].
     #[arg(long, value_name = "DIR")]
     package_dir: Option<PathBuf>,
     /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
     #[arg(long)]
     coms_active: bool,
-    /// A settings schema to use instead of the embedded settings-keys.json.
-    #[arg(long, value_name = "FILE")]
-    keys: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -174,10 +176,10 @@ impl From<TextOrJson> for OutputFormat {
 
 fn common(args: CommonArgs) -> Common {
     Common {
-        cwd: args.cwd,
+        cwd: args.where_.cwd,
         package_dir: args.package_dir,
         coms_active: args.coms_active,
-        keys: args.keys,
+        keys: args.where_.keys,
     }
 }
 
@@ -190,12 +192,13 @@ fn main() -> ExitCode {
             commands::assemble(&common(c), format.into(), &mut out)
         }
         Command::Settings {
-            cwd,
-            keys,
+            where_,
             only,
             format,
-        } => commands::settings(cwd, keys, &only, format.into(), &mut out),
-        Command::Render { cwd, keys, file } => commands::render(cwd, keys, file, &mut out),
+        } => commands::settings(where_.cwd, where_.keys, &only, format.into(), &mut out),
+        Command::Render { where_, file } => {
+            commands::render(where_.cwd, where_.keys, file, &mut out)
+        }
         Command::Explain { common: c, format } => {
             commands::explain(&common(c), format.into(), &mut out)
         }
