@@ -7,7 +7,7 @@ use crate::session::{self, Session, FALLBACK_BLOCK};
 use anyhow::{Context, Result};
 use pi_rules_core::settings::Source;
 use pi_rules_core::{assemble as engine, Assembly, Scope, Value};
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -357,9 +357,4 @@ pub fn eval(out: &mut dyn Write) -> Result<Exit> {
     let stdin = io::stdin();
     output(eval::serve(stdin.lock(), out))?;
     Ok(Exit::Success)
-}
-
-/// Builds a JSON object from pairs, keeping their order.
-pub fn object(pairs: impl IntoIterator<Item = (String, Json)>) -> Json {
-    Json::Object(pairs.into_iter().collect::<Map<String, Json>>())
 }
