@@ -16,6 +16,7 @@ pub mod blocks;
 pub mod condition;
 pub mod event;
 pub mod frontmatter;
+pub mod lint;
 pub mod markers;
 pub mod placeholder;
 pub mod render;

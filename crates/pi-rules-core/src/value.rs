@@ -255,7 +255,10 @@ fn write_js_number(n: f64, out: &mut String) {
 
 /// Appends `JSON.stringify` of an object with these entries, in this order; undefined values are
 /// left out.
-pub fn write_json_object<'v>(entries: impl Iterator<Item = (&'v str, &'v Value)>, out: &mut String) {
+pub fn write_json_object<'v>(
+    entries: impl Iterator<Item = (&'v str, &'v Value)>,
+    out: &mut String,
+) {
     out.push('{');
     let mut first = true;
     for (key, value) in entries {

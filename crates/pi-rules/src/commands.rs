@@ -4,6 +4,7 @@
 use crate::eval;
 use crate::loader::{self, Loaded, NameReport, Outcome};
 use crate::session::{self, Session, FALLBACK_BLOCK};
+use crate::{check, report};
 use anyhow::{Context, Result};
 use pi_rules_core::settings::Source;
 use pi_rules_core::{assemble as engine, Assembly, Scope, Value};
@@ -26,14 +27,6 @@ pub struct Common {
 pub enum OutputFormat {
     Text,
     Json,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckFormat {
-    Human,
-    Short,
-    Json,
-    Sarif,
 }
 
 /// How a command ended, as an exit code (documented in `--help` and the README).
@@ -340,16 +333,42 @@ pub fn explain(common: &Common, format: OutputFormat, out: &mut dyn Write) -> Re
     crate::explain::run(common, format, out)
 }
 
-/// `pi-rules check`.
+/// `pi-rules check`, or `check --explain CODE`.
 pub fn check(
     common: &Common,
-    format: CheckFormat,
+    format: report::Format,
     strict: bool,
     explain: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<Exit> {
-    let _ = (common, format, strict, explain, out);
-    anyhow::bail!("`check` is not available in this build yet")
+    if let Some(code) = explain {
+        return match check::explain_code(code) {
+            Some(text) => {
+                output(writeln!(out, "{}", text.trim_end()))?;
+                Ok(Exit::Success)
+            }
+            None => {
+                eprintln!(
+                    "pi-rules: error: `{code}` is not a diagnostic code; codes look like `PR101` \
+                     or `unknown-setting-key` (see `pi-rules check --help`)"
+                );
+                Ok(Exit::Usage)
+            }
+        };
+    }
+    let session = Session::new(common.cwd.clone(), common.keys.as_deref())?;
+    let package = session.layer_dirs(common.package_dir.as_deref()).package;
+    let options = check::CheckOptions {
+        session: &session,
+        package,
+        format,
+        strict,
+        color: check::ColorChoice::Auto,
+    };
+    Ok(match check::run_check(&options, out)? {
+        check::CheckStatus::Clean => Exit::Success,
+        check::CheckStatus::Failed => Exit::Findings,
+    })
 }
 
 /// `pi-rules eval`.

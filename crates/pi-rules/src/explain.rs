@@ -12,11 +12,7 @@ use crate::commands::{self, output, Common, Exit, OutputFormat, Run};
 use crate::loader::{Loaded, NameReport, Outcome};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
-mod suggest {
-    pub fn closest<'c>(_: &str, _: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-        None
-    }
-}
+use pi_rules_core::lint::suggest;
 use pi_rules_core::markers::{self, BlockKind};
 use pi_rules_core::span::line_col;
 use pi_rules_core::{frontmatter, Observer, Value, WarningKind};

@@ -5,6 +5,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use pi_rules::commands::{self, Common, OutputFormat};
+use pi_rules::report::Format;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,7 +101,7 @@ Token counts are estimates: one token per four bytes of UTF-8, rounded up.")]
 Examples:
   pi-rules check
   pi-rules check --format sarif > pi-rules.sarif
-  pi-rules check --explain unknown-setting-key
+  pi-rules check --explain unknown-setting-key   # or: --explain PR101
 
 Exit code 0 when there are no errors, 1 when there are (or warnings, with --strict).")]
     Check {
@@ -209,10 +210,10 @@ fn main() -> ExitCode {
             explain,
         } => {
             let format = match format {
-                CheckFormat::Human => commands::CheckFormat::Human,
-                CheckFormat::Short => commands::CheckFormat::Short,
-                CheckFormat::Json => commands::CheckFormat::Json,
-                CheckFormat::Sarif => commands::CheckFormat::Sarif,
+                CheckFormat::Human => Format::Human,
+                CheckFormat::Short => Format::Short,
+                CheckFormat::Json => Format::Json,
+                CheckFormat::Sarif => Format::Sarif,
             };
             commands::check(&common(c), format, strict, explain.as_deref(), &mut out)
         }

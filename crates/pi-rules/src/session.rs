@@ -84,9 +84,7 @@ impl Session {
             Some(dir) => PackageSource::Dir(dir),
             None => PackageSource::Embedded(embedded::PACKAGE_RULES),
         };
-        // Without a home directory the user layer is a path that cannot exist.
-        let home = self.home.clone().unwrap_or_default();
-        LayerDirs::standard(package, &home, &self.cwd)
+        LayerDirs::standard(package, self.home.as_deref(), &self.cwd)
     }
 
     /// The directory of the project settings file: `<repo root>/.pi`, or `<cwd>/.pi` outside a

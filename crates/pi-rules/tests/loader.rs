@@ -70,7 +70,7 @@ impl Tree {
     fn dirs(&self) -> LayerDirs {
         LayerDirs::standard(
             PackageSource::Dir(self.package.clone()),
-            &self.root.join("home"),
+            Some(&self.root.join("home")),
             &self.root.join("proj"),
         )
     }
@@ -626,7 +626,7 @@ fn embedded_package_layer() {
     tree.write(Layer::User, "b.md", "user b");
     let loaded = load(&LayerDirs {
         package: PackageSource::Embedded(RULES),
-        user: tree.user.clone(),
+        user: Some(tree.user.clone()),
         project: tree.project.clone(),
     });
     assert_eq!(

@@ -24,6 +24,19 @@ pub struct CodeInfo {
     pub explanation: &'static str,
 }
 
+/// The lower-case name of a severity, as a literal for `concat!`.
+macro_rules! severity_name {
+    (Error) => {
+        "error"
+    };
+    (Warning) => {
+        "warning"
+    };
+    (Info) => {
+        "info"
+    };
+}
+
 macro_rules! codes {
     ($( $variant:ident = $id:literal $name:literal $severity:ident $summary:literal $explanation:literal; )*) => {
         /// A stable diagnostic code. See [`CODES`] for the table.
@@ -38,7 +51,7 @@ macro_rules! codes {
                 name: $name,
                 severity: Severity::$severity,
                 summary: $summary,
-                explanation: concat!($id, " ", $name, " (", stringify!($severity), ")\n\n",
+                explanation: concat!($id, " ", $name, " (", severity_name!($severity), ")\n\n",
                     $summary, "\n\n", $explanation),
             },
         )* ];
@@ -377,8 +390,15 @@ mod tests {
         for info in CODES {
             assert!(seen.insert(info.id), "{}", info.id);
             assert!(seen.insert(info.name), "{}", info.name);
-            assert!(info.id.len() == 5 && info.id.starts_with("PR"), "{}", info.id);
-            assert!(info.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit()));
+            assert!(
+                info.id.len() == 5 && info.id.starts_with("PR"),
+                "{}",
+                info.id
+            );
+            assert!(info
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit()));
             assert!(info.explanation.starts_with(info.id));
             assert!(info.explanation.contains(info.summary));
             assert!(!info.summary.contains('\n'), "{}", info.id);

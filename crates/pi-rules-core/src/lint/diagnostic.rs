@@ -155,7 +155,8 @@ impl FileDiagnostics {
             return None;
         }
         self.counts[index] += 1;
-        self.items.push(Diagnostic::new(code, self.path.clone(), span));
+        self.items
+            .push(Diagnostic::new(code, self.path.clone(), span));
         self.items.last_mut()
     }
 
@@ -187,7 +188,33 @@ impl FileDiagnostics {
     }
 }
 
-/// A text for a message: at most `max` characters, line breaks shown as `⏎`.
+/// Whether printing `c` as is could mislead or disturb a terminal: control characters,
+/// bidirectional controls, invisible characters and tag characters.
+pub fn is_unsafe_to_print(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+}
+
+/// `text` with every character that [`is_unsafe_to_print`] shown as `<U+XXXX>`.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe_to_print) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_unsafe_to_print(c) {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A text for a message: at most `max` characters, line breaks shown as `⏎`, other characters
+/// that are unsafe to print as `<U+XXXX>`.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
     let mut out = String::new();
     for (n, c) in text.chars().enumerate() {
@@ -198,6 +225,7 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
         match c {
             '\n' => out.push('⏎'),
             '\r' => out.push_str("\\r"),
+            c if is_unsafe_to_print(c) => out.push_str(&format!("<U+{:04X}>", u32::from(c))),
             c => out.push(c),
         }
     }
@@ -273,13 +301,28 @@ mod tests {
 
     #[test]
     fn line_index_agrees_with_span() {
-        let texts = ["", "a", "ab\ncé\nd", "\n\n", "x\r\ny\r\n", "é\u{feff}\n\u{10000}z"];
+        let texts = [
+            "",
+            "a",
+            "ab\ncé\nd",
+            "\n\n",
+            "x\r\ny\r\n",
+            "é\u{feff}\n\u{10000}z",
+        ];
         for text in texts {
             let index = LineIndex::new(text);
             for offset in 0..=text.len() + 2 {
-                assert_eq!(index.line_col(offset), line_col(text, offset), "{text:?} {offset}");
+                assert_eq!(
+                    index.line_col(offset),
+                    line_col(text, offset),
+                    "{text:?} {offset}"
+                );
                 let line = index.line_col(offset).line;
-                assert_eq!(index.line_range(line), line_span(text, offset), "{text:?} {offset}");
+                assert_eq!(
+                    index.line_range(line),
+                    line_span(text, offset),
+                    "{text:?} {offset}"
+                );
             }
         }
     }
@@ -291,6 +334,7 @@ mod tests {
             ("abcdef", 3, "abc…"),
             ("a\nb", 5, "a⏎b"),
             ("éé", 1, "é…"),
+            ("a\u{202e}b\0", 9, "a<U+202E>b<U+0000>"),
         ];
         for (text, max, expected) in cases {
             assert_eq!(excerpt(text, max), expected);
@@ -307,6 +351,8 @@ mod tests {
         }
         let out = file.finish(None);
         assert_eq!(out.len(), MAX_PER_CODE + 1);
-        assert!(out.iter().any(|d| d.message.starts_with("and 7 more `PR202`")));
+        assert!(out
+            .iter()
+            .any(|d| d.message.starts_with("and 7 more `PR202`")));
     }
 }

@@ -84,8 +84,8 @@ pub enum PackageSource {
 pub struct LayerDirs {
     /// The package layer.
     pub package: PackageSource,
-    /// The user layer, `$HOME/.pi/agent/rules`.
-    pub user: PathBuf,
+    /// The user layer, `$HOME/.pi/agent/rules`; `None` without a home directory.
+    pub user: Option<PathBuf>,
     /// The project layer, `<cwd>/.pi/rules`.
     pub project: PathBuf,
 }
@@ -93,10 +93,10 @@ pub struct LayerDirs {
 impl LayerDirs {
     /// The standard layout: `HOME/.pi/agent/rules` and `CWD/.pi/rules` (the working directory
     /// as given, not the repository root).
-    pub fn standard(package: PackageSource, home: &Path, cwd: &Path) -> LayerDirs {
+    pub fn standard(package: PackageSource, home: Option<&Path>, cwd: &Path) -> LayerDirs {
         LayerDirs {
             package,
-            user: home.join(".pi").join("agent").join("rules"),
+            user: home.map(|home| home.join(".pi").join("agent").join("rules")),
             project: cwd.join(".pi").join("rules"),
         }
     }
@@ -356,7 +356,9 @@ pub fn load(dirs: &LayerDirs) -> Loaded {
         }
         PackageSource::Dir(dir) => list_into(Layer::Package, dir, &mut notes, &mut add),
     }
-    list_into(Layer::User, &dirs.user, &mut notes, &mut add);
+    if let Some(user) = &dirs.user {
+        list_into(Layer::User, user, &mut notes, &mut add);
+    }
     list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
 
     sort_by_name(&mut names, |(name, _)| name.as_str());

@@ -1,0 +1,387 @@
+//! Checks on the layers as a whole: which copy of each name is loaded and what it hides
+//! (oversized files, stubs, masks, unreadable entries), names against the prefix convention and
+//! the collation order, files that look like rules but are ignored, and project links that leave
+//! the project.
+//!
+//! Resolution follows the loader (SPEC §1): per name, from the project layer down, the first
+//! copy that is read or oversized is the one that counts; unreadable copies fall through.
+
+use super::codes::Code;
+use super::diagnostic::{excerpt, FileDiagnostics};
+use super::{Content, Entry, LayerInput, LayerKind, LintInput, MAX_RULE_BYTES};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// Whether a directory entry name is loaded as a rule: it ends with `.md`, case-sensitively.
+pub fn is_rule_name(name: &str) -> bool {
+    name.ends_with(".md")
+}
+
+/// Whether a name that is not a rule name still looks like one.
+fn looks_like_rule(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".swp") || lower.ends_with(".swo") || lower.starts_with(".#") {
+        return false;
+    }
+    lower.ends_with(".md")
+        || [".markdown", ".mdown", ".mkd", ".mkdn", ".mdx"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+        || lower.contains(".md.")
+        || lower.ends_with(".md~")
+}
+
+/// One copy of a name: its layer and entry.
+#[derive(Clone, Copy)]
+struct Copy<'a> {
+    layer: LayerKind,
+    entry: &'a Entry,
+}
+
+impl Copy<'_> {
+    fn is_candidate(&self) -> bool {
+        self.entry.link.is_some()
+            || matches!(
+                self.entry.content,
+                Content::Bytes(_) | Content::Oversized { .. } | Content::Unreadable { .. }
+            )
+    }
+
+    /// Whether the loader stops at this copy (it is taken or oversized).
+    fn handles(&self) -> bool {
+        matches!(
+            self.entry.content,
+            Content::Bytes(_) | Content::Oversized { .. }
+        )
+    }
+
+    fn size(&self) -> Option<usize> {
+        match &self.entry.content {
+            Content::Bytes(b) => Some(b.len()),
+            _ => None,
+        }
+    }
+}
+
+fn file<'f>(
+    files: &'f mut IndexMap<String, FileDiagnostics>,
+    path: &str,
+) -> &'f mut FileDiagnostics {
+    files
+        .entry(path.to_owned())
+        .or_insert_with(|| FileDiagnostics::new(path))
+}
+
+/// Runs the layer checks. Returns, for each copy that is read but shadowed, a note naming the
+/// copy that is loaded instead.
+pub(crate) fn check_layers(
+    input: &LintInput<'_>,
+    layers: &[&LayerInput],
+    files: &mut IndexMap<String, FileDiagnostics>,
+) -> HashMap<String, String> {
+    let mut names: IndexMap<&str, Vec<Copy<'_>>> = IndexMap::new();
+    for layer in layers {
+        for entry in &layer.entries {
+            let copy = Copy {
+                layer: layer.kind,
+                entry,
+            };
+            if !is_rule_name(&entry.name) {
+                if looks_like_rule(&entry.name) {
+                    ignored(entry, "its name does not end in `.md` (lower case)", files);
+                }
+                continue;
+            }
+            if let (None, Content::Directory) = (&entry.link, &entry.content) {
+                ignored(entry, "it is a directory", files);
+                continue;
+            }
+            if let (None, Content::Special { kind }) = (&entry.link, &entry.content) {
+                ignored(entry, &format!("it is a {kind}, not a regular file"), files);
+                continue;
+            }
+            if copy.is_candidate() {
+                names.entry(entry.name.as_str()).or_default().push(copy);
+            }
+            if let Some(link) = entry.link.as_ref().filter(|l| l.outside_project) {
+                if layer.kind == LayerKind::Project {
+                    if let Some(d) = file(files, &entry.path).report(Code::LinkOutsideProject, None)
+                    {
+                        d.message(format!(
+                            "`{}` links to `{}`, outside the project",
+                            excerpt(&entry.name, 80),
+                            excerpt(&link.target, 200)
+                        ))
+                        .note("the rule then depends on what that path holds on each machine")
+                        .help("commit the file itself, or move a personal rule to the user layer");
+                    }
+                }
+            }
+        }
+    }
+
+    let mut shadowed = HashMap::new();
+    for (name, copies) in &names {
+        // `copies` is in layer order, lowest first; the loader tries the highest first.
+        let order: Vec<Copy<'_>> = copies.iter().rev().copied().collect();
+        let winner = order.iter().position(Copy::handles);
+        resolve_name(name, &order, winner, files, &mut shadowed);
+        check_prefix(name, copies, files);
+    }
+    check_collation(input, &names, files);
+    shadowed
+}
+
+fn ignored(entry: &Entry, why: &str, files: &mut IndexMap<String, FileDiagnostics>) {
+    if let Some(d) = file(files, &entry.path).report(Code::IgnoredFile, None) {
+        d.message(format!(
+            "`{}` looks like a rule but is not loaded",
+            entry.name
+        ))
+        .note(format!(
+            "{why}; only files and links named `*.md` are rules"
+        ))
+        .help(if entry.name.to_ascii_lowercase().ends_with(".md") {
+            "rename it to end in `.md`, or move it out of the rules directory"
+        } else {
+            "rename it to end in `.md` to load it, or move it out of the rules directory"
+        });
+    }
+}
+
+fn resolve_name(
+    name: &str,
+    order: &[Copy<'_>],
+    winner: Option<usize>,
+    files: &mut IndexMap<String, FileDiagnostics>,
+    shadowed: &mut HashMap<String, String>,
+) {
+    for (i, copy) in order.iter().enumerate() {
+        let lower = order[i + 1..].iter().find(|c| c.handles());
+        match &copy.entry.content {
+            Content::Oversized { size } => {
+                let Some(d) = file(files, &copy.entry.path).report(Code::OversizedFile, None)
+                else {
+                    continue;
+                };
+                d.message(format!(
+                    "`{name}` is {size} bytes, over the {MAX_RULE_BYTES}-byte limit, and is skipped"
+                ))
+                .help("shorten it, or remove it so that a lower copy loads");
+                if Some(i) == winner {
+                    match order[i + 1..].iter().find(|c| c.size().is_some()) {
+                        Some(hidden) => {
+                            d.note(format!(
+                                "it hides the {} layer's copy at `{}`, which is not loaded either",
+                                hidden.layer.as_str(),
+                                hidden.entry.path
+                            ));
+                        }
+                        None => {
+                            d.note("no layer provides the rule, so it is missing from the prompt");
+                        }
+                    }
+                } else if let Some(w) = winner.filter(|&w| w < i) {
+                    d.note(format!(
+                        "this copy is shadowed by `{}` anyway",
+                        order[w].entry.path
+                    ));
+                }
+            }
+            Content::Unreadable { .. } | Content::Special { .. } | Content::Directory => {
+                let reason = match &copy.entry.content {
+                    Content::Unreadable { reason } => reason.clone(),
+                    Content::Special { kind } => format!("it is a {kind}"),
+                    _ => "it links to a directory".to_owned(),
+                };
+                let Some(d) = file(files, &copy.entry.path).report(Code::UnreadableRule, None)
+                else {
+                    continue;
+                };
+                d.message(format!("`{name}` cannot be read: {reason}"));
+                match (winner.filter(|&w| w < i), lower) {
+                    (Some(w), _) => d.note(format!(
+                        "it is shadowed by `{}`, so it is not tried now",
+                        order[w].entry.path
+                    )),
+                    (None, Some(l)) if matches!(l.entry.content, Content::Bytes(_)) => {
+                        d.note(format!(
+                            "the {} layer's copy at `{}` is loaded instead",
+                            l.layer.as_str(),
+                            l.entry.path
+                        ))
+                    }
+                    (None, Some(l)) => d.note(format!(
+                        "the loader falls through to the {} layer's copy at `{}`",
+                        l.layer.as_str(),
+                        l.entry.path
+                    )),
+                    (None, None) => d.note("no other layer provides it, so the rule is missing"),
+                };
+                d.help("repair the entry or remove it");
+            }
+            Content::Bytes(bytes) => {
+                if let Some(w) = winner.filter(|&w| w < i) {
+                    shadowed.insert(
+                        copy.entry.path.clone(),
+                        format!(
+                            "this copy is not loaded: `{}` overrides it",
+                            order[w].entry.path
+                        ),
+                    );
+                    continue;
+                }
+                let Some(below) = order[i + 1..].iter().find(|c| c.size().is_some()) else {
+                    continue;
+                };
+                let below_size = below.size().unwrap_or(0);
+                if bytes.is_empty() {
+                    if let Some(d) = file(files, &copy.entry.path).report(Code::MaskedRule, None) {
+                        d.message(format!(
+                            "`{name}` is empty and masks the {} layer's copy",
+                            below.layer.as_str()
+                        ))
+                        .note(format!("`{}` is not loaded", below.entry.path));
+                    }
+                } else if bytes.len() * 4 < below_size {
+                    if let Some(d) = file(files, &copy.entry.path).report(Code::StubOverride, None)
+                    {
+                        d.message(format!(
+                            "`{name}` ({} bytes) replaces the {} layer's copy ({below_size} bytes) \
+                             with far less text",
+                            bytes.len(),
+                            below.layer.as_str()
+                        ))
+                        .note(format!(
+                            "an override replaces `{}` entirely; nothing is merged",
+                            below.entry.path
+                        ))
+                        .help("copy the original and edit it, rather than writing a stub");
+                    }
+                }
+            }
+            Content::NotRead => {}
+        }
+    }
+}
+
+/// The numeric prefix of a name and its digit count: leading ASCII digits followed by `-`, `_`,
+/// `.` or a space.
+fn prefix(name: &str) -> Option<(u64, usize)> {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || !matches!(name.as_bytes().get(digits), Some(b'-' | b'_' | b'.' | b' ')) {
+        return None;
+    }
+    let value = name[..digits].parse::<u64>().unwrap_or(u64::MAX);
+    Some((value, digits))
+}
+
+fn check_prefix(name: &str, copies: &[Copy<'_>], files: &mut IndexMap<String, FileDiagnostics>) {
+    // Only the lowest layer that introduces a name is judged: overrides must reuse the name.
+    let Some(first) = copies.first() else { return };
+    let (lo, hi) = first.layer.prefix_range();
+    let layer = first.layer.as_str();
+    let path = &first.entry.path;
+    match prefix(name) {
+        None => {
+            if let Some(d) = file(files, path).report(Code::NameOutOfRange, None) {
+                d.message(format!("`{name}` has no numeric prefix"))
+                    .note(format!(
+                        "{layer} rules are named `{lo:02}-…` to `{hi:02}-…`; a name without a \
+                         prefix sorts after all numbered ones"
+                    ))
+                    .help(format!("rename it with a prefix from {lo:02} to {hi:02}"));
+            }
+        }
+        Some((value, digits)) => {
+            if digits != 2 && value <= 99 {
+                if let Some(d) = file(files, path).report(Code::UnpaddedPrefix, None) {
+                    let rest = &name[digits..];
+                    d.message(format!("the prefix of `{name}` is not two digits"))
+                        .note("names sort as text, not as numbers: `5-x.md` sorts after `40-x.md`, and `100-x.md` before `20-x.md`")
+                        .help(format!("rename it to `{value:02}{rest}`"));
+                }
+            }
+            if value < lo || value > hi {
+                if let Some(d) = file(files, path).report(Code::NameOutOfRange, None) {
+                    d.message(format!(
+                        "`{name}` is outside the {layer} layer's range {lo:02}-{hi:02}"
+                    ))
+                    .note("package rules use 00-69, user rules 70-89, project rules 90-99")
+                    .help(format!("rename it with a prefix from {lo:02} to {hi:02}"));
+                }
+            }
+        }
+    }
+}
+
+fn check_collation(
+    input: &LintInput<'_>,
+    names: &IndexMap<&str, Vec<Copy<'_>>>,
+    files: &mut IndexMap<String, FileDiagnostics>,
+) {
+    let mut sorted: Vec<&str> = names.keys().copied().collect();
+    sorted.sort_by(|a, b| (input.collate)(a, b));
+    let mut highest: Option<(u64, &str)> = None;
+    for name in sorted {
+        let Some((value, _)) = prefix(name) else {
+            continue;
+        };
+        match highest {
+            Some((top, top_name)) if value < top => {
+                // Report on the copy the loader tries first.
+                let Some(copy) = names.get(name).and_then(|c| c.last()) else {
+                    continue;
+                };
+                if let Some(d) = file(files, &copy.entry.path).report(Code::CollationOrder, None) {
+                    d.message(format!(
+                        "`{name}` (prefix {value}) is loaded after `{top_name}` (prefix {top})"
+                    ))
+                    .note("rule files are joined in text order of their names, not numeric order")
+                    .help("pad prefixes to two digits so that both orders agree");
+                }
+            }
+            Some((top, _)) if value <= top => {}
+            _ => highest = Some((value, name)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_table() {
+        let cases = [
+            ("00-core.md", Some((0, 2))),
+            ("5-x.md", Some((5, 1))),
+            ("100-x.md", Some((100, 3))),
+            ("90_x.md", Some((90, 2))),
+            ("2fa.md", None),
+            ("x.md", None),
+            ("99999999999999999999999-x.md", Some((u64::MAX, 23))),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(prefix(name), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn look_alike_table() {
+        let cases = [
+            ("x.MD", true),
+            ("x.Md", true),
+            ("x.markdown", true),
+            ("x.md.bak", true),
+            ("x.md~", true),
+            (".x.md.swp", false),
+            ("notes.txt", false),
+            ("README", false),
+            ("x.md", true),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(looks_like_rule(name), expected, "{name}");
+        }
+    }
+}

@@ -1,0 +1,541 @@
+//! `pi-rules check`: a static lint over the three rule layers and the settings files.
+//!
+//! The caller (the binary) lists the layer directories, ignored entries included, reads files
+//! (bounded), parses the settings files and hands everything in as plain data ([`LintInput`]).
+//! [`lint`] returns a [`Report`]: [`Diagnostic`]s with stable [`Code`]s, and the text of every
+//! file they point into. Nothing here does I/O or prints.
+//!
+//! Every file is checked, including gated ones and lower copies that a higher layer shadows, and
+//! every block, including blocks inside blocks that evaluation would drop: the checks walk all
+//! markers rather than the evaluation. Everything is linear in the input, and each code is
+//! reported at most [`MAX_PER_CODE`] times per file, so output stays bounded on hostile input.
+//!
+//! Modules by subject: [`codes`] (the table of codes and their explanations), [`diagnostic`]
+//! (the data), `conditions`, `markers`, `frontmatter`, `text`, `files`, `settings_files` (the
+//! checks), [`suggest`] ("did you mean") and [`schema`] (what the checks need from the schema).
+
+pub mod codes;
+mod conditions;
+pub mod diagnostic;
+mod files;
+mod frontmatter;
+mod markers;
+pub mod schema;
+mod settings_files;
+pub mod suggest;
+mod text;
+
+pub use codes::{explain, lookup, Code, CodeInfo, CODES};
+pub use diagnostic::{
+    is_unsafe_to_print, visible, Diagnostic, Label, LineIndex, Severity, MAX_PER_CODE,
+};
+pub use files::is_rule_name;
+pub use schema::{KeyInfo, SchemaInfo};
+
+use crate::settings::SettingsFile;
+use conditions::Context;
+use diagnostic::FileDiagnostics;
+use indexmap::IndexMap;
+use std::cmp::Ordering;
+
+/// The feature predicates a host can report (SPEC §2.7).
+pub const FEATURES: &[&str] = &["coms_active", "external_ai_agents"];
+
+/// A rule file over this many bytes is not loaded.
+pub const MAX_RULE_BYTES: u64 = 131_072;
+
+/// A rule layer, lowest precedence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LayerKind {
+    Package,
+    User,
+    Project,
+}
+
+impl LayerKind {
+    /// `package`, `user` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Package => "package",
+            LayerKind::User => "user",
+            LayerKind::Project => "project",
+        }
+    }
+
+    /// The conventional prefix range of new names in this layer (SPEC §8), inclusive.
+    pub fn prefix_range(self) -> (u64, u64) {
+        match self {
+            LayerKind::Package => (0, 69),
+            LayerKind::User => (70, 89),
+            LayerKind::Project => (90, 99),
+        }
+    }
+}
+
+/// One layer directory as listed: every entry, including those the loader ignores.
+#[derive(Debug, Clone)]
+pub struct LayerInput {
+    pub kind: LayerKind,
+    pub entries: Vec<Entry>,
+}
+
+/// One directory entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The file name, e.g. `10-agent-routing.md`.
+    pub name: String,
+    /// The path as found on disk, or `<embedded>/NAME`.
+    pub path: String,
+    /// Set when the entry is a symbolic link.
+    pub link: Option<Link>,
+    pub content: Content,
+}
+
+/// Where a symbolic link points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The target as written in the link.
+    pub target: String,
+    /// Whether the target resolves outside the project (decided by the caller, who can resolve
+    /// paths).
+    pub outside_project: bool,
+}
+
+/// What reading an entry gave (following links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// The bytes, at most [`MAX_RULE_BYTES`].
+    Bytes(Vec<u8>),
+    /// Over [`MAX_RULE_BYTES`]: `size` from `stat`, or at least `MAX_RULE_BYTES + 1` when a
+    /// bounded read found more.
+    Oversized { size: u64 },
+    /// A directory.
+    Directory,
+    /// A FIFO, socket or the like, never opened; `kind` names it (`FIFO`).
+    Special { kind: String },
+    /// `stat`, open or read failed; `reason` says how (`dangling link`).
+    Unreadable { reason: String },
+    /// Not read, because the name is not a rule name.
+    NotRead,
+}
+
+/// One settings file that exists.
+#[derive(Debug, Clone)]
+pub struct SettingsInput {
+    /// The path as found on disk.
+    pub path: String,
+    /// Its text (empty when unreadable).
+    pub text: String,
+    /// What the settings parser made of it.
+    pub file: SettingsFile,
+    /// The `pi-config-settings.json` beside this `.jsonc`, ignored because this one exists.
+    pub ignored_json: Option<String>,
+}
+
+/// Everything [`lint`] looks at.
+pub struct LintInput<'a> {
+    /// The layers, in any order.
+    pub layers: &'a [LayerInput],
+    pub settings: &'a [SettingsInput],
+    pub schema: &'a SchemaInfo,
+    /// The feature predicates, normally [`FEATURES`].
+    pub features: &'a [&'a str],
+    /// The order the loader sorts names in (ICU root collation, as `localeCompare`).
+    pub collate: &'a dyn Fn(&str, &str) -> Ordering,
+}
+
+/// The findings, and the texts they point into.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// In file order (layers lowest first, then settings files), by position within a file.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text of each file that was read, by path, as the spans index it.
+    pub sources: IndexMap<String, String>,
+    /// How many files were read and checked.
+    pub files: usize,
+}
+
+impl Report {
+    /// The text of the file at `path`, when it was read.
+    pub fn source(&self, path: &str) -> Option<&str> {
+        self.sources.get(path).map(String::as_str)
+    }
+
+    /// How many findings have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    }
+}
+
+/// Checks everything in `input`.
+pub fn lint(input: &LintInput<'_>) -> Report {
+    let cx = Context {
+        schema: input.schema,
+        features: input.features,
+    };
+    let mut layers: Vec<&LayerInput> = input.layers.iter().collect();
+    layers.sort_by_key(|l| l.kind);
+    let mut files: IndexMap<String, FileDiagnostics> = IndexMap::new();
+    let mut report = Report::default();
+
+    for layer in &layers {
+        let mut entries: Vec<&Entry> = layer.entries.iter().collect();
+        entries.sort_by(|a, b| (input.collate)(&a.name, &b.name));
+        for entry in entries {
+            let Content::Bytes(bytes) = &entry.content else {
+                continue;
+            };
+            if !is_rule_name(&entry.name) {
+                continue;
+            }
+            let out = files
+                .entry(entry.path.clone())
+                .or_insert_with(|| FileDiagnostics::new(entry.path.as_str()));
+            let text = check_rule_text(&cx, bytes, out);
+            report.sources.insert(entry.path.clone(), text);
+            report.files += 1;
+        }
+    }
+    let shadowed = files::check_layers(input, &layers, &mut files);
+    for settings in input.settings {
+        settings_files::check(input.schema, settings, &mut files);
+        report
+            .sources
+            .insert(settings.path.clone(), settings.text.clone());
+        report.files += 1;
+    }
+    for (path, out) in files {
+        debug_assert_eq!(path, out.path());
+        let note = shadowed.get(&path).map(String::as_str);
+        report.diagnostics.extend(out.finish(note));
+    }
+    report
+}
+
+/// Checks one rule file's content; returns its text as the loader reads it.
+fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) -> String {
+    let text = text::decode(bytes, out);
+    let text: &str = &text;
+    let front = crate::frontmatter::split(text);
+    frontmatter::check(cx, text, &front, out);
+    let body = front.body_start;
+    let mut markers = crate::markers::scan(&text[body..]);
+    for m in &mut markers {
+        m.span = m.span.start + body..m.span.end + body;
+        m.condition = m.condition.start + body..m.condition.end + body;
+    }
+    markers::check_balance(text, &markers, out);
+    for marker in markers.iter().filter(|m| m.is_opener()) {
+        conditions::check_condition(cx, text, marker, out);
+    }
+    markers::check_near_misses(text, body, &markers, out);
+    text::check_hidden(text, out);
+    text::check_table_gaps(text, body, &markers, out);
+    text.to_owned()
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers shared by the checks' unit tests.
+    use super::*;
+
+    /// The embedded schema, as the linter sees it.
+    pub fn schema() -> SchemaInfo {
+        SchemaInfo::from_schema(crate::settings::Schema::embedded())
+    }
+
+    /// The codes of a list of findings.
+    pub fn codes_of<T>(found: &[(Code, T)]) -> Vec<Code> {
+        found.iter().map(|(c, _)| *c).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, content: Content) -> Entry {
+        Entry {
+            name: name.to_owned(),
+            path: name.to_owned(),
+            link: None,
+            content,
+        }
+    }
+
+    fn bytes(text: &str) -> Content {
+        Content::Bytes(text.as_bytes().to_vec())
+    }
+
+    fn run(layers: &[LayerInput]) -> Vec<(String, Code)> {
+        let schema = testing::schema();
+        let input = LintInput {
+            layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: &|a: &str, b: &str| a.cmp(b),
+        };
+        lint(&input)
+            .diagnostics
+            .into_iter()
+            .map(|d| (d.path, d.code))
+            .collect()
+    }
+
+    fn layer(kind: LayerKind, entries: Vec<Entry>) -> LayerInput {
+        LayerInput { kind, entries }
+    }
+
+    fn prefixed(kind: LayerKind, entries: Vec<(&str, Content)>) -> LayerInput {
+        let dir = kind.as_str();
+        layer(
+            kind,
+            entries
+                .into_iter()
+                .map(|(n, c)| Entry {
+                    path: format!("{dir}/{n}"),
+                    ..entry(n, c)
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn layer_table() {
+        use Code::*;
+        use LayerKind::*;
+        let long = "x".repeat(400);
+        type Case<'a> = (&'a str, Vec<LayerInput>, Vec<(&'a str, Code)>);
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "clean",
+                vec![prefixed(Package, vec![("00-a.md", bytes("a"))])],
+                vec![],
+            ),
+            (
+                "oversized hides",
+                vec![
+                    prefixed(Package, vec![("00-a.md", bytes("a"))]),
+                    prefixed(
+                        User,
+                        vec![("00-a.md", Content::Oversized { size: 200_000 })],
+                    ),
+                ],
+                vec![("user/00-a.md", OversizedFile)],
+            ),
+            (
+                "stub",
+                vec![
+                    prefixed(Package, vec![("00-a.md", bytes(&long))]),
+                    prefixed(Project, vec![("00-a.md", bytes("short"))]),
+                ],
+                vec![("project/00-a.md", StubOverride)],
+            ),
+            (
+                "masked",
+                vec![
+                    prefixed(Package, vec![("00-a.md", bytes(&long))]),
+                    prefixed(User, vec![("00-a.md", bytes(""))]),
+                ],
+                vec![("user/00-a.md", MaskedRule)],
+            ),
+            (
+                "ranges",
+                vec![
+                    prefixed(User, vec![("10-x.md", bytes("a")), ("75-y.md", bytes("a"))]),
+                    prefixed(Project, vec![("5-x.md", bytes("a")), ("x.md", bytes("a"))]),
+                ],
+                vec![
+                    ("user/10-x.md", NameOutOfRange),
+                    ("project/5-x.md", UnpaddedPrefix),
+                    ("project/5-x.md", NameOutOfRange),
+                    ("project/5-x.md", CollationOrder),
+                    ("project/x.md", NameOutOfRange),
+                ],
+            ),
+            (
+                "collation",
+                vec![prefixed(
+                    Package,
+                    vec![("40-a.md", bytes("a")), ("5-b.md", bytes("b"))],
+                )],
+                vec![
+                    ("package/5-b.md", UnpaddedPrefix),
+                    ("package/5-b.md", CollationOrder),
+                ],
+            ),
+            (
+                "ignored",
+                vec![prefixed(
+                    Project,
+                    vec![
+                        ("90-a.MD", Content::NotRead),
+                        ("90-b.md", Content::Directory),
+                        ("notes.txt", Content::NotRead),
+                    ],
+                )],
+                vec![
+                    ("project/90-a.MD", IgnoredFile),
+                    ("project/90-b.md", IgnoredFile),
+                ],
+            ),
+            (
+                "unreadable falls back",
+                vec![
+                    prefixed(Package, vec![("00-a.md", bytes("a"))]),
+                    prefixed(
+                        User,
+                        vec![(
+                            "00-a.md",
+                            Content::Unreadable {
+                                reason: "dangling link".into(),
+                            },
+                        )],
+                    ),
+                ],
+                vec![("user/00-a.md", UnreadableRule)],
+            ),
+        ];
+        for (name, layers, expected) in cases {
+            let got = run(&layers);
+            let expected: Vec<(String, Code)> = expected
+                .into_iter()
+                .map(|(p, c)| (p.to_owned(), c))
+                .collect();
+            assert_eq!(got, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn shadowed_copies_are_checked_and_noted() {
+        let layers = vec![
+            prefixed(
+                LayerKind::Package,
+                vec![("00-a.md", bytes("{{/IF}} a long enough text"))],
+            ),
+            prefixed(
+                LayerKind::Project,
+                vec![("00-a.md", bytes("{{IF:dco}}override{{/IF}}"))],
+            ),
+        ];
+        let schema = testing::schema();
+        let input = LintInput {
+            layers: &layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: &|a: &str, b: &str| a.cmp(b),
+        };
+        let report = lint(&input);
+        assert_eq!(report.diagnostics.len(), 1);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.code, Code::StrayCloser);
+        assert_eq!(
+            d.notes.last().map(String::as_str),
+            Some("this copy is not loaded: `project/00-a.md` overrides it")
+        );
+        assert_eq!(report.files, 2);
+    }
+
+    #[test]
+    fn blocks_inside_dropped_blocks_are_checked() {
+        let layers = vec![prefixed(
+            LayerKind::Package,
+            vec![("00-a.md", bytes("{{IF:dco}}{{IF:dcoo}}x{{/IF}}{{/IF}}"))],
+        )];
+        assert_eq!(
+            run(&layers),
+            vec![("package/00-a.md".to_owned(), Code::UnknownSettingKey)]
+        );
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Fragments that exercise every check.
+    const PIECES: &[&[u8]] = &[
+        b"{{",
+        b"}}",
+        b"}",
+        b"IF:",
+        b"IFNOT:",
+        b"/IF",
+        b"/IFNOT",
+        b"if:",
+        b" ",
+        b"\t",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b"---",
+        b"|",
+        b":",
+        b"==",
+        b"!=",
+        b"=",
+        b"\"",
+        b"dco",
+        b"coms_active",
+        b"requires: ",
+        b"requires_setting: ",
+        b"REVIEW_LOOP_MAX_CYCLES",
+        b"SETTINGS",
+        b"x",
+        "é".as_bytes(),
+        "\u{202e}".as_bytes(),
+        "\u{200b}".as_bytes(),
+        "\u{feff}".as_bytes(),
+        "\u{e0041}".as_bytes(),
+        b"\xff",
+        b"\xc3",
+    ];
+
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(0..PIECES.len(), 0..80).prop_map(|ix| {
+            ix.into_iter()
+                .flat_map(|i| PIECES[i].iter().copied())
+                .collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_lints_without_panic_and_spans_are_valid(bytes in text(), lower in text()) {
+            let layers = vec![
+                LayerInput { kind: LayerKind::Package, entries: vec![Entry {
+                    name: "00-a.md".into(), path: "p/00-a.md".into(), link: None,
+                    content: Content::Bytes(lower),
+                }] },
+                LayerInput { kind: LayerKind::Project, entries: vec![Entry {
+                    name: "00-a.md".into(), path: "q/00-a.md".into(), link: None,
+                    content: Content::Bytes(bytes),
+                }] },
+            ];
+            let schema = testing::schema();
+            let input = LintInput {
+                layers: &layers,
+                settings: &[],
+                schema: &schema,
+                features: FEATURES,
+                collate: &|a: &str, b: &str| a.cmp(b),
+            };
+            let report = lint(&input);
+            for d in &report.diagnostics {
+                let text = report.source(&d.path).unwrap_or_default();
+                let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));
+                for span in spans {
+                    prop_assert!(span.start <= span.end && span.end <= text.len(), "{d:?}");
+                    prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+                }
+                prop_assert!(!d.message.is_empty(), "{d:?}");
+            }
+        }
+    }
+}

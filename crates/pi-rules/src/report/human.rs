@@ -1,0 +1,329 @@
+//! `--format human`: each finding as a heading, its location, the source lines it points at with
+//! carets under the span, then notes and help, in the style of rustc and codespan:
+//!
+//! ```text
+//! error[PR101]: unknown settings key `dcoo` in a condition
+//!  --> .pi/rules/90-x.md:3:6
+//!   |
+//! 3 | {{IF:dcoo}}
+//!   |      ^^^^ not a settings key or a feature
+//!   |
+//!   = help: did you mean `dco`?
+//! ```
+//!
+//! Invisible and bidirectional characters in a snippet are shown as `<U+202E>`, tabs as four
+//! spaces, and very long lines are cut around the span, so that the output is safe to print and
+//! bounded.
+
+use super::{counts, Positions};
+use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, LineIndex, Report, Severity};
+use std::io::{self, Write};
+use std::ops::Range;
+
+/// Lines longer than this (in bytes) are cut around the span.
+const MAX_LINE_BYTES: usize = 240;
+
+/// ANSI styling, on or off.
+#[derive(Clone, Copy)]
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    fn severity(self, severity: Severity, text: &str) -> String {
+        let code = match severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "1;36",
+        };
+        self.paint(code, text)
+    }
+
+    fn gutter(self, text: &str) -> String {
+        self.paint("1;34", text)
+    }
+
+    fn bold(self, text: &str) -> String {
+        self.paint("1", text)
+    }
+}
+
+pub(super) fn render(
+    report: &Report,
+    positions: &Positions<'_>,
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let style = Style { on: color };
+    for d in &report.diagnostics {
+        diagnostic(d, positions, style, out)?;
+        writeln!(out)?;
+    }
+    let (errors, warnings, infos) = counts(report);
+    let files = plural(report.files, "file");
+    if errors + warnings + infos == 0 {
+        writeln!(
+            out,
+            "{}",
+            style.bold(&format!("no problems found in {files}"))
+        )
+    } else {
+        let text = format!(
+            "{}, {}, {} in {files}",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(infos, "info")
+        );
+        writeln!(out, "{}", style.bold(&text))
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// One underline: where on its line, primary or not, and its text.
+struct Mark<'d> {
+    columns: Range<usize>,
+    primary: bool,
+    text: &'d str,
+}
+
+fn diagnostic(
+    d: &Diagnostic,
+    positions: &Positions<'_>,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let heading = format!("{}[{}]", d.severity, d.code.id());
+    writeln!(
+        out,
+        "{}{} {}",
+        style.severity(d.severity, &heading),
+        style.bold(":"),
+        style.bold(&visible(&d.message))
+    )?;
+    let index = positions.index(&d.path).filter(|_| d.span.is_some());
+    let (Some(index), Some(span)) = (index, &d.span) else {
+        writeln!(out, " {} {}", style.gutter("-->"), visible(&d.path))?;
+        return trailer(d, 2, style, out);
+    };
+    let p = positions.of(d);
+
+    // Lines to show: the primary span's first line and each label's first line.
+    let mut spans: Vec<(Range<usize>, bool, &str)> = vec![(span.clone(), true, d.label.as_str())];
+    spans.extend(
+        d.labels
+            .iter()
+            .map(|l| (l.span.clone(), false, l.message.as_str())),
+    );
+    let mut lines: Vec<(usize, String, Vec<Mark<'_>>)> = Vec::new();
+    for (span, primary, text) in spans {
+        let line = index.line_col(span.start).line;
+        let (shown, columns) = snippet(index, line, span);
+        let mark = Mark {
+            columns,
+            primary,
+            text,
+        };
+        match lines.iter_mut().find(|(l, _, _)| *l == line) {
+            Some((_, _, marks)) => marks.push(mark),
+            None => lines.push((line, shown, vec![mark])),
+        }
+    }
+    lines.sort_by_key(|(l, _, _)| *l);
+    let width = lines.last().map_or(1, |(l, _, _)| l.to_string().len());
+    let pad = " ".repeat(width);
+
+    writeln!(
+        out,
+        "{pad}{} {}:{}:{}",
+        style.gutter("-->"),
+        visible(&d.path),
+        p.line,
+        p.column
+    )?;
+    writeln!(out, "{pad} {}", style.gutter("|"))?;
+    let mut previous: Option<usize> = None;
+    for (line, shown, marks) in &lines {
+        if previous.is_some_and(|prev| line - prev > 1) {
+            writeln!(out, "{}", style.gutter("..."))?;
+        }
+        previous = Some(*line);
+        let number = format!("{line:>width$} |");
+        writeln!(out, "{} {shown}", style.gutter(&number))?;
+        for mark in marks {
+            let glyph = if mark.primary { "^" } else { "-" };
+            let under = glyph.repeat(mark.columns.len().max(1));
+            let colored = if mark.primary {
+                style.severity(d.severity, &under)
+            } else {
+                style.gutter(&under)
+            };
+            let label = visible(mark.text);
+            let text = if label.is_empty() {
+                String::new()
+            } else if mark.primary {
+                format!(" {}", style.severity(d.severity, &label))
+            } else {
+                format!(" {}", style.gutter(&label))
+            };
+            writeln!(
+                out,
+                "{pad} {} {}{colored}{text}",
+                style.gutter("|"),
+                " ".repeat(mark.columns.start)
+            )?;
+        }
+    }
+    if !d.notes.is_empty() || d.help.is_some() {
+        writeln!(out, "{pad} {}", style.gutter("|"))?;
+    }
+    trailer(d, width + 1, style, out)
+}
+
+/// The `= note:` and `= help:` lines.
+fn trailer(d: &Diagnostic, indent: usize, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let pad = " ".repeat(indent);
+    for note in &d.notes {
+        writeln!(out, "{pad}{} {}", style.bold("= note:"), visible(note))?;
+    }
+    if let Some(help) = &d.help {
+        writeln!(out, "{pad}{} {}", style.bold("= help:"), visible(help))?;
+    }
+    Ok(())
+}
+
+fn is_tag(c: char) -> bool {
+    matches!(c, '\u{e0000}'..='\u{e007f}')
+}
+
+/// How a character of a snippet is shown.
+fn shown_char(c: char, out: &mut String) {
+    match c {
+        '\t' => out.push_str("    "),
+        c if is_unsafe_to_print(c) => out.push_str(&format!("<U+{:04X}>", u32::from(c))),
+        c => out.push(c),
+    }
+}
+
+/// Line `line` as shown, and the display columns (0-based) that `span` covers on it.
+fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, Range<usize>) {
+    let text = index.text();
+    let range = index.line_range(line);
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let span_start = floor(span.start.clamp(range.start, range.end));
+    let span_end = floor(span.end.clamp(span_start, range.end));
+    let (mut from, mut to) = (range.start, range.end);
+    if to - from > MAX_LINE_BYTES {
+        from = floor(
+            span_start
+                .saturating_sub(MAX_LINE_BYTES / 3)
+                .max(range.start),
+        );
+        to = floor((from + MAX_LINE_BYTES).min(range.end));
+    }
+    let mut shown = String::new();
+    let mut cols = 0;
+    if from > range.start {
+        shown.push('…');
+        cols += 1;
+    }
+    let mut columns = 0..0;
+    // A run of tag characters shows as one `<N tag characters>`; `skip_to` ends the run.
+    let mut skip_to = from;
+    for (offset, c) in text[from..to].char_indices() {
+        let at = from + offset;
+        if at == span_start {
+            columns.start = cols;
+        }
+        if at == span_end {
+            columns.end = cols;
+        }
+        if at < skip_to {
+            continue;
+        }
+        let before = shown.len();
+        if is_tag(c) {
+            let run: Vec<char> = text[at..to].chars().take_while(|&c| is_tag(c)).collect();
+            skip_to = at + run.iter().map(|c| c.len_utf8()).sum::<usize>();
+            if run.len() > 1 {
+                shown.push_str(&format!("<{} tag characters>", run.len()));
+            } else {
+                shown_char(c, &mut shown);
+            }
+        } else {
+            shown_char(c, &mut shown);
+        }
+        cols += shown[before..].chars().count();
+    }
+    if span_start >= to {
+        columns.start = cols;
+    }
+    if span_end >= to {
+        columns.end = cols;
+    }
+    if to < range.end {
+        shown.push('…');
+    }
+    columns.end = columns.end.max(columns.start);
+    (shown, columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_table() {
+        // (text, span, expected line, expected columns)
+        let cases = [
+            ("{{IF:dcoo}}", 5..9, "{{IF:dcoo}}", 5..9),
+            ("a\n\tb\u{202e}c\n", 4..7, "    b<U+202E>c", 5..13),
+            ("x\r\n", 0..3, "x", 0..1),
+            ("é{{/IF}}", 2..9, "é{{/IF}}", 1..8),
+            ("a\u{e0041}\u{e0042}b", 1..9, "a<2 tag characters>b", 1..19),
+        ];
+        for (text, span, line, columns) in cases {
+            let index = LineIndex::new(text);
+            let l = index.line_col(span.start).line;
+            assert_eq!(
+                snippet(&index, l, span.clone()),
+                (line.to_owned(), columns),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let text = format!("{}{{{{/IF}}}}{}", "a".repeat(100_000), "b".repeat(100_000));
+        let index = LineIndex::new(&text);
+        let (shown, columns) = snippet(&index, 1, 100_000..100_007);
+        assert!(shown.chars().count() < MAX_LINE_BYTES + 4);
+        let picked: String = shown
+            .chars()
+            .skip(columns.start)
+            .take(columns.len())
+            .collect();
+        assert_eq!(picked, "{{/IF}}");
+    }
+}

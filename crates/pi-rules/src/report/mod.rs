@@ -1,0 +1,107 @@
+//! Rendering a lint [`Report`] in one of four formats: `human` (a source snippet with carets, in
+//! the style of codespan), `short` (`path:line:col: severity[CODE]: message`), `json` (one object
+//! with stable field names) and `sarif` (SARIF 2.1.0, for CI annotations).
+//!
+//! Spans are byte ranges; lines and columns (1-based, columns in characters) are computed here,
+//! through one [`LineIndex`] per file.
+
+mod human;
+mod json;
+mod sarif;
+mod short;
+
+use pi_rules_core::lint::{Diagnostic, LineIndex, Report};
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+/// An output format of `pi-rules check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Short,
+    Json,
+    Sarif,
+}
+
+/// Writes `report` to `out` in `format`. `color` applies to `human` only.
+pub fn render(report: &Report, format: Format, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let positions = Positions::new(report);
+    match format {
+        Format::Human => human::render(report, &positions, color, out),
+        Format::Short => short::render(report, &positions, out),
+        Format::Json => json::render(report, &positions, out),
+        Format::Sarif => sarif::render(report, &positions, out),
+    }
+}
+
+/// A diagnostic's position: start and end, each as (line, column), 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+impl Position {
+    const FILE: Position = Position {
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+    };
+}
+
+/// Line indexes of the report's sources, built once.
+pub(crate) struct Positions<'r> {
+    indexes: HashMap<&'r str, LineIndex<'r>>,
+}
+
+impl<'r> Positions<'r> {
+    fn new(report: &'r Report) -> Self {
+        let mut indexes = HashMap::new();
+        for d in &report.diagnostics {
+            if d.span.is_none() || indexes.contains_key(d.path.as_str()) {
+                continue;
+            }
+            if let Some(text) = report.source(&d.path) {
+                indexes.insert(d.path.as_str(), LineIndex::new(text));
+            }
+        }
+        Positions { indexes }
+    }
+
+    pub(crate) fn index(&self, path: &str) -> Option<&LineIndex<'r>> {
+        self.indexes.get(path)
+    }
+
+    /// Where `d` starts and ends; a finding about a whole file is at 1:1.
+    pub(crate) fn of(&self, d: &Diagnostic) -> Position {
+        let (Some(span), Some(index)) = (&d.span, self.index(&d.path)) else {
+            return Position::FILE;
+        };
+        let start = index.line_col(span.start);
+        let end = index.line_col(span.end);
+        Position {
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+        }
+    }
+
+    /// Whether `d` has a position in a text (so a snippet can be shown).
+    pub(crate) fn has_position(&self, d: &Diagnostic) -> bool {
+        d.span.is_some() && self.index(&d.path).is_some()
+    }
+}
+
+/// The summary counts: (errors, warnings, infos).
+pub(crate) fn counts(report: &Report) -> (usize, usize, usize) {
+    use pi_rules_core::lint::Severity::*;
+    (
+        report.count(Error),
+        report.count(Warning),
+        report.count(Info),
+    )
+}
