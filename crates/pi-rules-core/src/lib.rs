@@ -7,8 +7,9 @@
 //! Phases, one module each: [`frontmatter`] (header and gate), [`markers`] (scanning and matching
 //! `{{IF:}}`/`{{IFNOT:}}`), [`condition`] (conditions and literals), [`blocks`] (evaluating a
 //! body), [`table`] (table repair), [`placeholder`] (`{{REVIEW_LOOP_MAX_CYCLES}}`), composed by
-//! [`assemble`]. [`render`] fills `{{SETTINGS}}` into agent prompts. [`value`] is the JavaScript
-//! value model and [`settings`] the schema, files and resolution.
+//! [`assemble`](mod@assemble). [`render`] fills `{{SETTINGS}}` into agent prompts. [`value`] is
+//! the JavaScript value model, [`settings`] the schema, files and resolution, and [`lint`] the
+//! static checks behind `pi-rules check`.
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
 pub mod assemble;
