@@ -10,18 +10,18 @@
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
-use crate::loader::{compare_names, PackageSource};
+use crate::loader::{self, compare_names, FailureReason, PackageSource, RawRead, SpecialKind};
 use crate::repo;
 pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::{Context as _, Result};
 use pi_rules_core::lint::{
     self, Content, Entry, LayerInput, LayerKind, Link, LintInput, Report, SchemaInfo,
-    SettingsInput, Severity, MAX_RULE_BYTES,
+    SettingsInput, Severity,
 };
-use std::fs::{self, OpenOptions};
-use std::io::{self, IsTerminal, Read, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
 /// When to colour human output.
@@ -237,7 +237,7 @@ fn list_layer(
                 kind: special_name(&file_type).to_owned(),
             }
         } else {
-            read_bounded(&path)
+            read_bounded(&path, file_type.is_symlink())
         };
         entries.push(Entry {
             name,
@@ -263,57 +263,29 @@ fn special_name(file_type: &fs::FileType) -> &'static str {
     }
 }
 
-/// Reads a rule entry the way the loader does: `stat` (following links) first, oversized by
-/// size, never opening a FIFO or socket, then at most `MAX_RULE_BYTES + 1` bytes.
-fn read_bounded(path: &Path) -> Content {
-    let meta = match fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) => {
-            let reason = if err.kind() == io::ErrorKind::NotFound {
-                "it is a dangling link".to_owned()
-            } else {
-                format!("cannot stat it: {err}")
-            };
-            return Content::Unreadable { reason };
-        }
-    };
-    if meta.len() > MAX_RULE_BYTES {
-        return Content::Oversized { size: meta.len() };
-    }
-    let file_type = meta.file_type();
-    if file_type.is_dir() {
-        return Content::Directory;
-    }
-    if file_type.is_fifo() || file_type.is_socket() {
-        return Content::Special {
-            kind: special_name(&file_type).to_owned(),
-        };
-    }
-    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(err) => {
-            return Content::Unreadable {
-                reason: format!("cannot open it: {err}"),
+/// Reads a rule entry with the loader's own bounded read, keeping the bytes undecoded so that
+/// invalid UTF-8 can be located.
+fn read_bounded(path: &Path, is_symlink: bool) -> Content {
+    match loader::read_raw(path, is_symlink) {
+        RawRead::Bytes { bytes, .. } => Content::Bytes(bytes),
+        RawRead::Oversized { size, .. } => Content::Oversized { size },
+        RawRead::Failed(FailureReason::Directory) => Content::Directory,
+        RawRead::Failed(FailureReason::Special(kind)) => Content::Special {
+            kind: match kind {
+                SpecialKind::Fifo => "FIFO",
+                SpecialKind::Socket => "socket",
+            }
+            .to_owned(),
+        },
+        RawRead::Failed(FailureReason::Stat(err)) if err.kind == io::ErrorKind::NotFound => {
+            Content::Unreadable {
+                reason: "it is a dangling link".to_owned(),
             }
         }
-    };
-    let mut bytes = Vec::new();
-    if let Err(err) = file.take(MAX_RULE_BYTES + 1).read_to_end(&mut bytes) {
-        return Content::Unreadable {
-            reason: format!("cannot read it: {err}"),
-        };
+        RawRead::Failed(reason) => Content::Unreadable {
+            reason: reason.to_string(),
+        },
     }
-    if bytes.len() as u64 > MAX_RULE_BYTES {
-        return Content::Oversized {
-            size: bytes.len() as u64,
-        };
-    }
-    Content::Bytes(bytes)
 }
 
 /// Whether the link at `path` (with `target` as written) resolves outside `root`. A link to

@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 
 pub use collation::{compare_names, sort_by_name};
 pub use listing::is_rule_name;
+pub use read::{read_raw, RawRead};
 
 use read::ReadOutcome;
 

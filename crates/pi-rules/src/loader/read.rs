@@ -36,30 +36,43 @@ pub(super) enum ReadOutcome {
     Failed(FailureReason),
 }
 
-/// Reads the candidate at `path`; `is_symlink` is what the directory listing said about it.
-pub(super) fn read_candidate(path: &Path, is_symlink: bool) -> ReadOutcome {
+/// The bytes of one candidate, before decoding (`check` needs them to locate invalid UTF-8).
+#[derive(Debug)]
+pub enum RawRead {
+    /// Read in full; `masked` as in [`ReadOutcome::Text`].
+    Bytes { bytes: Vec<u8>, masked: bool },
+    /// As [`RawRead::Oversized`].
+    Oversized { size: u64, by_read: bool },
+    /// As [`RawRead::Failed`].
+    Failed(FailureReason),
+}
+
+/// Reads the candidate at `path`, bounded and without blocking: `stat` (following links) first,
+/// oversized by size, never opening a FIFO or socket, then at most [`READ_LIMIT`] bytes.
+/// `is_symlink` is what the directory listing said about it.
+pub fn read_raw(path: &Path, is_symlink: bool) -> RawRead {
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
-        Err(err) => return ReadOutcome::Failed(FailureReason::Stat(IoFailure::from(&err))),
+        Err(err) => return RawRead::Failed(FailureReason::Stat(IoFailure::from(&err))),
     };
     let size = metadata.len();
     // The size test comes first, whatever the file type, as in the reference.
     if size > MAX_RULE_BYTES {
-        return ReadOutcome::Oversized {
+        return RawRead::Oversized {
             size,
             by_read: false,
         };
     }
     let file_type = metadata.file_type();
     if let Some(kind) = special_kind(&file_type) {
-        return ReadOutcome::Failed(FailureReason::Special(kind));
+        return RawRead::Failed(FailureReason::Special(kind));
     }
     if file_type.is_dir() {
-        return ReadOutcome::Failed(FailureReason::Directory);
+        return RawRead::Failed(FailureReason::Directory);
     }
     let file = match open_nonblocking(path) {
         Ok(file) => file,
-        Err(err) => return ReadOutcome::Failed(FailureReason::Open(IoFailure::from(&err))),
+        Err(err) => return RawRead::Failed(FailureReason::Open(IoFailure::from(&err))),
     };
     // `size` is at most MAX_RULE_BYTES here, so it fits in usize on every supported target;
     // one spare byte lets the final zero-length read land without growing the buffer.
@@ -67,27 +80,38 @@ pub(super) fn read_candidate(path: &Path, is_symlink: bool) -> ReadOutcome {
     let mut bytes = Vec::with_capacity(capacity);
     if let Err(err) = (&file).take(READ_LIMIT).read_to_end(&mut bytes) {
         if let Some(kind) = special_after_open(&file) {
-            return ReadOutcome::Failed(FailureReason::Special(kind));
+            return RawRead::Failed(FailureReason::Special(kind));
         }
-        return ReadOutcome::Failed(FailureReason::Read(IoFailure::from(&err)));
+        return RawRead::Failed(FailureReason::Read(IoFailure::from(&err)));
     }
     if bytes.len() as u64 >= READ_LIMIT {
-        return ReadOutcome::Oversized {
+        return RawRead::Oversized {
             size: READ_LIMIT,
             by_read: true,
         };
     }
     if bytes.is_empty() {
         if let Some(kind) = special_after_open(&file) {
-            return ReadOutcome::Failed(FailureReason::Special(kind));
+            return RawRead::Failed(FailureReason::Special(kind));
         }
     }
     let masked = is_symlink && bytes.is_empty() && file_type.is_char_device();
-    let (text, had_invalid_utf8) = decode(bytes);
-    ReadOutcome::Text {
-        text,
-        had_invalid_utf8,
-        masked,
+    RawRead::Bytes { bytes, masked }
+}
+
+/// Reads and decodes the candidate at `path` (see [`read_raw`]).
+pub(super) fn read_candidate(path: &Path, is_symlink: bool) -> ReadOutcome {
+    match read_raw(path, is_symlink) {
+        RawRead::Bytes { bytes, masked } => {
+            let (text, had_invalid_utf8) = decode(bytes);
+            ReadOutcome::Text {
+                text,
+                had_invalid_utf8,
+                masked,
+            }
+        }
+        RawRead::Oversized { size, by_read } => ReadOutcome::Oversized { size, by_read },
+        RawRead::Failed(reason) => ReadOutcome::Failed(reason),
     }
 }
 
