@@ -4,6 +4,7 @@
 
 use super::codes::{Code, CODES};
 use crate::span::LineCol;
+use indexmap::IndexMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -121,6 +122,16 @@ pub(crate) struct FileDiagnostics {
     counts: Vec<usize>,
     /// Per code: how many were left out, and the span of the first one left out.
     suppressed: Vec<(usize, Option<Range<usize>>)>,
+}
+
+/// The findings of the file at `path`, created on first use.
+pub(crate) fn file<'f>(
+    files: &'f mut IndexMap<String, FileDiagnostics>,
+    path: &str,
+) -> &'f mut FileDiagnostics {
+    files
+        .entry(path.to_owned())
+        .or_insert_with(|| FileDiagnostics::new(path))
 }
 
 impl FileDiagnostics {

@@ -7,7 +7,7 @@
 //! copy that is read or oversized is the one that counts; unreadable copies fall through.
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, FileDiagnostics};
+use super::diagnostic::{excerpt, file, FileDiagnostics};
 use super::{Content, Entry, LayerInput, LayerKind, LintInput, MAX_RULE_BYTES};
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -61,15 +61,6 @@ impl Copy<'_> {
             _ => None,
         }
     }
-}
-
-fn file<'f>(
-    files: &'f mut IndexMap<String, FileDiagnostics>,
-    path: &str,
-) -> &'f mut FileDiagnostics {
-    files
-        .entry(path.to_owned())
-        .or_insert_with(|| FileDiagnostics::new(path))
 }
 
 /// Runs the layer checks. Returns, for each copy that is read but shadowed, a note naming the

@@ -3,7 +3,7 @@
 //! ignored because a `.jsonc` sits beside it.
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, FileDiagnostics};
+use super::diagnostic::{excerpt, file, FileDiagnostics};
 use super::schema::SchemaInfo;
 use super::suggest;
 use super::SettingsInput;
@@ -37,15 +37,6 @@ fn point(text: &str, offset: usize) -> Range<usize> {
     }
     let len = text[start..].chars().next().map_or(0, char::len_utf8);
     start..start + len
-}
-
-fn file<'f>(
-    files: &'f mut IndexMap<String, FileDiagnostics>,
-    path: &str,
-) -> &'f mut FileDiagnostics {
-    files
-        .entry(path.to_owned())
-        .or_insert_with(|| FileDiagnostics::new(path))
 }
 
 /// Whether the syntax error at `offset` is a trailing comma.
