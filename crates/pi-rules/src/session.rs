@@ -45,7 +45,11 @@ impl Session {
     /// (`--keys FILE`, else the embedded one).
     pub fn new(cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
         let cwd = match cwd {
-            Some(dir) => dir,
+            Some(dir) if dir.is_dir() => dir,
+            Some(dir) => anyhow::bail!(
+                "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
+                dir.display()
+            ),
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
         let home = std::env::var_os("HOME")

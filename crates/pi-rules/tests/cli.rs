@@ -483,6 +483,20 @@ fn missing_prompt_file_is_an_input_error() {
 }
 
 #[test]
+fn missing_cwd_is_an_input_error() {
+    let world = World::new();
+    for command in ["assemble", "settings", "explain", "check"] {
+        let out = world.run(&[command, "--cwd", "/no/such/dir"]);
+        assert_eq!(out.status.code(), Some(3), "{command}");
+        assert!(
+            stderr(&out).contains("`--cwd /no/such/dir` is not a directory"),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let world = World::new();
     for args in [
