@@ -111,7 +111,7 @@ fn build_report(common: &Common, run: &Run, recorder: &Recorder) -> Json {
     };
     let known: Vec<&str> = run.session.schema.names().collect();
     let features = json!({
-        "coms_active": {"value": common.coms_active, "source": "host (--coms-active)"},
+        "coms_active": {"value": common.coms_active, "source": "host flag --coms-active"},
         "external_ai_agents": {
             "value": crate::session::features(common.coms_active, resolved)
                 .get("external_ai_agents")
