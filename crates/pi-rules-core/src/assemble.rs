@@ -47,6 +47,7 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
     let mut warnings = Vec::new();
     let mut included = Vec::with_capacity(files.len());
     let mut contributed = vec![0; files.len()];
+    let mut separators = Vec::with_capacity(files.len());
     let mut scratch = Scratch::default();
     let mut any = false;
 
@@ -73,6 +74,7 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
             observer,
         );
         if any {
+            separators.push(joined.len());
             joined.push_str(JOIN);
         }
         any = true;
@@ -81,7 +83,7 @@ pub fn assemble_observed<S: AsRef<str>, O: Observer>(
         contributed[index] = joined.len() - before;
     }
 
-    let repaired = match table::repair(&joined) {
+    let repaired = match table::repair_joined(&joined, &separators) {
         Cow::Borrowed(_) => None,
         Cow::Owned(repaired) => Some(repaired),
     };

@@ -3,11 +3,14 @@
 use crate::value::Value;
 use indexmap::IndexMap;
 
+/// Lookups happen once per condition on every assembly: a fast, per-process seeded hasher.
+type Map<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+
 /// The known settings keys, in schema order, each with its value (`Value::Undefined` for a known
 /// key without one). A key that is absent is unknown.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    values: IndexMap<String, Value>,
+    values: Map<Value>,
 }
 
 impl Settings {
@@ -61,7 +64,7 @@ impl FromIterator<(String, Value)> for Settings {
 /// present are predicates.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Features {
-    flags: IndexMap<String, bool>,
+    flags: Map<bool>,
 }
 
 impl Features {

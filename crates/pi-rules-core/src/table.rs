@@ -33,6 +33,53 @@ pub fn repair(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Repairs `joined`: texts that were each repaired already, joined with `"\n\n"` separators
+/// starting at the offsets `separators` (ascending). Gives the same text as [`repair`], looking
+/// only at the blank lines around each separator: a repaired text has no gap left inside it, so
+/// the only gaps the join can create are runs of blank lines that cross a separator.
+pub fn repair_joined<'t>(joined: &'t str, separators: &[usize]) -> Cow<'t, str> {
+    let bytes = joined.as_bytes();
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
+    let mut gaps: Vec<Range<usize>> = Vec::new();
+    // End of the blank stretch looked at for the previous separator: a separator inside it
+    // (after a text that was all blank lines) belongs to the same run.
+    let mut covered = 0;
+    for &sep in separators {
+        if sep < covered || sep >= bytes.len() {
+            continue;
+        }
+        let next = sep + bytes[sep..].iter().take_while(|&&b| blank(b)).count();
+        covered = next;
+        // The line after the run must start with `|` (at `next`, so nothing blank before it).
+        if bytes.get(next) != Some(&b'|') || bytes[next - 1] != b'\n' {
+            continue;
+        }
+        // The line before the run: the one holding the last non-blank byte before `sep`.
+        let last = sep - bytes[..sep].iter().rev().take_while(|&&b| blank(b)).count();
+        if last == 0 {
+            continue;
+        }
+        let Some(newline) = memchr::memchr(b'\n', &bytes[last..]).map(|off| last + off) else {
+            continue;
+        };
+        let line_start = memchr::memrchr(b'\n', &bytes[..last]).map_or(0, |i| i + 1);
+        if memchr::memchr(b'|', &bytes[line_start..newline]).is_some() {
+            gaps.push(newline + 1..next);
+        }
+    }
+    if gaps.is_empty() {
+        return Cow::Borrowed(joined);
+    }
+    let mut out = String::with_capacity(joined.len());
+    let mut copied = 0;
+    for gap in gaps {
+        out.push_str(&joined[copied..gap.start]);
+        copied = gap.end;
+    }
+    out.push_str(&joined[copied..]);
+    Cow::Owned(out)
+}
+
 /// Calls `gap(copied, range)` for each run of blank lines to remove, in order, where `copied` is
 /// the end of the previous run (0 at first); returns the end of the last run (0 for none).
 ///
@@ -90,6 +137,56 @@ fn blank_run_end(bytes: &[u8], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Repairs each text, joins them with separators, and returns the joined text and the
+    /// separators' offsets.
+    fn join_repaired(texts: &[String]) -> (String, Vec<usize>) {
+        let mut joined = String::new();
+        let mut separators = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            if i > 0 {
+                separators.push(joined.len());
+                joined.push_str("\n\n");
+            }
+            repair_into(text, &mut joined);
+        }
+        (joined, separators)
+    }
+
+    proptest! {
+        #[test]
+        fn repairing_around_separators_equals_repairing_everything(
+            texts in prop::collection::vec("[| \t\n\rx]{0,12}", 0..6)
+        ) {
+            let (joined, separators) = join_repaired(&texts);
+            prop_assert_eq!(repair_joined(&joined, &separators), repair(&joined));
+        }
+
+        #[test]
+        fn repair_is_idempotent(text in "[| \t\n\rx]{0,40}") {
+            let once = repair(&text).into_owned();
+            prop_assert_eq!(repair(&once), once.as_str());
+        }
+    }
+
+    #[test]
+    fn repair_joined_table() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["| a |", "| b |"], "| a |\n| b |"),
+            (&["| a |\n  ", "\n| b |"], "| a |\n| b |"),
+            (&["| a |", "", "\n", "| b |"], "| a |\n| b |"),
+            (&["| a |", " | b |"], "| a |\n\n | b |"),
+            (&["| a |\r", "| b |"], "| a |\r\n| b |"),
+            (&["x", "| b |"], "x\n\n| b |"),
+            (&["", "| b |"], "\n\n| b |"),
+        ];
+        for (texts, expected) in cases {
+            let texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+            let (joined, separators) = join_repaired(&texts);
+            assert_eq!(repair_joined(&joined, &separators), *expected, "{texts:?}");
+        }
+    }
 
     #[test]
     fn repair_table() {
