@@ -2,7 +2,7 @@
 //! and their exit codes.
 
 use crate::eval;
-use crate::loader::{self, Loaded, NameReport, Outcome};
+use crate::loader::{self, Candidate, Loaded, NameReport, Outcome};
 use crate::session::{self, Session, FALLBACK_BLOCK};
 use crate::{check, report};
 use anyhow::{Context, Result};
@@ -176,47 +176,73 @@ pub fn assemble(common: &Common, format: OutputFormat, out: &mut dyn Write) -> R
     Ok(Exit::Success)
 }
 
-/// The status of one file name after loading and gating.
-pub fn status(report: &NameReport, included: Option<bool>) -> &'static str {
-    match &report.outcome {
-        Outcome::Oversized { .. } => "oversized",
-        Outcome::Unreadable { .. } => "unreadable",
-        Outcome::Taken { masked: true, .. } => "masked",
-        Outcome::Taken { .. } if included == Some(false) => "gated",
-        Outcome::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
-            "unreadable-fell-back"
-        }
-        Outcome::Taken { .. } => "included",
+/// One file name and where it stands in the assembly.
+pub struct NameEntry<'a> {
+    pub report: &'a NameReport,
+    /// Its index among the taken files (and so in the assembly's input), when it was taken.
+    pub file: Option<usize>,
+    /// Whether its frontmatter gate let it in, when it was assembled.
+    pub included: Option<bool>,
+}
+
+impl<'a> NameEntry<'a> {
+    /// The copies other than the winner, highest precedence first.
+    pub fn shadowed(&self) -> impl Iterator<Item = &'a Candidate> {
+        let winner = self.report.winner();
+        self.report
+            .candidates
+            .iter()
+            .filter(move |c| Some(*c) != winner)
     }
+
+    /// The status after loading and gating.
+    pub fn status(&self) -> &'static str {
+        match &self.report.outcome {
+            Outcome::Oversized { .. } => "oversized",
+            Outcome::Unreadable { .. } => "unreadable",
+            Outcome::Taken { masked: true, .. } => "masked",
+            Outcome::Taken { .. } if self.included == Some(false) => "gated",
+            Outcome::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
+                "unreadable-fell-back"
+            }
+            Outcome::Taken { .. } => "included",
+        }
+    }
+}
+
+/// Every file name in assembly order, matched with its taken file and gate result.
+pub fn name_entries<'a>(
+    loaded: &'a Loaded,
+    assembly: Option<&'a Assembly>,
+) -> impl Iterator<Item = NameEntry<'a>> {
+    let mut taken = 0;
+    loaded.names.iter().map(move |report| {
+        let file = report.is_taken().then(|| {
+            taken += 1;
+            taken - 1
+        });
+        let included = file.and_then(|i| assembly?.included.get(i).copied());
+        NameEntry {
+            report,
+            file,
+            included,
+        }
+    })
 }
 
 /// Per file name, in assembly order: winning layer and path, status, shadowed paths.
 fn file_reports(loaded: &Loaded, assembly: Option<&Assembly>) -> Vec<Json> {
-    let mut taken = 0;
-    loaded
-        .names
-        .iter()
-        .map(|report| {
-            let included = if report.is_taken() {
-                let included = assembly.and_then(|a| a.included.get(taken).copied());
-                taken += 1;
-                included
-            } else {
-                None
-            };
-            let winner = report.winner();
-            let lower: Vec<String> = report
-                .candidates
-                .iter()
-                .filter(|c| Some(*c) != winner)
-                .map(|c| c.display_path(&report.name))
-                .collect();
+    name_entries(loaded, assembly)
+        .map(|entry| {
+            let name = &entry.report.name;
+            let winner = entry.report.winner();
+            let shadowed: Vec<String> = entry.shadowed().map(|c| c.display_path(name)).collect();
             json!({
-                "name": report.name,
+                "name": name,
                 "layer": winner.map(|w| w.layer.as_str()),
-                "path": winner.map(|w| w.display_path(&report.name)),
-                "status": status(report, included),
-                "shadowed": lower,
+                "path": winner.map(|w| w.display_path(name)),
+                "status": entry.status(),
+                "shadowed": shadowed,
             })
         })
         .collect()

@@ -29,6 +29,7 @@ pub fn estimate_tokens(bytes: usize) -> usize {
 /// Decisions recorded during the assembly, owned so the report can outlive it.
 #[derive(Default)]
 struct Recorder {
+    /// One per assembled file, in file order (the engine decides every file's gate in turn).
     gates: Vec<Json>,
     /// (file, opener start) → (kept, reason as JSON).
     blocks: HashMap<(usize, usize), (bool, Range<usize>, Json)>,
@@ -61,9 +62,12 @@ impl Observer for Recorder {
             BlockReason::Feature { name, on } => {
                 json!({"kind": "feature", "key": name, "value": on})
             }
-            BlockReason::Truthy { key, value } => {
-                json!({"kind": "truthy", "key": key, "value": to_json(value)})
-            }
+            BlockReason::Truthy { key, value } => json!({
+                "kind": "truthy",
+                "key": key,
+                "value": to_json(value),
+                "truthy": value.is_truthy(),
+            }),
             BlockReason::Compare { key, equal, value } => {
                 json!({"kind": "compare", "key": key, "value": to_json(value), "equal": equal})
             }
@@ -169,41 +173,35 @@ fn file_entries(
     known: &[&str],
     source: &dyn Fn(&str) -> String,
 ) -> Vec<Json> {
-    let mut taken = 0;
     let mut entries = Vec::new();
-    for report in &loaded.names {
-        let index = report.is_taken().then(|| {
-            taken += 1;
-            taken - 1
-        });
-        let included = index.and_then(|i| run.assembly.as_ref()?.included.get(i).copied());
+    for named in commands::name_entries(loaded, run.assembly.as_ref()) {
+        let report = named.report;
         let winner = report.winner();
-        let shadowed: Vec<Json> = report
-            .candidates
-            .iter()
-            .filter(|c| Some(*c) != winner)
+        let shadowed: Vec<Json> = named
+            .shadowed()
             .map(|c| json!({"layer": c.layer.as_str(), "path": c.display_path(&report.name)}))
             .collect();
+        let gate = named.file.and_then(|i| recorder.gates.get(i));
         let mut entry = json!({
             "name": report.name,
             "layer": winner.map(|w| w.layer.as_str()),
             "path": winner.map(|w| w.display_path(&report.name)),
             "shadowed": shadowed,
-            "status": commands::status(report, included),
-            "reason": outcome_reason(report, index.and_then(|i| gate_for(recorder, i)), source),
+            "status": named.status(),
+            "reason": outcome_reason(report, gate, source),
             "bytes": 0,
             "tokens": 0,
             "blocks": [],
             "stray_closers": [],
         });
-        if let (Some(i), Some(assembly)) = (index, run.assembly.as_ref()) {
+        if let (Some(i), Some(assembly)) = (named.file, run.assembly.as_ref()) {
             let bytes = assembly.contributed.get(i).copied().unwrap_or(0);
             entry["bytes"] = json!(bytes);
             entry["tokens"] = json!(estimate_tokens(bytes));
             let text = &loaded.files[i].text;
             let body_start = frontmatter::split(text).body_start;
             entry["body_start"] = json!(body_start);
-            if included == Some(true) {
+            if named.included == Some(true) {
                 let (blocks, strays) = blocks(i, text, body_start, run, recorder, known, source);
                 entry["blocks"] = Json::Array(blocks);
                 entry["stray_closers"] = Json::Array(strays);
@@ -212,13 +210,6 @@ fn file_entries(
         entries.push(entry);
     }
     entries
-}
-
-fn gate_for(recorder: &Recorder, file: usize) -> Option<&Json> {
-    recorder
-        .gates
-        .iter()
-        .find(|g| g["file"].as_u64() == Some(file as u64))
 }
 
 /// The reason for a file's status, in words.
@@ -455,7 +446,7 @@ fn block_reason(
             "`{key}` = {} from {} is {}{invert}",
             reason["value"],
             source(key),
-            if value_truthy(&reason["value"]) {
+            if reason["truthy"] == true {
                 "truthy"
             } else {
                 "falsy"
@@ -478,18 +469,6 @@ fn block_reason(
             format!("`{key}` is neither a settings key nor a feature: fails closed{hint}")
         }
         _ => "malformed condition: fails closed".to_owned(),
-    }
-}
-
-/// Truthiness of a JSON rendering of a setting value.
-fn value_truthy(value: &Json) -> bool {
-    match value {
-        Json::Null => false,
-        Json::Bool(b) => *b,
-        Json::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-        Json::String(s) => !s.is_empty(),
-        Json::Array(a) => !a.is_empty(),
-        Json::Object(o) => !o.is_empty(),
     }
 }
 
