@@ -9,7 +9,7 @@
 //! four bytes of UTF-8, rounded up.
 
 use crate::commands::{self, output, Common, Exit, OutputFormat, Run};
-use crate::loader::{Loaded, NameReport, Outcome};
+use crate::loader::{Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::lint::suggest;
@@ -237,7 +237,7 @@ fn outcome_reason(
                 format!(", hiding the {} copy", layer_list(hides))
             };
             format!(
-                "oversized at {size} bytes (limit 131072) in the {} layer{hidden}",
+                "oversized at {size} bytes (limit {MAX_RULE_BYTES}) in the {} layer{hidden}",
                 winner.layer
             )
         }

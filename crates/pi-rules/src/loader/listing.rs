@@ -14,11 +14,7 @@ pub(super) struct Entry {
     pub(super) is_symlink: bool,
 }
 
-/// Whether a directory entry name can be a rule file: it ends with `.md` (case-sensitive;
-/// `.md` itself qualifies).
-pub fn is_rule_name(name: &str) -> bool {
-    name.ends_with(".md")
-}
+pub use pi_rules_core::lint::is_rule_name;
 
 /// Lists `dir` (not recursively), keeping rule entries in byte order of their names, as Node's
 /// `readdirSync` returns them. A missing directory gives nothing, silently; any other error

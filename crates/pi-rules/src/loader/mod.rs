@@ -37,8 +37,9 @@ pub use read::{read_raw, RawRead};
 
 use read::ReadOutcome;
 
-/// The largest rule file that is read: a file of more bytes is oversized.
-pub const MAX_RULE_BYTES: u64 = 131_072;
+/// The largest rule file that is read (a file of more bytes is oversized): one limit for the
+/// loader and the linter.
+pub use pi_rules_core::lint::MAX_RULE_BYTES;
 
 /// The most bytes ever read from one candidate; reaching it means the candidate is oversized.
 pub const READ_LIMIT: u64 = MAX_RULE_BYTES + 1;
