@@ -7,7 +7,7 @@ use crate::session::{self, Session, FALLBACK_BLOCK};
 use crate::{check, report};
 use anyhow::{Context, Result};
 use pi_rules_core::settings::Source;
-use pi_rules_core::{assemble as engine, Assembly, Scope, Value};
+use pi_rules_core::{assemble as engine, Assembly, Features, Scope, Value};
 use serde_json::{json, Value as Json};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -81,6 +81,10 @@ pub struct Run {
     pub session: Session,
     pub loaded: Option<Loaded>,
     pub resolved: pi_rules_core::settings::Resolved,
+    /// The feature predicates the assembly saw.
+    pub features: Features,
+    /// What `{{REVIEW_LOOP_MAX_CYCLES}}` became.
+    pub review_loop_max_cycles: String,
     pub block: String,
     pub assembly: Option<Assembly>,
     pub read_micros: u128,
@@ -92,11 +96,16 @@ pub fn run_assembly<O: pi_rules_core::Observer>(common: &Common, observer: &mut 
     let session = Session::new(common.cwd.clone(), common.keys.as_deref())?;
     let started = Instant::now();
     let resolved = session.resolve();
+    let settings = resolved.to_settings();
+    let features = session::features(common.coms_active, &resolved);
+    let review_loop_max_cycles = session::review_loop_max_cycles(&settings);
     if Session::is_subagent() {
         return Ok(Run {
             session,
             loaded: None,
             resolved,
+            features,
+            review_loop_max_cycles,
             block: String::new(),
             assembly: None,
             read_micros: started.elapsed().as_micros(),
@@ -109,13 +118,10 @@ pub fn run_assembly<O: pi_rules_core::Observer>(common: &Common, observer: &mut 
     let (block, assembly) = if loaded.fallback {
         (FALLBACK_BLOCK.to_owned(), None)
     } else {
-        let settings = resolved.to_settings();
-        let features = session::features(common.coms_active, &resolved);
-        let cycles = session::review_loop_max_cycles(&settings);
         let scope = Scope {
             settings: &settings,
             features: &features,
-            review_loop_max_cycles: &cycles,
+            review_loop_max_cycles: &review_loop_max_cycles,
         };
         let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_str()).collect();
         let assembly = engine::assemble_observed(&texts, &scope, observer);
@@ -125,6 +131,8 @@ pub fn run_assembly<O: pi_rules_core::Observer>(common: &Common, observer: &mut 
         session,
         loaded: Some(loaded),
         resolved,
+        features,
+        review_loop_max_cycles,
         block,
         assembly,
         read_micros,

@@ -93,7 +93,7 @@ fn to_json(value: &Value) -> Json {
 pub fn run(common: &Common, format: OutputFormat, out: &mut dyn Write) -> Result<Exit> {
     let mut recorder = Recorder::default();
     let run = commands::run_assembly(common, &mut recorder)?;
-    let report = build_report(common, &run, &recorder);
+    let report = build_report(&run, &recorder);
     match format {
         OutputFormat::Json => output(writeln!(out, "{report}"))?,
         OutputFormat::Text => {
@@ -105,7 +105,7 @@ pub fn run(common: &Common, format: OutputFormat, out: &mut dyn Write) -> Result
 }
 
 /// The explain report as JSON (the stable form; the text form is drawn from it).
-fn build_report(common: &Common, run: &Run, recorder: &Recorder) -> Json {
+fn build_report(run: &Run, recorder: &Recorder) -> Json {
     let resolved = &run.resolved;
     let source = |key: &str| {
         resolved.get(key).map_or_else(
@@ -115,11 +115,9 @@ fn build_report(common: &Common, run: &Run, recorder: &Recorder) -> Json {
     };
     let known: Vec<&str> = run.session.schema.names().collect();
     let features = json!({
-        "coms_active": {"value": common.coms_active, "source": "host flag --coms-active"},
+        "coms_active": {"value": run.features.get("coms_active").unwrap_or(false), "source": "host flag --coms-active"},
         "external_ai_agents": {
-            "value": crate::session::features(common.coms_active, resolved)
-                .get("external_ai_agents")
-                .unwrap_or(false),
+            "value": run.features.get("external_ai_agents").unwrap_or(false),
             "source": format!(
                 "acpx_agents ({}), cli_agents ({})",
                 source("acpx_agents"),
@@ -141,7 +139,6 @@ fn build_report(common: &Common, run: &Run, recorder: &Recorder) -> Json {
         .iter()
         .filter_map(|f| f["bytes"].as_u64())
         .sum::<u64>() as usize;
-    let cycles = crate::session::review_loop_max_cycles(&resolved.to_settings());
     json!({
         "cwd": run.session.cwd.display().to_string(),
         "subagent": run.loaded.is_none(),
@@ -152,7 +149,7 @@ fn build_report(common: &Common, run: &Run, recorder: &Recorder) -> Json {
         "placeholders": [{
             "name": "REVIEW_LOOP_MAX_CYCLES",
             "count": run.assembly.as_ref().map_or(0, |a| a.placeholders),
-            "value": cycles,
+            "value": run.review_loop_max_cycles,
             "source": source("review_loop_max_cycles"),
         }],
         "warnings": warnings,
