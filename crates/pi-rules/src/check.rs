@@ -14,38 +14,15 @@ use crate::loader::{self, compare_names, FailureReason, PackageSource, RawRead, 
 use crate::repo;
 pub use crate::report::Format;
 use crate::session::Session;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use pi_rules_core::lint::{
     self, Content, Entry, LayerInput, LayerKind, Link, LintInput, Report, SchemaInfo,
     SettingsInput, Severity,
 };
 use std::fs;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
-
-/// When to colour human output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ColorChoice {
-    /// When stdout is a terminal and `NO_COLOR` is unset or empty.
-    #[default]
-    Auto,
-    Always,
-    Never,
-}
-
-impl ColorChoice {
-    fn enabled(self) -> bool {
-        match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-                io::stdout().is_terminal() && !no_color
-            }
-        }
-    }
-}
 
 /// What `pi-rules check` runs on and how it reports.
 pub struct CheckOptions<'a> {
@@ -56,7 +33,8 @@ pub struct CheckOptions<'a> {
     pub format: Format,
     /// Warnings fail the check too.
     pub strict: bool,
-    pub color: ColorChoice,
+    /// Colour the `human` and `short` formats.
+    pub color: bool,
 }
 
 /// How a check ended.
@@ -95,13 +73,18 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
     lint::explain(code)
 }
 
-/// Runs the check and writes the report to `out` in the chosen format.
-pub fn run_check(opts: &CheckOptions<'_>, out: &mut dyn Write) -> Result<CheckStatus> {
-    let report = check(opts)?;
-    let color = opts.format == Format::Human && opts.color.enabled();
-    crate::report::render(&report, opts.format, color, out)
-        .context("cannot write the check report")?;
+/// Runs the check and writes the report to `out` in the chosen format. A failed write is an
+/// error of the `io` kind, which the caller maps to exit code 4.
+pub fn run_check(opts: &CheckOptions<'_>, out: &mut dyn Write) -> io::Result<CheckStatus> {
+    let report = check(opts).map_err(io::Error::other)?;
+    render(&report, opts, out)?;
     Ok(CheckStatus::of(&report, opts.strict))
+}
+
+/// Writes `report` to `out` in the format and colour of `opts`.
+pub fn render(report: &Report, opts: &CheckOptions<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let color = opts.color && matches!(opts.format, Format::Human | Format::Short);
+    crate::report::render(report, opts.format, color, out)
 }
 
 /// Gathers the input and lints it, without rendering.

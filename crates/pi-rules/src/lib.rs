@@ -1,12 +1,16 @@
 //! The pi-rules command-line tool as a library: layer discovery, bounded file reading, the
-//! settings files and the command implementations. `main.rs` only parses arguments.
+//! settings files, one module per command, and the output layer. `main.rs` only parses
+//! arguments and maps results to exit codes.
 
+pub mod assembly;
 pub mod check;
 pub mod commands;
 pub mod embedded;
 pub mod eval;
-pub mod explain;
+pub mod invocation;
 pub mod loader;
+pub mod output;
 pub mod repo;
 pub mod report;
 pub mod session;
+pub mod terminal;

@@ -5,7 +5,7 @@
 //! time, so that editors and git cannot alter it.
 
 use insta::assert_snapshot;
-use pi_rules::check::{self, CheckOptions, CheckStatus, ColorChoice, Format};
+use pi_rules::check::{self, CheckOptions, CheckStatus, Format};
 use pi_rules::loader::PackageSource;
 use pi_rules::session::Session;
 use pi_rules_core::lint::{Code, Report, CODES, MAX_PER_CODE};
@@ -153,7 +153,7 @@ fn options(session: &Session, package: PackageSource, format: Format) -> CheckOp
         package,
         format,
         strict: false,
-        color: ColorChoice::Never,
+        color: false,
     }
 }
 
@@ -355,7 +355,7 @@ fn colour_only_when_asked() {
     let mut plain = Vec::new();
     check::run_check(&opts, &mut plain).expect("check");
     assert!(!plain.contains(&0x1b));
-    opts.color = ColorChoice::Always;
+    opts.color = true;
     let mut colored = Vec::new();
     check::run_check(&opts, &mut colored).expect("check");
     assert!(colored.contains(&0x1b));

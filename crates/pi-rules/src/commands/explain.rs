@@ -8,8 +8,10 @@
 //! The JSON form is stable: see `docs/explain-json.md`. Token counts are estimates: one token per
 //! four bytes of UTF-8, rounded up.
 
-use crate::commands::{self, output, Common, Exit, OutputFormat, Run};
+use crate::assembly::{self, source_label, Run};
+use crate::invocation::{LayerArgs, OutputFormat};
 use crate::loader::{Loaded, NameReport, Outcome, MAX_RULE_BYTES};
+use crate::output::{output, Exit, Streams};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::lint::suggest;
@@ -18,7 +20,6 @@ use pi_rules_core::span::line_col;
 use pi_rules_core::{frontmatter, Observer, Value, WarningKind};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
 use std::ops::Range;
 
 /// Estimated tokens for `bytes` bytes of text: one per four bytes, rounded up.
@@ -89,16 +90,31 @@ fn to_json(value: &Value) -> Json {
         .unwrap_or(Json::Null)
 }
 
+/// Explain, per file and per block, what is in the rules block and why.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(after_help = "\
+Examples:
+  pi-rules explain
+  pi-rules explain --cwd ~/src/app --format json
+
+Token counts are estimates: one token per four bytes of UTF-8, rounded up.")]
+pub struct Args {
+    #[command(flatten)]
+    pub layers: LayerArgs,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
 /// `pi-rules explain`.
-pub fn run(common: &Common, format: OutputFormat, out: &mut dyn Write) -> Result<Exit> {
+pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = commands::run_assembly(common, &mut recorder)?;
+    let run = assembly::run_args(&args.layers, &mut recorder)?;
     let report = build_report(&run, &recorder);
-    match format {
-        OutputFormat::Json => output(writeln!(out, "{report}"))?,
+    match args.format {
+        OutputFormat::Json => output(writeln!(streams.out, "{report}"))?,
         OutputFormat::Text => {
-            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            output(out.write_all(render_text(&report, colour).as_bytes()))?;
+            let text = render_text(&report, streams.color_out);
+            output(streams.out.write_all(text.as_bytes()))?;
         }
     }
     Ok(Exit::Success)
@@ -108,10 +124,9 @@ pub fn run(common: &Common, format: OutputFormat, out: &mut dyn Write) -> Result
 fn build_report(run: &Run, recorder: &Recorder) -> Json {
     let resolved = &run.resolved;
     let source = |key: &str| {
-        resolved.get(key).map_or_else(
-            || "unknown".to_owned(),
-            |v| commands::source_label(&v.source),
-        )
+        resolved
+            .get(key)
+            .map_or_else(|| "unknown".to_owned(), |v| source_label(&v.source))
     };
     let known: Vec<&str> = run.session.schema.names().collect();
     let features = json!({
@@ -171,7 +186,7 @@ fn file_entries(
     source: &dyn Fn(&str) -> String,
 ) -> Vec<Json> {
     let mut entries = Vec::new();
-    for named in commands::name_entries(loaded, run.assembly.as_ref()) {
+    for named in assembly::name_entries(loaded, run.assembly.as_ref()) {
         let report = named.report;
         let winner = report.winner();
         let shadowed: Vec<Json> = named

@@ -1,0 +1,154 @@
+//! One assembly run as the commands see it: read the layers and settings, assemble, and keep
+//! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
+//! them assembles on its own.
+
+use crate::invocation::LayerArgs;
+use crate::loader::{self, Candidate, Loaded, NameReport, Outcome};
+use crate::session::{self, Session, FALLBACK_BLOCK};
+use anyhow::Result;
+use pi_rules_core::settings::{Resolved, Source};
+use pi_rules_core::{assemble as engine, Assembly, Features, Observer, Scope};
+use std::time::Instant;
+
+/// Everything one assembly produced.
+pub struct Run {
+    pub session: Session,
+    /// The layers as loaded; `None` for a subagent, which reads nothing.
+    pub loaded: Option<Loaded>,
+    pub resolved: Resolved,
+    /// The feature predicates the assembly saw.
+    pub features: Features,
+    /// What `{{REVIEW_LOOP_MAX_CYCLES}}` became.
+    pub review_loop_max_cycles: String,
+    /// The block exactly as a host appends it: `"\n\n"` and the assembly, the fallback block, or
+    /// `""` for a subagent.
+    pub block: String,
+    pub assembly: Option<Assembly>,
+    pub read_micros: u128,
+    pub assemble_micros: u128,
+}
+
+/// Reads the layers named by `args` and assembles them with `resolved` settings, reporting
+/// decisions to `observer`.
+pub fn run<O: Observer>(
+    session: Session,
+    args: &LayerArgs,
+    resolved: Resolved,
+    observer: &mut O,
+) -> Result<Run> {
+    let started = Instant::now();
+    let settings = resolved.to_settings();
+    let features = session::features(args.coms_active, &resolved);
+    let review_loop_max_cycles = session::review_loop_max_cycles(&settings);
+    if Session::is_subagent() {
+        return Ok(Run {
+            session,
+            loaded: None,
+            resolved,
+            features,
+            review_loop_max_cycles,
+            block: String::new(),
+            assembly: None,
+            read_micros: started.elapsed().as_micros(),
+            assemble_micros: 0,
+        });
+    }
+    let loaded = loader::load(&session.layer_dirs(args.package_dir.as_deref()));
+    let read_micros = started.elapsed().as_micros();
+    let started = Instant::now();
+    let (block, assembly) = if loaded.fallback {
+        (FALLBACK_BLOCK.to_owned(), None)
+    } else {
+        let scope = Scope {
+            settings: &settings,
+            features: &features,
+            review_loop_max_cycles: &review_loop_max_cycles,
+        };
+        let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_str()).collect();
+        let assembly = engine::assemble_observed(&texts, &scope, observer);
+        (format!("\n\n{}", assembly.text), Some(assembly))
+    };
+    Ok(Run {
+        session,
+        loaded: Some(loaded),
+        resolved,
+        features,
+        review_loop_max_cycles,
+        block,
+        assembly,
+        read_micros,
+        assemble_micros: started.elapsed().as_micros(),
+    })
+}
+
+/// Reads the session and settings named by `args` and runs the assembly.
+pub fn run_args<O: Observer>(args: &LayerArgs, observer: &mut O) -> Result<Run> {
+    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let resolved = session.resolve();
+    run(session, args, resolved, observer)
+}
+
+/// One file name and where it stands in the assembly.
+pub struct NameEntry<'a> {
+    pub report: &'a NameReport,
+    /// Its index among the taken files (and so in the assembly's input), when it was taken.
+    pub file: Option<usize>,
+    /// Whether its frontmatter gate let it in, when it was assembled.
+    pub included: Option<bool>,
+}
+
+impl<'a> NameEntry<'a> {
+    /// The copies other than the winner, highest precedence first.
+    pub fn shadowed(&self) -> impl Iterator<Item = &'a Candidate> {
+        let winner = self.report.winner();
+        self.report
+            .candidates
+            .iter()
+            .filter(move |c| Some(*c) != winner)
+    }
+
+    /// The status after loading and gating.
+    pub fn status(&self) -> &'static str {
+        match &self.report.outcome {
+            Outcome::Oversized { .. } => "oversized",
+            Outcome::Unreadable { .. } => "unreadable",
+            Outcome::Taken { masked: true, .. } => "masked",
+            Outcome::Taken { .. } if self.included == Some(false) => "gated",
+            Outcome::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
+                "unreadable-fell-back"
+            }
+            Outcome::Taken { .. } => "included",
+        }
+    }
+}
+
+/// Every file name in assembly order, matched with its taken file and gate result.
+pub fn name_entries<'a>(
+    loaded: &'a Loaded,
+    assembly: Option<&'a Assembly>,
+) -> impl Iterator<Item = NameEntry<'a>> {
+    let mut taken = 0;
+    loaded.names.iter().map(move |report| {
+        let file = report.is_taken().then(|| {
+            taken += 1;
+            taken - 1
+        });
+        let included = file.and_then(|i| assembly?.included.get(i).copied());
+        NameEntry {
+            report,
+            file,
+            included,
+        }
+    })
+}
+
+/// A short label for a value's source, for tables and explanations.
+pub fn source_label(source: &Source) -> String {
+    match source {
+        Source::ProjectFile => "project file".to_owned(),
+        Source::GlobalFile => "global file".to_owned(),
+        Source::Env(name) => format!("env {name}"),
+        Source::Default => "default".to_owned(),
+        Source::Fallback => "no rule".to_owned(),
+    }
+}

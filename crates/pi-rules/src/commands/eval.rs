@@ -1,0 +1,22 @@
+//! `pi-rules eval`: the engine's line protocol on stdin and stdout (see [`crate::eval`]).
+
+use crate::output::{output, Exit, Streams};
+use anyhow::Result;
+
+/// Serve the engine over stdin/stdout: one JSON request per line, one response per line.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(after_help = r#"Examples:
+  echo '{"rules": ["{{IF:dco}}sign{{/IF}}"], "settings": {"dco": true}}' | pi-rules eval
+  echo '{"prompt": "{{SETTINGS}}", "settings": {"dco": false}}' | pi-rules eval
+
+An assembly request has `rules`, `settings`, `known_keys` (default: the keys of `settings`),
+`features` and `review_loop_max_cycles` (default 3); its response has `text`, `warnings` and
+`files`. A render request has `prompt`, `settings` and `known_keys`; its response has `text`.
+An invalid line gets {"error": "..."} and the stream goes on."#)]
+pub struct Args {}
+
+pub fn run(_args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+    let stdin = std::io::stdin();
+    output(crate::eval::serve(stdin.lock(), &mut *streams.out))?;
+    Ok(Exit::Success)
+}

@@ -1,0 +1,69 @@
+//! The command line: one module per command, each with its clap arguments beside its code, as
+//! cargo's `src/bin/cargo/commands/` does. What several commands share lives below them:
+//! [`crate::invocation`] (shared arguments), [`crate::assembly`] (one assembly run),
+//! [`crate::output`] (streams and exit codes) and [`crate::terminal`] (escaping and colour).
+//! No command imports another.
+
+pub mod assemble;
+pub mod check;
+pub mod eval;
+pub mod explain;
+pub mod render;
+pub mod settings;
+
+use crate::output::{Exit, Streams};
+use crate::terminal::ColorChoice;
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+pub use crate::output::{exit_for, output};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  success (for `check`: no errors)
+  1  `check` found errors (or warnings, with --strict)
+  2  usage error: unknown flag, bad value, missing argument
+  3  input error: an unreadable file, an invalid schema, a directory that cannot be used
+  4  output error: stdout closed, full or unwritable
+
+Environment:
+  HOME                   the user layer is $HOME/.pi/agent/rules, global settings $HOME/.pi
+  PI_RULES_PACKAGE_DIR   a directory that replaces the embedded package rules
+  PI_SUBAGENT_CHILD=1    subagent: no rules block at all
+  NO_COLOR               no colour (CLICOLOR_FORCE=1 forces it; TERM=dumb turns it off)";
+
+/// Build the rules block of an orchestrator's system prompt from layered markdown files, and see
+/// why each rule and block is in or out.
+#[derive(Parser, Debug)]
+#[command(name = "pi-rules", version, after_help = AFTER_HELP, propagate_version = true)]
+pub struct Cli {
+    /// When to colour human-readable output.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    Assemble(assemble::Args),
+    Settings(settings::Args),
+    Render(render::Args),
+    Explain(explain::Args),
+    Check(check::Args),
+    Eval(eval::Args),
+}
+
+impl Command {
+    /// Runs the command, writing to `streams`.
+    pub fn run(self, streams: &mut Streams<'_>) -> Result<Exit> {
+        match self {
+            Command::Assemble(args) => assemble::run(&args, streams),
+            Command::Settings(args) => settings::run(&args, streams),
+            Command::Render(args) => render::run(&args, streams),
+            Command::Explain(args) => explain::run(&args, streams),
+            Command::Check(args) => check::run(&args, streams),
+            Command::Eval(args) => eval::run(&args, streams),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! `pi-rules settings`: resolved settings with the source of each value.
+
+use crate::assembly::source_label;
+use crate::invocation::{OutputFormat, ProjectArgs};
+use crate::output::{output, Exit, Streams};
+use crate::session::Session;
+use crate::terminal::{escape, escape_truncated};
+use anyhow::Result;
+use pi_rules_core::settings::Source;
+use pi_rules_core::Value;
+
+/// The widest value column before values are cut.
+const MAX_VALUE_CHARS: usize = 60;
+
+/// Show resolved settings with the source of each value.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(after_help = "\
+Examples:
+  pi-rules settings                        # table of key, value, source
+  pi-rules settings dco review_loop_max_cycles
+  pi-rules settings --format json          # key -> value, in schema order
+
+Sources, highest first: <repo root>/.pi/pi-config-settings.jsonc (or .json), then
+$HOME/.pi/pi-config-settings.jsonc (or .json), then the key's environment variable, then the
+schema default.")]
+pub struct Args {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Keys to show (default: all).
+    #[arg(value_name = "KEY")]
+    pub only: Vec<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+}
+
+pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let resolved = session.resolve();
+    let rows: Vec<(&str, Value, Option<Source>)> = if args.only.is_empty() {
+        resolved
+            .iter()
+            .map(|(k, v)| (k, v.value.clone(), Some(v.source.clone())))
+            .collect()
+    } else {
+        args.only
+            .iter()
+            .map(|k| match resolved.get(k) {
+                Some(v) => (k.as_str(), v.value.clone(), Some(v.source.clone())),
+                None => (k.as_str(), resolved.resolve_key(k).clone(), None),
+            })
+            .collect()
+    };
+    match args.format {
+        OutputFormat::Json => {
+            let mut object = pi_rules_core::Object::new();
+            for (key, value, _) in rows {
+                object.insert(key.to_owned(), value);
+            }
+            let text = Value::Object(object).to_json().unwrap_or_default();
+            output(writeln!(streams.out, "{text}"))?;
+        }
+        OutputFormat::Text => {
+            let cells: Vec<(String, String, String)> = rows
+                .into_iter()
+                .map(|(key, value, source)| {
+                    let shown = value.to_json().unwrap_or_else(|| "undefined".into());
+                    let source =
+                        source.map_or_else(|| "unknown key".to_owned(), |s| source_label(&s));
+                    (
+                        escape(key).into_owned(),
+                        escape_truncated(&shown, MAX_VALUE_CHARS).into_owned(),
+                        escape(&source).into_owned(),
+                    )
+                })
+                .collect();
+            let key_width = cells.iter().map(|c| c.0.len()).max().unwrap_or(3).max(3);
+            let value_width = cells
+                .iter()
+                .map(|c| c.1.chars().count())
+                .max()
+                .unwrap_or(5)
+                .clamp(5, 40);
+            let mut text = format!("{:key_width$}  {:value_width$}  SOURCE\n", "KEY", "VALUE");
+            for (key, value, source) in cells {
+                text.push_str(&format!(
+                    "{key:key_width$}  {value:value_width$}  {source}\n"
+                ));
+            }
+            output(streams.out.write_all(text.as_bytes()))?;
+        }
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,195 @@
+//! Where the commands write, and how a failed write becomes an exit code.
+//!
+//! Every command writes through a [`Streams`]: buffered stdout and stderr (64 KiB each), flushed
+//! at the end or per protocol line. Output that matters (the block, a report, a response) goes to
+//! `out`, and a failure there is an [`OutputError`] (exit 4). Diagnostics on `err` are
+//! best-effort: a stderr that is closed or full never costs the block ([`note`] ignores write
+//! errors).
+//!
+//! A closed stdout (`>&-`) needs care: before `main` runs, Rust's runtime reopens a closed
+//! standard descriptor on `/dev/null` (read-write), after which every write "succeeds".
+//! [`stdout_was_closed`] recognises that descriptor, so that the command can fail with exit 4
+//! instead of silently writing nowhere.
+
+use std::fmt;
+use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+
+/// The size of the stdout and stderr buffers.
+pub const BUFFER_BYTES: usize = 64 * 1024;
+
+/// How a command ended, as an exit code (documented in `--help` and the README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: success.
+    Success = 0,
+    /// 1: `check` found errors (or warnings, with `--strict`); `diff` found a difference.
+    Findings = 1,
+    /// 2: usage error (clap reports most of these itself).
+    Usage = 2,
+    /// 3: an input could not be read or used.
+    Input = 3,
+    /// 4: the output could not be written.
+    Output = 4,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit as u8)
+    }
+}
+
+/// A write to stdout failed: exit code 4.
+#[derive(Debug)]
+pub struct OutputError(pub io::Error);
+
+impl OutputError {
+    /// Whether the reader went away (`EPIPE`): the command then exits quietly, as `head` users
+    /// expect from ripgrep and cargo.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.0.kind() == io::ErrorKind::BrokenPipe
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot write the output: {}", self.0)
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+/// A usage error found after argument parsing (an unknown key in `--set`, a bad code): exit 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Wraps an output failure so that [`exit_for`] maps it to [`Exit::Output`].
+pub fn output<T>(result: io::Result<T>) -> anyhow::Result<T> {
+    result.map_err(|e| OutputError(e).into())
+}
+
+/// The exit code for a failed command: 4 for output, 2 for usage, 3 for everything else (an
+/// input that could not be read or used).
+pub fn exit_for(err: &anyhow::Error) -> Exit {
+    if err.downcast_ref::<OutputError>().is_some() {
+        Exit::Output
+    } else if err.downcast_ref::<UsageError>().is_some() {
+        Exit::Usage
+    } else {
+        Exit::Input
+    }
+}
+
+/// Writes one diagnostic line to stderr, ignoring failures: a stderr that cannot be written must
+/// not cost the command its real output.
+pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
+    let _ = err.write_fmt(args);
+    let _ = err.write_all(b"\n");
+}
+
+/// The two streams a command writes to.
+pub struct Streams<'a> {
+    /// Standard output: the command's result. Failures are [`OutputError`]s.
+    pub out: &'a mut dyn Write,
+    /// Standard error: diagnostics, best-effort (see [`note`]).
+    pub err: &'a mut dyn Write,
+    /// Whether `out` may be coloured.
+    pub color_out: bool,
+    /// Whether `err` may be coloured.
+    pub color_err: bool,
+}
+
+impl Streams<'_> {
+    /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
+    /// [`OutputError`].
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let _ = self.err.flush();
+        output(self.out.flush())
+    }
+}
+
+/// Buffered handles on the process's stdout and stderr.
+pub struct StdStreams {
+    pub out: BufWriter<io::Stdout>,
+    pub err: BufWriter<io::Stderr>,
+}
+
+impl StdStreams {
+    pub fn new() -> StdStreams {
+        StdStreams {
+            out: BufWriter::with_capacity(BUFFER_BYTES, io::stdout()),
+            err: BufWriter::with_capacity(BUFFER_BYTES, io::stderr()),
+        }
+    }
+}
+
+impl Default for StdStreams {
+    fn default() -> Self {
+        StdStreams::new()
+    }
+}
+
+/// Whether the process was started with stdout closed (`>&-`).
+///
+/// Rust's runtime reopens a closed standard descriptor on `/dev/null` with `O_RDWR` before `main`;
+/// a shell redirection `>/dev/null` opens it write-only. So stdout that is `/dev/null` opened
+/// read-write is taken to have been closed. (The one false positive is an explicit
+/// `1<>/dev/null`.)
+pub fn stdout_was_closed() -> bool {
+    let stdout = io::stdout();
+    let fd = stdout.as_fd();
+    let Ok(flags) = rustix::fs::fcntl_getfl(fd) else {
+        return true;
+    };
+    if flags & rustix::fs::OFlags::RWMODE != rustix::fs::OFlags::RDWR {
+        return false;
+    }
+    let Ok(stat) = rustix::fs::fstat(fd) else {
+        return false;
+    };
+    let is_char_device =
+        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::CharacterDevice;
+    let dev = stat.st_rdev;
+    is_char_device && rustix::fs::major(dev) == 1 && rustix::fs::minor(dev) == 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_error_type() {
+        let out: anyhow::Error = OutputError(io::Error::from(io::ErrorKind::BrokenPipe)).into();
+        assert_eq!(exit_for(&out), Exit::Output);
+        let usage: anyhow::Error = UsageError("bad".into()).into();
+        assert_eq!(exit_for(&usage), Exit::Usage);
+        assert_eq!(exit_for(&anyhow::anyhow!("no such file")), Exit::Input);
+        let wrapped = output::<()>(Err(io::Error::from(io::ErrorKind::BrokenPipe)))
+            .unwrap_err()
+            .context("while writing");
+        assert_eq!(exit_for(&wrapped), Exit::Output);
+    }
+
+    #[test]
+    fn note_ignores_a_failing_writer() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::from_raw_os_error(28))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(io::Error::from_raw_os_error(28))
+            }
+        }
+        note(&mut Full, format_args!("warning"));
+    }
+}

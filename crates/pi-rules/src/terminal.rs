@@ -1,0 +1,181 @@
+//! What reaches a terminal: escaping of text the tool did not write itself, and colour choice.
+//!
+//! Every human-readable printer passes file names, paths, conditions, values and snippets through
+//! [`escape`] before printing them, so that a hostile rule file named
+//! `x\e]0;OWNED\a\e[2J.md` cannot set the terminal title or clear the screen, and a newline in a
+//! name cannot forge an output line. JSON output needs none of this: JSON escapes controls
+//! itself.
+
+use clap::ValueEnum;
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `c` must not reach a terminal as itself: C0 controls (tab and newline included), DEL,
+/// C1 controls, the bidirectional controls (which reorder what follows them), and the line and
+/// paragraph separators.
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c,
+        '\0'..='\x1f' | '\x7f'..='\u{9f}'
+        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        | '\u{2028}' | '\u{2029}')
+}
+
+/// `text` with every [`is_unsafe`] character written visibly: `\n`, `\r`, `\t`, `\0`, `\x1b`
+/// for the other C0, DEL and C1 controls, and `\u{202e}` for the rest. Borrowed when there is
+/// nothing to escape.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    let Some(first) = text.find(is_unsafe) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if !is_unsafe(c) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `text` escaped and cut to at most `max` characters; a cut value ends with `…` and its full
+/// length in bytes, so that a megabyte-long setting prints as one short line.
+pub fn escape_truncated(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => escape(text),
+        Some((cut, _)) => Cow::Owned(format!("{}… ({} bytes)", escape(&text[..cut]), text.len())),
+    }
+}
+
+/// `--color`: when to colour human-readable output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when the stream is a terminal, unless `NO_COLOR` is set or `TERM=dumb`;
+    /// `CLICOLOR_FORCE` forces it on.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour a stream that is (or is not) a terminal, given the environment lookup
+    /// `env`.
+    pub fn enabled_with(self, is_terminal: bool, env: impl Fn(&str) -> Option<String>) -> bool {
+        let set = |name: &str| env(name).is_some_and(|v| !v.is_empty());
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                if set("NO_COLOR") {
+                    false
+                } else if env("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0") {
+                    true
+                } else if env("TERM").is_some_and(|t| t == "dumb") {
+                    false
+                } else {
+                    is_terminal
+                }
+            }
+        }
+    }
+
+    /// [`ColorChoice::enabled_with`] on the process environment.
+    pub fn enabled(self, is_terminal: bool) -> bool {
+        self.enabled_with(is_terminal, |name| std::env::var(name).ok())
+    }
+}
+
+/// ANSI styling that is on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paint {
+    pub on: bool,
+}
+
+impl Paint {
+    /// `text` in SGR style `code` (e.g. `1;31`) when on; as it is otherwise.
+    pub fn paint<'t>(self, code: &str, text: &'t str) -> Cow<'t, str> {
+        if self.on {
+            Cow::Owned(format!("\x1b[{code}m{text}\x1b[0m"))
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_table() {
+        let cases = [
+            ("plain name.md", "plain name.md"),
+            (
+                "x\x1b]0;OWNED\x07\x1b[2J.md",
+                "x\\x1b]0;OWNED\\x07\\x1b[2J.md",
+            ),
+            (
+                "a\n└─ 00-orchestrator-core.md  included",
+                "a\\n└─ 00-orchestrator-core.md  included",
+            ),
+            ("tab\there", "tab\\there"),
+            ("nul\0", "nul\\0"),
+            ("del\x7f c1\u{9b}", "del\\x7f c1\\x9b"),
+            ("rlo\u{202e}txt", "rlo\\u{202e}txt"),
+            ("isolate\u{2066}", "isolate\\u{2066}"),
+            ("sep\u{2028}", "sep\\u{2028}"),
+            ("emoji 👨‍👩‍👧 and CJK 漢字", "emoji 👨‍👩‍👧 and CJK 漢字"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(escape(input), expected, "{input:?}");
+        }
+        assert!(matches!(escape("clean"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn truncation_shows_the_length() {
+        assert_eq!(escape_truncated("short", 10), "short");
+        let long = "é".repeat(100);
+        assert_eq!(
+            escape_truncated(&long, 3),
+            format!("ééé… ({} bytes)", long.len())
+        );
+        assert_eq!(escape_truncated("a\nbcdef", 3), "a\\nb… (7 bytes)");
+    }
+
+    #[test]
+    fn colour_choice_table() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let auto = ColorChoice::Auto;
+        assert!(auto.enabled_with(true, env(&[])));
+        assert!(!auto.enabled_with(false, env(&[])));
+        assert!(!auto.enabled_with(true, env(&[("NO_COLOR", "1")])));
+        assert!(auto.enabled_with(true, env(&[("NO_COLOR", "")])));
+        assert!(!auto.enabled_with(true, env(&[("TERM", "dumb")])));
+        assert!(auto.enabled_with(false, env(&[("CLICOLOR_FORCE", "1")])));
+        assert!(!auto.enabled_with(false, env(&[("CLICOLOR_FORCE", "0")])));
+        assert!(!auto.enabled_with(false, env(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")])));
+        assert!(ColorChoice::Always.enabled_with(false, env(&[("NO_COLOR", "1")])));
+        assert!(!ColorChoice::Never.enabled_with(true, env(&[])));
+    }
+}
