@@ -1,9 +1,54 @@
-//! The arguments several commands share: where the project is, which schema, which package
-//! layer, and what the host says. The commands flatten these into their own arguments, and
-//! `serve` builds them from request parameters.
+//! What one command invocation is given: the arguments several commands share (where the
+//! project is, which schema, which package layer, what the host says), the streams it writes to,
+//! and where its settings come from. The commands flatten the shared arguments into their own,
+//! and `serve` builds them from request parameters.
 
+use crate::output::output;
+use crate::session::Session;
 use clap::Args;
+use pi_rules_core::settings::Resolved;
+use std::io::Write;
 use std::path::PathBuf;
+
+/// Where a command's resolved settings come from.
+pub trait SettingsSource {
+    /// The settings for `session`'s working directory.
+    fn resolve(&mut self, session: &Session) -> Resolved;
+}
+
+/// Settings read afresh from the files and the environment: one-shot commands.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FreshSettings;
+
+impl SettingsSource for FreshSettings {
+    fn resolve(&mut self, session: &Session) -> Resolved {
+        session.resolve()
+    }
+}
+
+/// What a command runs with.
+pub struct Context<'a> {
+    /// Standard output: the command's result. Failures are
+    /// [`OutputError`](crate::output::OutputError)s.
+    pub out: &'a mut dyn Write,
+    /// Standard error: diagnostics, best-effort (see [`note`](crate::output::note)).
+    pub err: &'a mut dyn Write,
+    /// Whether `out` may be coloured.
+    pub color_out: bool,
+    /// Whether `err` may be coloured.
+    pub color_err: bool,
+    /// Where settings come from: the files now, or `serve`'s cache.
+    pub settings: &'a mut dyn SettingsSource,
+}
+
+impl Context<'_> {
+    /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
+    /// [`OutputError`](crate::output::OutputError).
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let _ = self.err.flush();
+        output(self.out.flush())
+    }
+}
 
 /// Where settings come from: the project directory and the schema.
 #[derive(Args, Debug, Clone, Default)]

@@ -5,7 +5,8 @@
 
 use clap::Parser;
 use pi_rules::commands::Cli;
-use pi_rules::output::{exit_for, note, stdout_was_closed, Exit, OutputError, StdStreams, Streams};
+use pi_rules::invocation::{Context, FreshSettings};
+use pi_rules::output::{exit_for, note, stdout_was_closed, Exit, OutputError, StdStreams};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -20,16 +21,18 @@ fn main() -> ExitCode {
         let _ = std::io::Write::flush(&mut std_streams.err);
         return Exit::Output.into();
     }
-    let mut streams = Streams {
+    let mut settings = FreshSettings;
+    let mut cx = Context {
         color_out: cli.color.enabled(std::io::stdout().is_terminal()),
         color_err: cli.color.enabled(std::io::stderr().is_terminal()),
         out: &mut std_streams.out,
         err: &mut std_streams.err,
+        settings: &mut settings,
     };
     let result = cli
         .command
-        .run(&mut streams)
-        .and_then(|exit| streams.flush().map(|()| exit));
+        .run(&mut cx)
+        .and_then(|exit| cx.flush().map(|()| exit));
     let exit = match result {
         Ok(exit) => exit,
         Err(err) => {
@@ -38,11 +41,11 @@ fn main() -> ExitCode {
                 .downcast_ref::<OutputError>()
                 .is_some_and(OutputError::is_broken_pipe);
             if !quiet {
-                note(streams.err, format_args!("pi-rules: error: {err:#}"));
+                note(cx.err, format_args!("pi-rules: error: {err:#}"));
             }
             exit
         }
     };
-    let _ = std::io::Write::flush(streams.err);
+    let _ = std::io::Write::flush(cx.err);
     exit.into()
 }

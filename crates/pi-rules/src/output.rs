@@ -1,6 +1,7 @@
 //! Where the commands write, and how a failed write becomes an exit code.
 //!
-//! Every command writes through a [`Streams`]: buffered stdout and stderr (64 KiB each), flushed
+//! Every command writes through a [`Context`](crate::invocation::Context): buffered stdout and
+//! stderr (64 KiB each), flushed
 //! at the end or per protocol line. Output that matters (the block, a report, a response) goes to
 //! `out`, and a failure there is an [`OutputError`] (exit 4). Diagnostics on `err` are
 //! best-effort: a stderr that is closed or full never costs the block ([`note`] ignores write
@@ -94,27 +95,6 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
 pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
     let _ = err.write_fmt(args);
     let _ = err.write_all(b"\n");
-}
-
-/// The two streams a command writes to.
-pub struct Streams<'a> {
-    /// Standard output: the command's result. Failures are [`OutputError`]s.
-    pub out: &'a mut dyn Write,
-    /// Standard error: diagnostics, best-effort (see [`note`]).
-    pub err: &'a mut dyn Write,
-    /// Whether `out` may be coloured.
-    pub color_out: bool,
-    /// Whether `err` may be coloured.
-    pub color_err: bool,
-}
-
-impl Streams<'_> {
-    /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
-    /// [`OutputError`].
-    pub fn flush(&mut self) -> anyhow::Result<()> {
-        let _ = self.err.flush();
-        output(self.out.flush())
-    }
 }
 
 /// Buffered handles on the process's stdout and stderr.

@@ -74,14 +74,31 @@ struct Entry {
 }
 
 /// The cache: at most one entry.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SettingsCache {
     entry: Option<Entry>,
+    /// How long an entry is trusted before the files are stat'ed again.
+    interval: Duration,
+}
+
+impl Default for SettingsCache {
+    fn default() -> Self {
+        SettingsCache::with_interval(RECHECK_INTERVAL)
+    }
 }
 
 impl SettingsCache {
+    /// A cache that re-checks the files at most every [`RECHECK_INTERVAL`], as the reference.
     pub fn new() -> SettingsCache {
         SettingsCache::default()
+    }
+
+    /// A cache that re-checks the files at most every `interval` (zero: on every lookup).
+    pub fn with_interval(interval: Duration) -> SettingsCache {
+        SettingsCache {
+            entry: None,
+            interval,
+        }
     }
 
     /// Forgets the entry; the next lookup reloads.
@@ -170,7 +187,7 @@ impl SettingsCache {
     ) -> &Entry {
         let reuse = match &mut self.entry {
             Some(entry) if entry.cwd == cwd => {
-                if now.saturating_duration_since(entry.checked_at) < RECHECK_INTERVAL {
+                if now.saturating_duration_since(entry.checked_at) < self.interval {
                     true
                 } else {
                     entry.checked_at = now;

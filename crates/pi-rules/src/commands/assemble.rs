@@ -1,8 +1,9 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
 use crate::assembly::{self, Run};
+use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
-use crate::output::{note, output, Exit, Streams};
+use crate::output::{note, output, Exit};
 use crate::terminal::escape;
 use anyhow::Result;
 use serde_json::{json, Value as Json};
@@ -25,8 +26,8 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
-    let run = assembly::run_args(&args.layers, &mut ())?;
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
+    let run = assembly::run_args(&args.layers, cx.settings, &mut ())?;
     let warnings: Vec<String> = run
         .assembly
         .iter()
@@ -35,17 +36,14 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
     match args.format {
         OutputFormat::Text => {
             for warning in &warnings {
-                note(
-                    streams.err,
-                    format_args!("rule assembly: {}", escape(warning)),
-                );
+                note(cx.err, format_args!("rule assembly: {}", escape(warning)));
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
-            output(streams.out.write_all(text.as_bytes()))?;
+            output(cx.out.write_all(text.as_bytes()))?;
         }
         OutputFormat::Json => {
             let value = report(&run, &warnings);
-            output(writeln!(streams.out, "{value}"))?;
+            output(writeln!(cx.out, "{value}"))?;
         }
     }
     Ok(Exit::Success)

@@ -1,8 +1,9 @@
 //! `pi-rules check`: lint the three layers and the settings files.
 
 use crate::check::{self, CheckOptions, CheckStatus};
+use crate::invocation::Context;
 use crate::invocation::LayerArgs;
-use crate::output::{output, Exit, Streams, UsageError};
+use crate::output::{output, Exit, UsageError};
 use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
@@ -54,7 +55,7 @@ impl From<CheckFormat> for Format {
     }
 }
 
-pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if let Some(code) = &args.explain {
         let Some(text) = check::explain_code(code) else {
             return Err(UsageError(format!(
@@ -64,7 +65,7 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
             ))
             .into());
         };
-        output(writeln!(streams.out, "{}", text.trim_end()))?;
+        output(writeln!(cx.out, "{}", text.trim_end()))?;
         return Ok(Exit::Success);
     }
     let session = Session::new(
@@ -79,10 +80,10 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
         package,
         format: Format::from(args.format),
         strict: args.strict,
-        color: streams.color_out,
+        color: cx.color_out,
     };
     let report = check::check(&options)?;
-    output(check::render(&report, &options, streams.out))?;
+    output(check::render(&report, &options, cx.out))?;
     Ok(match CheckStatus::of(&report, options.strict) {
         CheckStatus::Clean => Exit::Success,
         CheckStatus::Failed => Exit::Findings,

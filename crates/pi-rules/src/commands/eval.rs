@@ -1,6 +1,7 @@
 //! `pi-rules eval`: the engine's line protocol on stdin and stdout (see [`crate::eval`]).
 
-use crate::output::{output, Exit, Streams};
+use crate::invocation::Context;
+use crate::output::{output, Exit};
 use anyhow::Result;
 
 /// Serve the engine over stdin/stdout: one JSON request per line, one response per line.
@@ -15,8 +16,8 @@ An assembly request has `rules`, `settings`, `known_keys` (default: the keys of 
 An invalid line gets {"error": "..."} and the stream goes on."#)]
 pub struct Args {}
 
-pub fn run(_args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+pub fn run(_args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let stdin = std::io::stdin();
-    output(crate::eval::serve(stdin.lock(), &mut *streams.out))?;
+    output(crate::eval::serve(stdin.lock(), &mut *cx.out))?;
     Ok(Exit::Success)
 }

@@ -9,9 +9,10 @@
 //! four bytes of UTF-8, rounded up.
 
 use crate::assembly::{self, source_label, Run};
+use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::loader::{Loaded, NameReport, Outcome, MAX_RULE_BYTES};
-use crate::output::{output, Exit, Streams};
+use crate::output::{output, Exit};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::lint::suggest;
@@ -106,15 +107,15 @@ pub struct Args {
 }
 
 /// `pi-rules explain`.
-pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = assembly::run_args(&args.layers, &mut recorder)?;
+    let run = assembly::run_args(&args.layers, cx.settings, &mut recorder)?;
     let report = build_report(&run, &recorder);
     match args.format {
-        OutputFormat::Json => output(writeln!(streams.out, "{report}"))?,
+        OutputFormat::Json => output(writeln!(cx.out, "{report}"))?,
         OutputFormat::Text => {
-            let text = render_text(&report, streams.color_out);
-            output(streams.out.write_all(text.as_bytes()))?;
+            let text = render_text(&report, cx.color_out);
+            output(cx.out.write_all(text.as_bytes()))?;
         }
     }
     Ok(Exit::Success)

@@ -11,7 +11,8 @@ pub mod explain;
 pub mod render;
 pub mod settings;
 
-use crate::output::{Exit, Streams};
+use crate::invocation::Context;
+use crate::output::Exit;
 use crate::terminal::ColorChoice;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -55,15 +56,15 @@ pub enum Command {
 }
 
 impl Command {
-    /// Runs the command, writing to `streams`.
-    pub fn run(self, streams: &mut Streams<'_>) -> Result<Exit> {
+    /// Runs the command in `cx`.
+    pub fn run(self, cx: &mut Context<'_>) -> Result<Exit> {
         match self {
-            Command::Assemble(args) => assemble::run(&args, streams),
-            Command::Settings(args) => settings::run(&args, streams),
-            Command::Render(args) => render::run(&args, streams),
-            Command::Explain(args) => explain::run(&args, streams),
-            Command::Check(args) => check::run(&args, streams),
-            Command::Eval(args) => eval::run(&args, streams),
+            Command::Assemble(args) => assemble::run(&args, cx),
+            Command::Settings(args) => settings::run(&args, cx),
+            Command::Render(args) => render::run(&args, cx),
+            Command::Explain(args) => explain::run(&args, cx),
+            Command::Check(args) => check::run(&args, cx),
+            Command::Eval(args) => eval::run(&args, cx),
         }
     }
 }

@@ -1,9 +1,10 @@
 //! `pi-rules render`: `{{SETTINGS}}` substitution in an agent prompt.
 
+use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
-use crate::output::{output, Exit, Streams};
+use crate::output::{output, Exit};
 use crate::session::Session;
-use anyhow::{Context, Result};
+use anyhow::{Context as _, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ pub struct Args {
     pub file: Option<PathBuf>,
 }
 
-pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
     let prompt = match &args.file {
         Some(path) => read_prompt(path)?,
@@ -34,9 +35,9 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
             String::from_utf8_lossy(&bytes).into_owned()
         }
     };
-    let settings = session.resolve().to_settings();
+    let settings = cx.settings.resolve(&session).to_settings();
     let text = pi_rules_core::render::render(&prompt, &settings);
-    output(streams.out.write_all(text.as_bytes()))?;
+    output(cx.out.write_all(text.as_bytes()))?;
     Ok(Exit::Success)
 }
 

@@ -1,8 +1,9 @@
 //! `pi-rules settings`: resolved settings with the source of each value.
 
 use crate::assembly::source_label;
+use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
-use crate::output::{output, Exit, Streams};
+use crate::output::{output, Exit};
 use crate::session::Session;
 use crate::terminal::{escape, escape_truncated};
 use anyhow::Result;
@@ -33,9 +34,9 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
-pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let resolved = session.resolve();
+    let resolved = cx.settings.resolve(&session);
     let rows: Vec<(&str, Value, Option<Source>)> = if args.only.is_empty() {
         resolved
             .iter()
@@ -57,7 +58,7 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
                 object.insert(key.to_owned(), value);
             }
             let text = Value::Object(object).to_json().unwrap_or_default();
-            output(writeln!(streams.out, "{text}"))?;
+            output(writeln!(cx.out, "{text}"))?;
         }
         OutputFormat::Text => {
             let cells: Vec<(String, String, String)> = rows
@@ -86,7 +87,7 @@ pub fn run(args: &Args, streams: &mut Streams<'_>) -> Result<Exit> {
                     "{key:key_width$}  {value:value_width$}  {source}\n"
                 ));
             }
-            output(streams.out.write_all(text.as_bytes()))?;
+            output(cx.out.write_all(text.as_bytes()))?;
         }
     }
     Ok(Exit::Success)
