@@ -73,6 +73,21 @@ pub struct LayerArgs {
     /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
     #[arg(long)]
     pub coms_active: bool,
+    /// For untrusted projects: a project rule that resolves outside the project, or a rule that
+    /// is a special file (/proc, /sys, a device), is treated as unreadable [env:
+    /// PI_RULES_CONFINE=1].
+    #[arg(long)]
+    pub confine: bool,
+}
+
+/// The environment variable that turns `--confine` on.
+pub const CONFINE_ENV: &str = "PI_RULES_CONFINE";
+
+impl LayerArgs {
+    /// Whether confinement is on: `--confine`, or `PI_RULES_CONFINE=1`.
+    pub fn confined(&self) -> bool {
+        self.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1")
+    }
 }
 
 /// `--format` of the commands with a text and a JSON form.

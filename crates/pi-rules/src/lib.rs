@@ -12,5 +12,6 @@ pub mod loader;
 pub mod output;
 pub mod repo;
 pub mod report;
+pub mod serve;
 pub mod session;
 pub mod terminal;

@@ -152,6 +152,42 @@ impl Session {
     }
 }
 
+/// The settings files on disk, as the settings cache of `serve` reads them.
+pub struct DiskSettings {
+    home: Option<PathBuf>,
+}
+
+impl DiskSettings {
+    /// Settings files under `home` (the global file) and each project's repository root.
+    pub fn new(home: Option<PathBuf>) -> DiskSettings {
+        DiskSettings { home }
+    }
+}
+
+impl settings::SettingsFs for DiskSettings {
+    fn project_dir(&self, cwd: &Path) -> PathBuf {
+        repo::repo_root(cwd)
+            .unwrap_or_else(|| cwd.to_path_buf())
+            .join(".pi")
+    }
+
+    fn global_dir(&self) -> Option<PathBuf> {
+        self.home.as_ref().map(|h| h.join(".pi"))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn mtime(&self, path: &Path) -> Option<std::time::SystemTime> {
+        fs::metadata(path).and_then(|m| m.modified()).ok()
+    }
+
+    fn read(&self, path: &Path) -> Option<String> {
+        read_settings_text(path).ok().flatten()
+    }
+}
+
 /// Reads a settings file: `Ok(None)` when there is none, `Err` with a reason when it cannot be
 /// read. Only regular files are opened, so a FIFO in place of a settings file cannot hang us.
 fn read_settings_text(path: &Path) -> Result<Option<String>, String> {

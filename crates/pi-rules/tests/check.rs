@@ -244,7 +244,10 @@ fn short_json_and_sarif_formats() {
     let (short, _, _) = run("err_unknown_setting_key", Format::Short);
     assert_snapshot!("format_short", short);
     let (json, _, _) = run("err_unknown_setting_key", Format::Json);
-    assert_snapshot!("format_json", json);
+    assert_eq!(json.lines().count(), 1, "one line: {json}");
+    let value: Value = serde_json::from_str(&json).expect("valid JSON");
+    let pretty = serde_json::to_string_pretty(&value).expect("serialise") + "\n";
+    assert_snapshot!("format_json", pretty);
     let (sarif, _, _) = run("err_unknown_setting_key", Format::Sarif);
     assert_snapshot!("format_sarif", sarif);
 }
@@ -438,7 +441,7 @@ fn adversarial_inputs_are_fast_and_bounded() {
     frontmatter.extend(fill("a: b\n"));
     inputs.push(("synthetic: unclosed frontmatter".to_owned(), frontmatter));
     let mut invalid = Vec::new();
-    invalid.extend(std::iter::repeat(b'\xff').take(131_000));
+    invalid.extend(std::iter::repeat_n(b'\xff', 131_000));
     inputs.push(("synthetic: invalid UTF-8".to_owned(), invalid));
     for (label, bytes) in inputs {
         let tmp = tempfile::tempdir().expect("tempdir");

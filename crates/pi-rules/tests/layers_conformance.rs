@@ -1,12 +1,15 @@
 //! Layer conformance: every case of `../shared/conformance/layers.jsonl` built as a real tree
 //! (as `fs_case.py` does) and run through the built binary's `assemble` and `settings`. Each case
-//! also runs `explain`, whose kept files and blocks must be exactly what `assemble` printed.
+//! also runs `explain`, whose kept files and blocks must be exactly what `assemble` printed, and
+//! `serve`, whose `assemble` and `settings` methods must give the same block, warnings and
+//! settings.
 
 use serde_json::{json, Value};
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn data_file() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/layers.jsonl")
@@ -148,6 +151,42 @@ fn run(tree: &Tree, args: &[&str], coms: bool, subagent_env: bool) -> Value {
     })
 }
 
+/// `assemble` and `settings` of one case through `pi-rules serve` (one process, two requests):
+/// the two results.
+fn serve(tree: &Tree, coms: bool) -> (Value, Value) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+        .arg("serve")
+        .env_clear()
+        .envs(tree.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "assemble", "params": {
+            "cwd": tree.cwd, "package_dir": tree.package, "coms_active": coms}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "settings", "params": {"cwd": tree.cwd}}),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for request in &requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "serve exits 0 at EOF");
+    let mut results = output
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            let response: Value = serde_json::from_slice(line).unwrap();
+            response.get("result").cloned().unwrap_or(response)
+        });
+    let assembled = results.next().unwrap_or(Value::Null);
+    let settings = results.next().unwrap_or(Value::Null);
+    (assembled, settings)
+}
+
 /// The rules block rebuilt from `explain`'s report alone: for each file it calls included, the
 /// body without the markers of kept blocks and without dropped blocks, then the table repair,
 /// join and placeholder steps. If `explain` misreports a decision, the rebuild differs from what
@@ -215,6 +254,7 @@ fn layers_conformance() {
     let mut total = 0;
     let mut failures = Vec::new();
     let mut explain_failures = Vec::new();
+    let mut serve_failures = Vec::new();
     for line in data.lines().filter(|l| !l.trim().is_empty()) {
         let record: Value = serde_json::from_str(line).unwrap();
         let (case, expected) = (&record["case"], &record["expected"]);
@@ -245,6 +285,14 @@ fn layers_conformance() {
         if !problems.is_empty() {
             failures.push((total - 1, problems));
         }
+        // The serve process has the subagent variable when the case has it, as `assemble` above.
+        let (served, served_settings) = serve(&tree, coms);
+        let same_assembly = ["block", "warnings"]
+            .iter()
+            .all(|key| served.get(key) == assembled.get(key));
+        if !same_assembly || served_settings != settings {
+            serve_failures.push(total - 1);
+        }
         let explained = run(&tree, &["explain", "--format", "json"], coms, true);
         let rebuilt = explained_block(&explained).map(Value::String);
         if rebuilt.as_ref() != assembled.get("block") {
@@ -256,6 +304,10 @@ fn layers_conformance() {
         "explain agrees with assemble: {}/{total}",
         total - explain_failures.len()
     );
+    println!(
+        "serve agrees with assemble and settings: {}/{total}",
+        total - serve_failures.len()
+    );
     for (index, problems) in failures.iter().take(5) {
         println!("--- case {index}");
         for p in problems {
@@ -263,6 +315,11 @@ fn layers_conformance() {
         }
     }
     assert!(failures.is_empty(), "{} cases differ", failures.len());
+    assert!(
+        serve_failures.is_empty(),
+        "serve disagrees with the commands on cases {:?}",
+        &serve_failures[..serve_failures.len().min(10)]
+    );
     assert!(
         explain_failures.is_empty(),
         "explain disagrees with assemble on cases {:?}",

@@ -9,6 +9,7 @@ pub mod check;
 pub mod eval;
 pub mod explain;
 pub mod render;
+pub mod serve;
 pub mod settings;
 
 use crate::invocation::Context;
@@ -53,6 +54,7 @@ pub enum Command {
     Explain(explain::Args),
     Check(check::Args),
     Eval(eval::Args),
+    Serve(serve::Args),
 }
 
 impl Command {
@@ -65,6 +67,7 @@ impl Command {
             Command::Explain(args) => explain::run(&args, cx),
             Command::Check(args) => check::run(&args, cx),
             Command::Eval(args) => eval::run(&args, cx),
+            Command::Serve(args) => serve::run(&args, cx),
         }
     }
 }

@@ -39,6 +39,6 @@ pub(super) fn render(
             "files": report.files,
         },
     });
-    serde_json::to_writer_pretty(&mut *out, &value)?;
+    serde_json::to_writer(&mut *out, &value)?;
     writeln!(out)
 }

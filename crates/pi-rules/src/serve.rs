@@ -1,0 +1,711 @@
+//! `pi-rules serve`: the commands as JSON-RPC 2.0 methods over stdin and stdout, for hosts that
+//! assemble on every agent turn.
+//!
+//! Framing: one message per line, split on LF only (a JSON string may hold U+2028 and U+2029,
+//! which some line readers treat as line ends). Each response is one line, flushed, in request
+//! order. A batch (a JSON array) is answered with an array; a notification (no `id`) gets no
+//! response. A line longer than [`MAX_LINE_BYTES`] gets an error response and the rest of it is
+//! skipped without being kept. EOF ends the server.
+//!
+//! Methods mirror the commands: a method's `result` is exactly what the command prints with
+//! `--format json`, because the method runs the command itself with its output captured. The
+//! protocol is documented in `docs/serve.md`.
+//!
+//! State: rule files are read afresh on every request; settings go through the settings cache
+//! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
+//! environment variables are read on every lookup.
+
+use crate::commands::{assemble, explain, settings, Command};
+use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
+use crate::output::{exit_for, Exit, OutputError};
+use crate::session::{DiskSettings, Session};
+use crate::{check, report};
+use pi_rules_core::settings::{Resolved, SettingsCache};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The protocol version `version` reports; it changes when a method or its parameters change
+/// incompatibly.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest request line (16 MiB); a longer one is answered with an error and skipped. An
+/// `eval` request with twelve rule files at the size limit, every byte escaped, fits.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// JSON-RPC error codes.
+pub mod code {
+    /// The line is not JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON is not a request.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// The parameters do not fit the method.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// The method failed on its input (an unusable `cwd`, an unreadable file); `data.kind` says
+    /// how.
+    pub const APPLICATION_ERROR: i32 = -32000;
+}
+
+/// The methods, for `version` and for the message of an unknown method.
+const METHODS: &[&str] = &[
+    "assemble", "explain", "check", "settings", "render", "eval", "version",
+];
+
+/// Settings through the settings cache: the same working directory within the TTL costs no file
+/// access.
+pub struct CachedSettings {
+    cache: SettingsCache,
+}
+
+impl CachedSettings {
+    /// A cache that re-checks file modification times at most every `ttl`.
+    pub fn new(ttl: Duration) -> CachedSettings {
+        CachedSettings {
+            cache: SettingsCache::with_interval(ttl),
+        }
+    }
+}
+
+impl SettingsSource for CachedSettings {
+    fn resolve(&mut self, session: &Session) -> Resolved {
+        let files = DiskSettings::new(session.home.clone());
+        let env = |name: &str| std::env::var(name).ok();
+        self.cache
+            .resolve(&session.schema, &files, &env, &session.cwd, Instant::now())
+    }
+}
+
+/// A failed request: the JSON-RPC `error` object.
+#[derive(Debug)]
+struct RpcError {
+    code: i32,
+    message: String,
+    /// `data.kind` of an application error.
+    kind: Option<&'static str>,
+}
+
+impl RpcError {
+    fn new(code: i32, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+            kind: None,
+        }
+    }
+
+    fn params(err: impl std::fmt::Display) -> RpcError {
+        RpcError::new(code::INVALID_PARAMS, format!("invalid params: {err}"))
+    }
+
+    /// A command's failure, by exit code.
+    fn application(err: &anyhow::Error) -> RpcError {
+        let kind = match exit_for(err) {
+            Exit::Usage => "usage",
+            Exit::Output => "output",
+            _ => "input",
+        };
+        RpcError {
+            code: code::APPLICATION_ERROR,
+            message: format!("{err:#}"),
+            kind: Some(kind),
+        }
+    }
+}
+
+/// How reading a request line ended.
+enum Line {
+    /// A whole line is in the buffer (without its LF).
+    Complete,
+    /// The line was longer than the limit; it was skipped and the buffer is empty.
+    TooLong,
+    /// End of input.
+    Eof,
+}
+
+/// Reads one LF-terminated line into `line`, keeping at most `limit` bytes: the rest of a longer
+/// line is consumed and dropped. A last line without LF counts as a line.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
+    line.clear();
+    let mut read_any = false;
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if chunk.is_empty() {
+            return Ok(match (read_any, too_long) {
+                (false, _) => Line::Eof,
+                (true, true) => Line::TooLong,
+                (true, false) => Line::Complete,
+            });
+        }
+        read_any = true;
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(at) => (at, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if line.len() + take > limit {
+                too_long = true;
+                *line = Vec::new();
+            } else {
+                line.extend_from_slice(&chunk[..take]);
+            }
+        }
+        input.consume(if done { take + 1 } else { take });
+        if done {
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Complete
+            });
+        }
+    }
+}
+
+/// Why serving stopped early.
+#[derive(Debug)]
+pub enum ServeError {
+    /// Reading stdin failed (exit 3).
+    Input(io::Error),
+    /// Writing stdout failed (exit 4).
+    Output(io::Error),
+}
+
+impl From<ServeError> for anyhow::Error {
+    fn from(err: ServeError) -> anyhow::Error {
+        match err {
+            ServeError::Input(err) => anyhow::Error::new(err).context("cannot read the requests"),
+            ServeError::Output(err) => OutputError(err).into(),
+        }
+    }
+}
+
+/// The server: the settings cache and reusable buffers.
+pub struct Server {
+    settings: CachedSettings,
+    /// A method's result as the command printed it.
+    body: Vec<u8>,
+}
+
+impl Server {
+    pub fn new(settings_ttl: Duration) -> Server {
+        Server {
+            settings: CachedSettings::new(settings_ttl),
+            body: Vec::new(),
+        }
+    }
+
+    /// Answers every request line of `input` on `out` until EOF.
+    pub fn serve(
+        &mut self,
+        mut input: impl BufRead,
+        out: &mut dyn Write,
+    ) -> Result<(), ServeError> {
+        let mut line = Vec::new();
+        let mut response = Vec::new();
+        loop {
+            let read =
+                read_line(&mut input, &mut line, MAX_LINE_BYTES).map_err(ServeError::Input)?;
+            response.clear();
+            match read {
+                Line::Eof => return Ok(()),
+                Line::TooLong => write_error(
+                    &mut response,
+                    None,
+                    &RpcError::new(
+                        code::INVALID_REQUEST,
+                        format!(
+                            "the request is longer than {MAX_LINE_BYTES} bytes; it was skipped"
+                        ),
+                    ),
+                ),
+                Line::Complete => self.handle_line(&line, &mut response),
+            }
+            if response.is_empty() {
+                continue;
+            }
+            response.push(b'\n');
+            out.write_all(&response).map_err(ServeError::Output)?;
+            out.flush().map_err(ServeError::Output)?;
+        }
+    }
+
+    /// Writes the response to one line into `out` (nothing for notifications and blank lines).
+    pub fn handle_line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => text,
+            Err(err) => {
+                let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
+                return write_error(out, None, &error);
+            }
+        };
+        if text.trim_ascii().is_empty() {
+            return;
+        }
+        let message: &RawValue = match serde_json::from_str(text) {
+            Ok(message) => message,
+            Err(err) => {
+                let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
+                return write_error(out, None, &error);
+            }
+        };
+        if !message.get().starts_with('[') {
+            return self.handle_message(message, out);
+        }
+        let batch: Vec<&RawValue> = match serde_json::from_str(message.get()) {
+            Ok(batch) => batch,
+            Err(err) => {
+                let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
+                return write_error(out, None, &error);
+            }
+        };
+        if batch.is_empty() {
+            let error = RpcError::new(code::INVALID_REQUEST, "an empty batch is not a request");
+            return write_error(out, None, &error);
+        }
+        out.push(b'[');
+        let mut first = true;
+        for message in batch {
+            let mark = out.len();
+            if !first {
+                out.push(b',');
+            }
+            let before = out.len();
+            self.handle_message(message, out);
+            if out.len() == before {
+                out.truncate(mark);
+            } else {
+                first = false;
+            }
+        }
+        if first {
+            out.clear();
+        } else {
+            out.push(b']');
+        }
+    }
+
+    /// Writes the response to one message into `out` (nothing for a notification).
+    fn handle_message(&mut self, message: &RawValue, out: &mut Vec<u8>) {
+        let envelope: Envelope<'_> = match serde_json::from_str(message.get()) {
+            Ok(envelope) => envelope,
+            Err(_) => {
+                let error = RpcError::new(
+                    code::INVALID_REQUEST,
+                    "a request is an object with `jsonrpc`, `method`, and `id` unless it is a \
+                     notification",
+                );
+                return write_error(out, None, &error);
+            }
+        };
+        let id = envelope.id;
+        let valid_id = id.is_none_or(|id| {
+            let raw = id.get();
+            raw == "null"
+                || raw.starts_with('"')
+                || raw.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        });
+        let version: Option<&str> = envelope
+            .jsonrpc
+            .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let method: Option<String> = envelope
+            .method
+            .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let (Some(method), Some("2.0"), true) = (method, version, valid_id) else {
+            let error = RpcError::new(
+                code::INVALID_REQUEST,
+                "a request needs `\"jsonrpc\": \"2.0\"`, a string `method`, and an `id` that is a \
+                 string, a number or null",
+            );
+            return write_error(out, if valid_id { id } else { None }, &error);
+        };
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
+        let result = self.call(&method, envelope.params, &mut body);
+        if let Some(id) = id {
+            match result {
+                Ok(()) => write_result(out, id, &body),
+                Err(error) => write_error(out, Some(id), &error),
+            }
+        }
+        self.body = body;
+    }
+
+    /// Runs `method` with `params`, writing its result (JSON) into `body`.
+    fn call(
+        &mut self,
+        method: &str,
+        params: Option<&RawValue>,
+        body: &mut Vec<u8>,
+    ) -> Result<(), RpcError> {
+        match method {
+            "assemble" => {
+                let p: LayerParams = parse_params(params)?;
+                self.run_command(
+                    Command::Assemble(assemble::Args {
+                        layers: p.layer_args(),
+                        format: OutputFormat::Json,
+                    }),
+                    body,
+                )
+            }
+            "explain" => {
+                let p: ExplainParams = parse_params(params)?;
+                let layers = LayerParams {
+                    cwd: p.cwd,
+                    package_dir: p.package_dir,
+                    coms_active: p.coms_active,
+                    confine: p.confine,
+                }
+                .layer_args();
+                let args = explain::Args {
+                    layers,
+                    format: p.format,
+                };
+                match p.format {
+                    OutputFormat::Json => self.run_command(Command::Explain(args), body),
+                    OutputFormat::Text => {
+                        let mut text = Vec::new();
+                        self.run_command(Command::Explain(args), &mut text)?;
+                        write_json(body, &TextResult::new(&text));
+                        Ok(())
+                    }
+                }
+            }
+            "check" => self.check(parse_params(params)?, body),
+            "settings" => {
+                let p: SettingsParams = parse_params(params)?;
+                self.run_command(
+                    Command::Settings(settings::Args {
+                        project: project_args(p.cwd),
+                        only: p.keys.unwrap_or_default(),
+                        format: OutputFormat::Json,
+                    }),
+                    body,
+                )
+            }
+            "render" => {
+                let p: RenderParams = parse_params(params)?;
+                let session =
+                    Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+                let settings = self.settings.resolve(&session).to_settings();
+                let text = pi_rules_core::render::render(&p.prompt, &settings);
+                write_json(body, &TextResult::new(text.as_bytes()));
+                Ok(())
+            }
+            "eval" => {
+                let params = params
+                    .ok_or_else(|| RpcError::params("`eval` takes an eval request as params"))?;
+                body.extend_from_slice(crate::eval::respond(params.get()).as_bytes());
+                Ok(())
+            }
+            "version" => {
+                write_json(
+                    body,
+                    &serde_json::json!({
+                        "name": "pi-rules",
+                        "version": env!("CARGO_PKG_VERSION"),
+                        "protocol": PROTOCOL_VERSION,
+                        "methods": METHODS,
+                    }),
+                );
+                Ok(())
+            }
+            other => Err(RpcError::new(
+                code::METHOD_NOT_FOUND,
+                format!(
+                    "unknown method `{other}`; the methods are {}",
+                    METHODS.join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// `check`: the JSON report, or the text of another format with the counts.
+    fn check(&mut self, p: CheckParams, body: &mut Vec<u8>) -> Result<(), RpcError> {
+        let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        let package = session.layer_dirs(p.package_dir.as_deref()).package;
+        let format = match p.format {
+            CheckFormat::Json => report::Format::Json,
+            CheckFormat::Human => report::Format::Human,
+            CheckFormat::Short => report::Format::Short,
+        };
+        let options = check::CheckOptions {
+            session: &session,
+            package,
+            format,
+            strict: p.strict,
+            color: false,
+        };
+        let report = check::check(&options).map_err(|e| RpcError::application(&e))?;
+        if format == report::Format::Json {
+            check::render(&report, &options, body).map_err(|e| RpcError::application(&e.into()))?;
+            trim_newline(body);
+            return Ok(());
+        }
+        let mut text = Vec::new();
+        check::render(&report, &options, &mut text)
+            .map_err(|e| RpcError::application(&e.into()))?;
+        let (errors, warnings, infos) = report::counts(&report);
+        write_json(
+            body,
+            &serde_json::json!({
+                "text": String::from_utf8_lossy(&text),
+                "errors": errors,
+                "warnings": warnings,
+                "infos": infos,
+            }),
+        );
+        Ok(())
+    }
+
+    /// Runs `command` with its output in `body` (without the final newline).
+    fn run_command(&mut self, command: Command, body: &mut Vec<u8>) -> Result<(), RpcError> {
+        let mut err = io::sink();
+        let mut cx = Context {
+            out: body,
+            err: &mut err,
+            color_out: false,
+            color_err: false,
+            settings: &mut self.settings,
+        };
+        command
+            .run(&mut cx)
+            .map_err(|e| RpcError::application(&e))?;
+        trim_newline(body);
+        Ok(())
+    }
+}
+
+/// The members of a message that matter before dispatch, unparsed.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    /// Present (even as `null`) for a request, absent for a notification.
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+/// Keeps a member that is present, `null` included (plain `Option` would turn `null` into
+/// `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(RpcError::params)
+}
+
+fn project_args(cwd: PathBuf) -> ProjectArgs {
+    ProjectArgs {
+        cwd: Some(cwd),
+        keys: None,
+    }
+}
+
+/// Params of `assemble` (and, with `format`, of `explain`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayerParams {
+    cwd: PathBuf,
+    #[serde(default)]
+    package_dir: Option<PathBuf>,
+    #[serde(default)]
+    coms_active: bool,
+    #[serde(default)]
+    confine: bool,
+}
+
+impl LayerParams {
+    fn layer_args(self) -> LayerArgs {
+        LayerArgs {
+            project: project_args(self.cwd),
+            package_dir: self.package_dir,
+            coms_active: self.coms_active,
+            confine: self.confine,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExplainParams {
+    cwd: PathBuf,
+    #[serde(default)]
+    package_dir: Option<PathBuf>,
+    #[serde(default)]
+    coms_active: bool,
+    #[serde(default)]
+    confine: bool,
+    #[serde(default = "json", deserialize_with = "text_or_json")]
+    format: OutputFormat,
+}
+
+fn json() -> OutputFormat {
+    OutputFormat::Json
+}
+
+fn text_or_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<OutputFormat, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "json" => Ok(OutputFormat::Json),
+        "text" => Ok(OutputFormat::Text),
+        other => Err(serde::de::Error::custom(format!(
+            "`format` is \"json\" or \"text\", not {other:?}"
+        ))),
+    }
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum CheckFormat {
+    #[default]
+    Json,
+    Human,
+    Short,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckParams {
+    cwd: PathBuf,
+    #[serde(default)]
+    package_dir: Option<PathBuf>,
+    #[serde(default)]
+    format: CheckFormat,
+    #[serde(default)]
+    strict: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsParams {
+    cwd: PathBuf,
+    #[serde(default)]
+    keys: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenderParams {
+    cwd: PathBuf,
+    prompt: String,
+}
+
+/// `{"text": ...}`.
+#[derive(serde::Serialize)]
+struct TextResult<'a> {
+    text: std::borrow::Cow<'a, str>,
+}
+
+impl<'a> TextResult<'a> {
+    fn new(bytes: &'a [u8]) -> TextResult<'a> {
+        TextResult {
+            text: String::from_utf8_lossy(bytes),
+        }
+    }
+}
+
+fn write_json(out: &mut Vec<u8>, value: &impl serde::Serialize) {
+    // Serialising our own types into a Vec cannot fail.
+    let _ = serde_json::to_writer(out, value);
+}
+
+fn trim_newline(body: &mut Vec<u8>) {
+    if body.last() == Some(&b'\n') {
+        body.pop();
+    }
+}
+
+fn write_result(out: &mut Vec<u8>, id: &RawValue, body: &[u8]) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.get().as_bytes());
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(body);
+    out.push(b'}');
+}
+
+fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &RpcError) {
+    #[derive(serde::Serialize)]
+    struct Data {
+        kind: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    struct ErrorObject<'a> {
+        code: i32,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<Data>,
+    }
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.map_or("null", RawValue::get).as_bytes());
+    out.extend_from_slice(b",\"error\":");
+    write_json(
+        out,
+        &ErrorObject {
+            code: error.code,
+            message: &error.message,
+            data: error.kind.map(|kind| Data { kind }),
+        },
+    );
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], limit: usize) -> Vec<Result<String, &'static str>> {
+        let mut reader = io::BufReader::with_capacity(4, input);
+        let mut line = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut reader, &mut line, limit).unwrap() {
+                Line::Eof => return out,
+                Line::TooLong => out.push(Err("too long")),
+                Line::Complete => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
+            }
+        }
+    }
+
+    #[test]
+    fn lines_split_on_lf_only() {
+        assert_eq!(
+            lines("a\u{2028}b\nc\u{2029}\r\nlast".as_bytes(), 100),
+            vec![
+                Ok("a\u{2028}b".to_owned()),
+                Ok("c\u{2029}\r".to_owned()),
+                Ok("last".to_owned())
+            ]
+        );
+        assert_eq!(lines(b"", 100), vec![]);
+        assert_eq!(lines(b"\n", 100), vec![Ok(String::new())]);
+    }
+
+    #[test]
+    fn a_long_line_is_skipped_in_bounded_memory() {
+        let input = [b"short\n".as_slice(), &[b'x'; 50], b"\nafter"].concat();
+        assert_eq!(
+            lines(&input, 10),
+            vec![
+                Ok("short".to_owned()),
+                Err("too long"),
+                Ok("after".to_owned())
+            ]
+        );
+        assert_eq!(lines(&[b'x'; 11], 10), vec![Err("too long")]);
+        assert_eq!(lines(&[b'x'; 10], 10), vec![Ok("x".repeat(10))]);
+    }
+}

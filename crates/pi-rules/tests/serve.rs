@@ -1,0 +1,414 @@
+//! `pi-rules serve` as a host drives it: a child process, one request per line, one response per
+//! line. The layer conformance data also run through `serve` (see `layers_conformance.rs`).
+
+use serde_json::{json, Value};
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+/// A running `pi-rules serve` with a home directory of its own.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    _home: tempfile::TempDir,
+    home: PathBuf,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let home = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+            .arg("serve")
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Server {
+            child,
+            stdin,
+            stdout,
+            home: home.path().to_path_buf(),
+            _home: home,
+            next_id: 0,
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn read_response(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert!(line.ends_with('\n'), "a whole line: {line:?}");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Sends `line` and reads one response line.
+    fn exchange(&mut self, line: &str) -> Value {
+        self.send_line(line);
+        self.read_response()
+    }
+
+    /// Calls `method` and returns the whole response.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let request =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        let response = self.exchange(&request.to_string());
+        assert_eq!(response["id"], self.next_id, "{response}");
+        response
+    }
+
+    /// Calls `method` and returns its result, failing on an error response.
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        let response = self.call(method, params);
+        assert!(response.get("error").is_none(), "{response}");
+        response["result"].clone()
+    }
+
+    /// Closes stdin and waits: the exit status.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+fn project(root: &Path, name: &str, rules: &[(&str, &str)]) -> PathBuf {
+    let dir = root.join(name);
+    let layer = dir.join(".pi/rules");
+    fs::create_dir_all(&layer).unwrap();
+    for (file, text) in rules {
+        fs::write(layer.join(file), text).unwrap();
+    }
+    dir
+}
+
+/// What the one-shot command prints with `--format json`, run in the same environment.
+fn one_shot(home: &Path, args: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn results_are_what_the_commands_print() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(
+        root.path(),
+        "app",
+        &[("90-x.md", "{{IF:typo}}x{{/IF}}Project rule.\n")],
+    );
+    let cwd = dir.to_str().unwrap();
+    let mut server = Server::start(&[]);
+    let home = server.home.clone();
+    let mut served = server.result("assemble", json!({"cwd": cwd}));
+    let mut direct = one_shot(&home, &["assemble", "--format", "json", "--cwd", cwd]);
+    // Timings differ from run to run.
+    served["stats"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| !k.ends_with("_us"));
+    direct["stats"]
+        .as_object_mut()
+        .unwrap()
+        .retain(|k, _| !k.ends_with("_us"));
+    assert_eq!(served, direct);
+    assert_eq!(
+        served["warnings"],
+        json!(["unknown setting key in conditional: typo"])
+    );
+    for (method, args) in [
+        ("explain", vec!["explain", "--format", "json", "--cwd", cwd]),
+        ("check", vec!["check", "--format", "json", "--cwd", cwd]),
+        (
+            "settings",
+            vec!["settings", "--format", "json", "--cwd", cwd],
+        ),
+    ] {
+        assert_eq!(
+            server.result(method, json!({"cwd": cwd})),
+            one_shot(&home, &args),
+            "{method}"
+        );
+    }
+    let text = server.result("explain", json!({"cwd": cwd, "format": "text"}));
+    assert!(text["text"].as_str().unwrap().contains("90-x.md"), "{text}");
+    let short = server.result("check", json!({"cwd": cwd, "format": "short"}));
+    assert_eq!(short["errors"], 1, "{short}");
+    assert!(short["text"].as_str().unwrap().contains("PR101"), "{short}");
+    assert!(server.finish().success());
+}
+
+#[test]
+fn many_working_directories_in_one_process() {
+    let root = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&[]);
+    for i in 0..20 {
+        let text = format!("Rule of project {i}.\n");
+        let dir = project(root.path(), &format!("p{i}"), &[("90-own.md", &text)]);
+        let result = server.result("assemble", json!({"cwd": dir}));
+        let block = result["block"].as_str().unwrap();
+        assert!(block.ends_with(&format!("\n\n{text}")), "{i}: {block:?}");
+        assert_eq!(block.matches("Rule of project").count(), 1);
+    }
+    assert!(server.finish().success());
+}
+
+#[test]
+fn rule_files_are_read_on_every_request() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[("90-x.md", "First wording.\n")]);
+    let mut server = Server::start(&[]);
+    let first = server.result("assemble", json!({"cwd": dir}));
+    assert!(first["block"]
+        .as_str()
+        .unwrap()
+        .ends_with("First wording.\n"));
+    fs::write(dir.join(".pi/rules/90-x.md"), "Second wording.\n").unwrap();
+    let second = server.result("assemble", json!({"cwd": dir}));
+    assert!(second["block"]
+        .as_str()
+        .unwrap()
+        .ends_with("Second wording.\n"));
+}
+
+/// Writes the project settings file with a given modification time, so that the test does not
+/// depend on the filesystem's timestamp granularity.
+fn write_settings(dir: &Path, text: &str, seconds: u64) {
+    let path = dir.join(".pi/pi-config-settings.json");
+    fs::write(&path, text).unwrap();
+    let file = fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(seconds))
+        .unwrap();
+}
+
+#[test]
+fn settings_are_cached_for_the_ttl_then_rechecked() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(
+        root.path(),
+        "app",
+        &[("90-x.md", "{{IF:dco}}Sign off.{{/IF}}\n")],
+    );
+    write_settings(&dir, r#"{"dco": true}"#, 1_000_000);
+    let mut server = Server::start(&["--settings-ttl", "1"]);
+    let dco = |server: &mut Server| {
+        server.result("settings", json!({"cwd": dir, "keys": ["dco"]}))["dco"].clone()
+    };
+    assert_eq!(dco(&mut server), true);
+    let changed_at = Instant::now();
+    write_settings(&dir, r#"{"dco": false}"#, 2_000_000);
+    // Within the TTL the cached value is served without looking at the file.
+    let cached = dco(&mut server);
+    if changed_at.elapsed() < Duration::from_millis(900) {
+        assert_eq!(cached, true);
+        let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
+        assert!(block.as_str().unwrap().contains("Sign off."));
+    }
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(dco(&mut server), false);
+    let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
+    assert!(!block.as_str().unwrap().contains("Sign off."));
+    // Another working directory loads its own settings at once.
+    let other = project(root.path(), "other", &[]);
+    write_settings(&other, r#"{"dco": true}"#, 3_000_000);
+    let result = server.result("settings", json!({"cwd": other, "keys": ["dco"]}));
+    assert_eq!(result["dco"], true);
+}
+
+#[test]
+fn with_a_zero_ttl_every_request_sees_the_settings_file() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[]);
+    write_settings(&dir, r#"{"review_loop_max_cycles": 4}"#, 1_000_000);
+    let mut server = Server::start(&["--settings-ttl", "0"]);
+    let params = json!({"cwd": dir, "keys": ["review_loop_max_cycles"]});
+    assert_eq!(
+        server.result("settings", params.clone())["review_loop_max_cycles"],
+        4
+    );
+    write_settings(&dir, r#"{"review_loop_max_cycles": 7}"#, 2_000_000);
+    assert_eq!(
+        server.result("settings", params)["review_loop_max_cycles"],
+        7
+    );
+}
+
+#[test]
+fn render_and_eval_and_version() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[]);
+    let mut server = Server::start(&[]);
+    let rendered = server.result(
+        "render",
+        json!({"cwd": dir, "prompt": "cfg {{SETTINGS:dco}}"}),
+    );
+    assert_eq!(rendered, json!({"text": "cfg {\"dco\":false}"}));
+    let evaluated = server.result(
+        "eval",
+        json!({"rules": ["a{{IF:x}}b{{/IF}}{{/IF}}"], "settings": {"x": true}}),
+    );
+    assert_eq!(
+        evaluated,
+        json!({"text": "ab{{/IF}}", "warnings": ["unbalanced conditional marker: {{/IF}}"],
+               "files": [{"index": 0, "included": true}]})
+    );
+    let version = server.result("version", Value::Null);
+    assert_eq!(version["name"], "pi-rules");
+    assert_eq!(version["protocol"], 1);
+    assert_eq!(version["version"], env!("CARGO_PKG_VERSION"));
+}
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error: {response}"))
+}
+
+#[test]
+fn every_error_code() {
+    let mut server = Server::start(&[]);
+    let parse = server.exchange("{not json");
+    assert_eq!(error_code(&parse), -32700);
+    assert_eq!(parse["id"], Value::Null);
+    assert_eq!(error_code(&server.exchange("\u{ff}\u{fe}")), -32700);
+    for not_a_request in [
+        r#"{"id": 1, "method": "version"}"#,
+        r#"{"jsonrpc": "1.0", "id": 1, "method": "version"}"#,
+        r#"{"jsonrpc": "2.0", "id": 1, "method": 5}"#,
+        r#"{"jsonrpc": "2.0", "id": {}, "method": "version"}"#,
+        r#"42"#,
+        r#""text""#,
+        r#"[]"#,
+    ] {
+        let response = server.exchange(not_a_request);
+        assert_eq!(error_code(&response), -32600, "{not_a_request}");
+    }
+    let unknown = server.call("nope", json!({}));
+    assert_eq!(error_code(&unknown), -32601);
+    assert!(unknown["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("assemble"));
+    for (method, params) in [
+        ("assemble", json!({})),
+        ("assemble", json!({"cwd": 5})),
+        ("assemble", json!({"cwd": "/", "colour": true})),
+        ("explain", json!({"cwd": "/", "format": "yaml"})),
+        ("check", json!({"cwd": "/", "format": "sarif-ish"})),
+        ("settings", json!({"cwd": "/", "keys": "dco"})),
+        ("render", json!({"cwd": "/"})),
+        ("eval", Value::Null),
+    ] {
+        let response = server.call(method, params.clone());
+        assert_eq!(error_code(&response), -32602, "{method} {params}");
+    }
+    let missing = server.call("assemble", json!({"cwd": "/no/such/dir"}));
+    assert_eq!(error_code(&missing), -32000);
+    assert_eq!(missing["error"]["data"]["kind"], "input");
+    // The server is still answering.
+    assert_eq!(server.result("version", Value::Null)["protocol"], 1);
+    assert!(server.finish().success());
+}
+
+#[test]
+fn batches_and_notifications() {
+    let mut server = Server::start(&[]);
+    // A notification gets no response: the next line answered is the request after it.
+    server.send_line(r#"{"jsonrpc": "2.0", "method": "version"}"#);
+    server.send_line(r#"{"jsonrpc": "2.0", "method": "no-such-method"}"#);
+    let response = server.exchange(r#"{"jsonrpc": "2.0", "id": "after", "method": "version"}"#);
+    assert_eq!(response["id"], "after");
+    let batch = server.exchange(
+        r#"[{"jsonrpc": "2.0", "id": 1, "method": "version"},
+            {"jsonrpc": "2.0", "method": "version"},
+            {"jsonrpc": "2.0", "id": 2, "method": "nope"},
+            7]"#
+        .replace('\n', " ")
+        .as_str(),
+    );
+    let items = batch.as_array().unwrap();
+    assert_eq!(items.len(), 3, "{batch}");
+    assert_eq!(items[0]["id"], 1);
+    assert_eq!(items[1]["id"], 2);
+    assert_eq!(error_code(&items[1]), -32601);
+    assert_eq!(error_code(&items[2]), -32600);
+    // A batch of notifications alone gets nothing; the next request is answered in order.
+    server.send_line(r#"[{"jsonrpc": "2.0", "method": "version"}]"#);
+    let response = server.exchange(r#"{"jsonrpc": "2.0", "id": null, "method": "version"}"#);
+    assert_eq!(response["id"], Value::Null);
+    assert!(response.get("result").is_some());
+}
+
+#[test]
+fn lines_split_on_lf_only() {
+    let root = tempfile::tempdir().unwrap();
+    let text = "Line\u{2028}separator and\u{2029}paragraph separator.\n";
+    let dir = project(root.path(), "app", &[("90-x.md", text)]);
+    let mut server = Server::start(&[]);
+    // The request itself carries U+2028 unescaped inside a string.
+    let request = format!(
+        "{{\"jsonrpc\": \"2.0\", \"id\": \"\u{2028}\", \"method\": \"assemble\", \"params\": {{\"cwd\": {}}}}}",
+        json!(dir)
+    );
+    let response = server.exchange(&request);
+    assert_eq!(response["id"], "\u{2028}");
+    assert!(response["result"]["block"]
+        .as_str()
+        .unwrap()
+        .ends_with(text));
+}
+
+#[test]
+fn an_over_long_line_is_refused_and_the_stream_goes_on() {
+    let mut server = Server::start(&[]);
+    let stdin = server.stdin.as_mut().unwrap();
+    let chunk = vec![b' '; 1 << 20];
+    // 80 MiB of spaces, five times the 16 MiB limit, written while the server reads.
+    for _ in 0..80 {
+        stdin.write_all(&chunk).unwrap();
+    }
+    stdin.write_all(b"{}\n").unwrap();
+    let response = server.read_response();
+    assert_eq!(error_code(&response), -32600);
+    assert_eq!(server.result("version", Value::Null)["protocol"], 1);
+    let pid = server.child.id();
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap();
+    assert!(
+        rss_kb < 40 * 1024,
+        "peak RSS {rss_kb} kB: the long line was kept"
+    );
+    assert!(server.finish().success());
+}
+
+#[test]
+fn eof_ends_the_server_with_success() {
+    let server = Server::start(&[]);
+    let started = Instant::now();
+    assert!(server.finish().success());
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
