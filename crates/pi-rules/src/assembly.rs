@@ -2,7 +2,7 @@
 //! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
 //! them assembles on its own.
 
-use crate::invocation::{LayerArgs, SettingsSource};
+use crate::invocation::{Context, LayerArgs};
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome};
 use crate::session::{self, Session, FALLBACK_BLOCK};
 use anyhow::Result;
@@ -81,14 +81,14 @@ pub fn run<O: Observer>(
     })
 }
 
-/// Reads the session named by `args`, takes its settings from `settings` and runs the assembly.
+/// Reads the session named by `args`, takes its settings from `cx` and runs the assembly.
 pub fn run_args<O: Observer>(
     args: &LayerArgs,
-    settings: &mut dyn SettingsSource,
+    cx: &mut Context<'_>,
     observer: &mut O,
 ) -> Result<Run> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let resolved = settings.resolve(&session);
+    let resolved = cx.settings.resolve(&session, cx.err);
     run(session, args, resolved, observer)
 }
 

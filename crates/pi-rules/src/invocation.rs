@@ -12,8 +12,9 @@ use std::path::PathBuf;
 
 /// Where a command's resolved settings come from.
 pub trait SettingsSource {
-    /// The settings for `session`'s working directory.
-    fn resolve(&mut self, session: &Session) -> Resolved;
+    /// The settings for `session`'s working directory; why a file or value is ignored goes to
+    /// `err`.
+    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved;
 }
 
 /// Settings read afresh from the files and the environment: one-shot commands.
@@ -21,8 +22,8 @@ pub trait SettingsSource {
 pub struct FreshSettings;
 
 impl SettingsSource for FreshSettings {
-    fn resolve(&mut self, session: &Session) -> Resolved {
-        session.resolve()
+    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved {
+        session.resolve_noting(err)
     }
 }
 

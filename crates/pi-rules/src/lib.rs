@@ -3,6 +3,7 @@
 //! arguments and maps results to exit codes.
 
 pub mod assembly;
+pub mod bounded;
 pub mod check;
 pub mod commands;
 pub mod embedded;

@@ -71,7 +71,7 @@ impl CachedSettings {
 }
 
 impl SettingsSource for CachedSettings {
-    fn resolve(&mut self, session: &Session) -> Resolved {
+    fn resolve(&mut self, session: &Session, _err: &mut dyn Write) -> Resolved {
         let files = DiskSettings::new(session.home.clone());
         let env = |name: &str| std::env::var(name).ok();
         self.cache
@@ -395,7 +395,10 @@ impl Server {
                 let p: RenderParams = parse_params(params)?;
                 let session =
                     Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
-                let settings = self.settings.resolve(&session).to_settings();
+                let settings = self
+                    .settings
+                    .resolve(&session, &mut io::sink())
+                    .to_settings();
                 let text = pi_rules_core::render::render(&p.prompt, &settings);
                 write_json(body, &TextResult::new(text.as_bytes()));
                 Ok(())

@@ -2,9 +2,12 @@
 //! environment, the settings schema and the two settings files. Everything the core needs is
 //! gathered here and handed over as data.
 
+use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
 use crate::loader::{LayerDirs, PackageSource};
+use crate::output::note;
 use crate::repo;
+use crate::terminal::escape;
 use anyhow::{Context, Result};
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile};
 use pi_rules_core::{Features, Settings};
@@ -48,7 +51,7 @@ impl Session {
             Some(dir) if dir.is_dir() => dir,
             Some(dir) => anyhow::bail!(
                 "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
-                dir.display()
+                escape(&dir.display().to_string())
             ),
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
@@ -58,13 +61,19 @@ impl Session {
         let schema = match keys {
             None => Cow::Borrowed(Schema::embedded()),
             Some(path) => {
-                let text = fs::read_to_string(path).with_context(|| {
-                    format!("cannot read the settings schema `{}`", path.display())
-                })?;
+                let shown = escape(&path.display().to_string()).into_owned();
+                let text = match bounded::read_text(path, MAX_SETTINGS_BYTES) {
+                    Ok(Some(text)) => text,
+                    Ok(None) => {
+                        anyhow::bail!("cannot read the settings schema `{shown}`: no such file")
+                    }
+                    Err(reason) => {
+                        anyhow::bail!("cannot read the settings schema `{shown}`: {reason}")
+                    }
+                };
                 Cow::Owned(Schema::parse(&text).with_context(|| {
                     format!(
-                        "`{}` is not a valid settings schema; see settings-keys.json for the format",
-                        path.display()
+                        "`{shown}` is not a valid settings schema; see settings-keys.json for the format"
                     )
                 })?)
             }
@@ -139,6 +148,17 @@ impl Session {
         self.resolve_files(&project, global.as_ref())
     }
 
+    /// Like [`Session::resolve`], writing why a settings file or value is ignored to `err`.
+    pub fn resolve_noting(&self, err: &mut dyn std::io::Write) -> Resolved {
+        let (project, global) = self.settings_files();
+        for found in std::iter::once(&project).chain(global.as_ref()) {
+            for notice in found.notices() {
+                note(err, format_args!("pi-rules: warning: {notice}"));
+            }
+        }
+        self.resolve_files(&project, global.as_ref())
+    }
+
     /// Resolves from files already read.
     pub fn resolve_files(
         &self,
@@ -188,19 +208,39 @@ impl settings::SettingsFs for DiskSettings {
     }
 }
 
-/// Reads a settings file: `Ok(None)` when there is none, `Err` with a reason when it cannot be
-/// read. Only regular files are opened, so a FIFO in place of a settings file cannot hang us.
+/// Reads a settings file, at most [`MAX_SETTINGS_BYTES`]: `Ok(None)` when there is none, `Err`
+/// with a reason when it cannot be used (too large, not a regular file, unreadable). The file is
+/// opened before it is examined, so a FIFO put in its place cannot hang us.
 fn read_settings_text(path: &Path) -> Result<Option<String>, String> {
-    let meta = match fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err.to_string()),
-    };
-    if !meta.is_file() {
-        return Err("not a regular file".to_owned());
+    bounded::read_text(path, MAX_SETTINGS_BYTES)
+}
+
+impl FoundSettingsFile {
+    /// Why this file, or part of it, is ignored: one line per reason, naming the file.
+    pub fn notices(&self) -> Vec<String> {
+        let path = escape(&self.path.display().to_string()).into_owned();
+        let mut notices = Vec::new();
+        if let Some(json) = &self.ignored_json {
+            notices.push(format!(
+                "`{}` is ignored because `{path}` exists beside it",
+                escape(&json.display().to_string())
+            ));
+        }
+        if let Some(problem) = self.file.problem() {
+            notices.push(format!(
+                "settings file `{path}` is ignored: {}",
+                escape(&problem.to_string())
+            ));
+        }
+        for rejected in self.file.rejected() {
+            notices.push(format!(
+                "`{}` in `{path}` is ignored: {}",
+                escape(&rejected.key),
+                escape(&rejected.reason.to_string())
+            ));
+        }
+        notices
     }
-    let bytes = fs::read(path).map_err(|err| err.to_string())?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// The feature predicates: `coms_active` from the host, `external_ai_agents` from the settings.

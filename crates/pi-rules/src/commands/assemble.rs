@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let run = assembly::run_args(&args.layers, cx.settings, &mut ())?;
+    let run = assembly::run_args(&args.layers, cx, &mut ())?;
     let warnings: Vec<String> = run
         .assembly
         .iter()

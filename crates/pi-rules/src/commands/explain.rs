@@ -109,7 +109,7 @@ pub struct Args {
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = assembly::run_args(&args.layers, cx.settings, &mut recorder)?;
+    let run = assembly::run_args(&args.layers, cx, &mut recorder)?;
     let report = build_report(&run, &recorder);
     match args.format {
         OutputFormat::Json => output(writeln!(cx.out, "{report}"))?,

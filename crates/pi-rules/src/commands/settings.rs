@@ -36,7 +36,7 @@ pub struct Args {
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let resolved = cx.settings.resolve(&session);
+    let resolved = cx.settings.resolve(&session, cx.err);
     let rows: Vec<(&str, Value, Option<Source>)> = if args.only.is_empty() {
         resolved
             .iter()

@@ -161,24 +161,7 @@ impl From<&io::Error> for IoFailure {
     }
 }
 
-/// A special file that is never opened for reading.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpecialKind {
-    /// A named pipe: reading it blocks until a writer comes.
-    Fifo,
-    /// A Unix domain socket.
-    Socket,
-}
-
-impl SpecialKind {
-    /// `FIFO` or `socket`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SpecialKind::Fifo => "FIFO",
-            SpecialKind::Socket => "socket",
-        }
-    }
-}
+pub use crate::bounded::SpecialKind;
 
 /// Why a candidate could not be taken; the next lower candidate is tried after each of these.
 #[derive(Clone, Debug, PartialEq, Eq)]

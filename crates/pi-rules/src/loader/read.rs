@@ -1,20 +1,14 @@
-//! Bounded, hang-free reading of one candidate rule file.
-//!
-//! One `stat` (following links) decides before anything is opened: a size over
-//! [`MAX_RULE_BYTES`] is oversized, a FIFO or socket is skipped (opening or reading it could block
-//! forever), a directory is unreadable. Anything else is opened with `O_NONBLOCK | O_NOCTTY` and
-//! read through a [`READ_LIMIT`]-byte window, so a device that reports size 0 but never ends
-//! (`/dev/zero`) is oversized rather than read forever, and a FIFO swapped in after the `stat`
-//! cannot block. Only when the read fails or comes back empty is the open file `fstat`ed again,
-//! to tell a FIFO that appeared after the check (skipped) from `/dev/null` or an empty file
-//! (taken); the common path is one `stat`, one `open` and the reads.
+//! Bounded, hang-free reading of one candidate rule file, on [`crate::bounded`]: the file is
+//! opened first and its open descriptor decides what it is, so a size over [`MAX_RULE_BYTES`] is
+//! oversized, a FIFO or socket is skipped, a directory is unreadable, and a device that never ends
+//! (`/dev/zero`) is oversized by reading; a link to a character device that reads as empty
+//! (`/dev/null`) masks the lower copies.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read as _};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-use super::{FailureReason, IoFailure, SpecialKind, MAX_RULE_BYTES, READ_LIMIT};
+use super::{FailureReason, IoFailure, MAX_RULE_BYTES, READ_LIMIT};
+use crate::bounded::{self, Outcome};
 
 /// What reading one candidate gave.
 #[derive(Debug)]
@@ -47,56 +41,25 @@ pub enum RawRead {
     Failed(FailureReason),
 }
 
-/// Reads the candidate at `path`, bounded and without blocking: `stat` (following links) first,
-/// oversized by size, never opening a FIFO or socket, then at most [`READ_LIMIT`] bytes.
-/// `is_symlink` is what the directory listing said about it.
+/// Reads the candidate at `path`, bounded and without blocking (see [`crate::bounded`]): at most
+/// [`READ_LIMIT`] bytes, never from a FIFO or socket. `is_symlink` is what the directory listing
+/// said about it.
 pub fn read_raw(path: &Path, is_symlink: bool) -> RawRead {
-    let metadata = match fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(err) => return RawRead::Failed(FailureReason::Stat(IoFailure::from(&err))),
-    };
-    let size = metadata.len();
-    // The size test comes first, whatever the file type, as in the reference.
-    if size > MAX_RULE_BYTES {
-        return RawRead::Oversized {
-            size,
-            by_read: false,
-        };
-    }
-    let file_type = metadata.file_type();
-    if let Some(kind) = special_kind(&file_type) {
-        return RawRead::Failed(FailureReason::Special(kind));
-    }
-    if file_type.is_dir() {
-        return RawRead::Failed(FailureReason::Directory);
-    }
-    let file = match open_nonblocking(path) {
-        Ok(file) => file,
-        Err(err) => return RawRead::Failed(FailureReason::Open(IoFailure::from(&err))),
-    };
-    // `size` is at most MAX_RULE_BYTES here, so it fits in usize on every supported target;
-    // one spare byte lets the final zero-length read land without growing the buffer.
-    let capacity = usize::try_from(size).map_or(0, |size| size + 1);
-    let mut bytes = Vec::with_capacity(capacity);
-    if let Err(err) = (&file).take(READ_LIMIT).read_to_end(&mut bytes) {
-        if let Some(kind) = special_after_open(&file) {
-            return RawRead::Failed(FailureReason::Special(kind));
+    match bounded::read(path, MAX_RULE_BYTES) {
+        Outcome::Bytes { bytes, metadata } => {
+            let masked = is_symlink && bytes.is_empty() && metadata.file_type().is_char_device();
+            RawRead::Bytes { bytes, masked }
         }
-        return RawRead::Failed(FailureReason::Read(IoFailure::from(&err)));
+        Outcome::TooLarge { size, by_read } => RawRead::Oversized {
+            size: if by_read { READ_LIMIT } else { size },
+            by_read,
+        },
+        Outcome::Directory => RawRead::Failed(FailureReason::Directory),
+        Outcome::Special(kind) => RawRead::Failed(FailureReason::Special(kind)),
+        Outcome::Missing(err) => RawRead::Failed(FailureReason::Stat(IoFailure::from(&err))),
+        Outcome::Open(err) => RawRead::Failed(FailureReason::Open(IoFailure::from(&err))),
+        Outcome::Read(err) => RawRead::Failed(FailureReason::Read(IoFailure::from(&err))),
     }
-    if bytes.len() as u64 >= READ_LIMIT {
-        return RawRead::Oversized {
-            size: READ_LIMIT,
-            by_read: true,
-        };
-    }
-    if bytes.is_empty() {
-        if let Some(kind) = special_after_open(&file) {
-            return RawRead::Failed(FailureReason::Special(kind));
-        }
-    }
-    let masked = is_symlink && bytes.is_empty() && file_type.is_char_device();
-    RawRead::Bytes { bytes, masked }
 }
 
 /// Reads and decodes the candidate at `path` (see [`read_raw`]).
@@ -122,32 +85,4 @@ pub(super) fn decode(bytes: Vec<u8>) -> (String, bool) {
         Ok(text) => (text, false),
         Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
     }
-}
-
-/// The kind of special file that must never be opened for reading, if it is one.
-pub(super) fn special_kind(file_type: &fs::FileType) -> Option<SpecialKind> {
-    if file_type.is_fifo() {
-        Some(SpecialKind::Fifo)
-    } else if file_type.is_socket() {
-        Some(SpecialKind::Socket)
-    } else {
-        None
-    }
-}
-
-/// Opens `path` for reading without blocking on a FIFO and without acquiring a terminal.
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
-    // Invariant: open(2) flag bits are small positive values, so the cast cannot wrap.
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(flags.bits() as i32)
-        .open(path)
-}
-
-/// Re-checks the type of an opened file: `Some` when it turned out to be a FIFO or socket.
-fn special_after_open(file: &File) -> Option<SpecialKind> {
-    file.metadata()
-        .ok()
-        .and_then(|metadata| special_kind(&metadata.file_type()))
 }

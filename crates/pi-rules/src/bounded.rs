@@ -1,0 +1,245 @@
+//! Reading a file that someone else controls: bounded in size, without blocking, without a race
+//! between checking and reading.
+//!
+//! [`read`] opens first (`O_NONBLOCK | O_NOCTTY | O_CLOEXEC`, so a FIFO or a terminal cannot block
+//! or capture us) and then asks the open descriptor what it is (`fstat`): a path swapped for a
+//! FIFO between a check and the open cannot hang the command, because there is no separate check.
+//! A regular file or device is read through a window of `limit + 1` bytes, so a device that
+//! reports size 0 but never ends (`/dev/zero`) is found too large by reading. Only when the open
+//! itself fails is the path `stat`ed, to say why (a socket, or a file too large to matter).
+//!
+//! The limits: rule files [`crate::loader::READ_LIMIT`], settings files and schemas
+//! [`MAX_SETTINGS_BYTES`], prompt files [`MAX_PROMPT_BYTES`].
+
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read as _};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// The largest settings file, and `--keys` schema, that is read (1 MiB). A larger one is ignored
+/// whole.
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// The largest agent prompt `render` reads from a file or stdin (16 MiB).
+pub const MAX_PROMPT_BYTES: u64 = 16 << 20;
+
+/// A kind of file that is never read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecialKind {
+    /// A named pipe: reading it blocks until a writer comes.
+    Fifo,
+    /// A Unix domain socket.
+    Socket,
+}
+
+impl SpecialKind {
+    /// `FIFO` or `socket`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecialKind::Fifo => "FIFO",
+            SpecialKind::Socket => "socket",
+        }
+    }
+}
+
+/// What reading gave.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The whole content, at most `limit` bytes. `metadata` is the open descriptor's.
+    Bytes { bytes: Vec<u8>, metadata: Metadata },
+    /// Larger than the limit: `size` from `fstat` (or `stat`), or `limit + 1` when a read found
+    /// more (`by_read`).
+    TooLarge { size: u64, by_read: bool },
+    /// A directory.
+    Directory,
+    /// A FIFO or socket, never read.
+    Special(SpecialKind),
+    /// The path does not resolve: missing, a dangling link, a link loop.
+    Missing(io::Error),
+    /// It exists but could not be opened (permissions, a device that refuses).
+    Open(io::Error),
+    /// Reading failed after the open.
+    Read(io::Error),
+}
+
+/// Reads `path` (following links), at most `limit` bytes.
+pub fn read(path: &Path, limit: u64) -> Outcome {
+    let file = match open(path) {
+        Ok(file) => file,
+        Err(err) => return after_failed_open(path, limit, err),
+    };
+    let metadata = match file.metadata() {
+        Ok(metadata) => metadata,
+        Err(err) => return Outcome::Read(err),
+    };
+    // The size test comes first, whatever the file type, as the reference's `statSync` does.
+    if metadata.len() > limit {
+        return Outcome::TooLarge {
+            size: metadata.len(),
+            by_read: false,
+        };
+    }
+    let file_type = metadata.file_type();
+    if let Some(kind) = special_kind(&file_type) {
+        return Outcome::Special(kind);
+    }
+    if file_type.is_dir() {
+        return Outcome::Directory;
+    }
+    // `len` is at most `limit` here; one spare byte lets the final zero-length read land
+    // without growing the buffer.
+    let capacity = usize::try_from(metadata.len()).map_or(0, |len| len + 1);
+    let mut bytes = Vec::with_capacity(capacity);
+    if let Err(err) = (&file).take(limit + 1).read_to_end(&mut bytes) {
+        return Outcome::Read(err);
+    }
+    if bytes.len() as u64 > limit {
+        return Outcome::TooLarge {
+            size: limit + 1,
+            by_read: true,
+        };
+    }
+    Outcome::Bytes { bytes, metadata }
+}
+
+/// Why an open failed, and whether the path is too large anyway (a file over the limit that we
+/// may not read still counts as too large, as the reference's size test comes before its read).
+fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> Outcome {
+    match fs::metadata(path) {
+        Ok(metadata) if metadata.len() > limit => Outcome::TooLarge {
+            size: metadata.len(),
+            by_read: false,
+        },
+        Ok(metadata) => match special_kind(&metadata.file_type()) {
+            Some(kind) => Outcome::Special(kind),
+            None => Outcome::Open(err),
+        },
+        Err(_) => Outcome::Missing(err),
+    }
+}
+
+/// Opens `path` for reading without blocking on a FIFO and without acquiring a terminal.
+fn open(path: &Path) -> io::Result<File> {
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    // Invariant: open(2) flag bits are small positive values, so the cast cannot wrap.
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+}
+
+/// The kind of special file that must never be read, if it is one.
+pub fn special_kind(file_type: &fs::FileType) -> Option<SpecialKind> {
+    if file_type.is_fifo() {
+        Some(SpecialKind::Fifo)
+    } else if file_type.is_socket() {
+        Some(SpecialKind::Socket)
+    } else {
+        None
+    }
+}
+
+/// Reads a whole small file as text (invalid UTF-8 replaced): `Ok(None)` when it does not
+/// exist, `Err` with the reason when it cannot be used (too large, not a regular file,
+/// unreadable).
+pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
+    match read(path, limit) {
+        Outcome::Bytes { bytes, metadata } if metadata.is_file() => {
+            Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        }
+        Outcome::Bytes { .. } | Outcome::Directory | Outcome::Special(_) => {
+            Err("not a regular file".to_owned())
+        }
+        Outcome::TooLarge { size, by_read } => Err(if by_read {
+            format!("larger than the {limit}-byte limit")
+        } else {
+            format!("{size} bytes, over the {limit}-byte limit")
+        }),
+        Outcome::Missing(err) if err.kind() == io::ErrorKind::NotFound => {
+            // A dangling link is not "no file": the name exists.
+            match fs::symlink_metadata(path) {
+                Ok(_) => Err("a link that leads nowhere".to_owned()),
+                Err(_) => Ok(None),
+            }
+        }
+        Outcome::Missing(err) | Outcome::Open(err) | Outcome::Read(err) => Err(err.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn regular_files_up_to_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        fs::write(&path, "12345").unwrap();
+        assert!(matches!(read(&path, 5), Outcome::Bytes { bytes, .. } if bytes == b"12345"));
+        assert!(matches!(
+            read(&path, 4),
+            Outcome::TooLarge {
+                size: 5,
+                by_read: false
+            }
+        ));
+        assert_eq!(read_text(&path, 5), Ok(Some("12345".to_owned())));
+        assert!(read_text(&path, 4)
+            .unwrap_err()
+            .contains("over the 4-byte limit"));
+    }
+
+    #[test]
+    fn missing_dangling_and_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        assert!(matches!(read(&missing, 10), Outcome::Missing(_)));
+        assert_eq!(read_text(&missing, 10), Ok(None));
+        let dangling = dir.path().join("dangling");
+        symlink(&missing, &dangling).unwrap();
+        assert!(read_text(&dangling, 10)
+            .unwrap_err()
+            .contains("leads nowhere"));
+        assert!(matches!(read(dir.path(), 1 << 20), Outcome::Directory));
+        let looped = dir.path().join("loop");
+        symlink(&looped, &looped).unwrap();
+        assert!(matches!(read(&looped, 10), Outcome::Missing(_)));
+    }
+
+    #[test]
+    fn endless_devices_are_too_large_by_reading() {
+        let started = Instant::now();
+        assert!(matches!(
+            read(Path::new("/dev/zero"), 1000),
+            Outcome::TooLarge {
+                size: 1001,
+                by_read: true
+            }
+        ));
+        assert!(
+            matches!(read(Path::new("/dev/null"), 10), Outcome::Bytes { bytes, .. } if bytes.is_empty())
+        );
+        assert!(read_text(Path::new("/dev/null"), 10).is_err());
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_fifo_is_never_read_and_never_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let started = Instant::now();
+        assert!(matches!(
+            read(&fifo, 10),
+            Outcome::Special(SpecialKind::Fifo)
+        ));
+        assert_eq!(read_text(&fifo, 10), Err("not a regular file".to_owned()));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
