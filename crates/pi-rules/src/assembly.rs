@@ -3,11 +3,14 @@
 //! them assembles on its own.
 
 use crate::invocation::{Context, LayerArgs};
-use crate::loader::{self, Candidate, Loaded, NameReport, Outcome};
+use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
+use crate::output::note;
 use crate::session::{self, Session, FALLBACK_BLOCK};
+use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::settings::{Resolved, Source};
 use pi_rules_core::{assemble as engine, Assembly, Features, Observer, Scope};
+use std::io::Write;
 use std::time::Instant;
 
 /// Everything one assembly produced.
@@ -29,11 +32,13 @@ pub struct Run {
 }
 
 /// Reads the layers named by `args` and assembles them with `resolved` settings, reporting
-/// decisions to `observer`.
+/// decisions to `observer`. What the user should know about the layers (a package directory that
+/// does not exist, rules that escape the project) goes to `err`.
 pub fn run<O: Observer>(
     session: Session,
     args: &LayerArgs,
     resolved: Resolved,
+    err: &mut dyn Write,
     observer: &mut O,
 ) -> Result<Run> {
     let started = Instant::now();
@@ -53,7 +58,32 @@ pub fn run<O: Observer>(
             assemble_micros: 0,
         });
     }
-    let loaded = loader::load(&session.layer_dirs(args.package_dir.as_deref()));
+    let policy = session.policy(args.confined());
+    let dirs = session.layer_dirs(args.package_dir.as_deref());
+    if let PackageSource::Dir(dir) = &dirs.package {
+        if !dir.is_dir() {
+            let origin = if args.package_dir.is_some() {
+                "--package-dir"
+            } else {
+                crate::session::PACKAGE_DIR_ENV
+            };
+            note(
+                err,
+                format_args!(
+                    "pi-rules: warning: the package directory `{}` (from {origin}) is not a \
+                     directory; the package layer is empty",
+                    escape(&dir.display().to_string())
+                ),
+            );
+        }
+    }
+    let loaded = loader::load_with(&dirs, &policy);
+    for escaped in &loaded.escapes {
+        note(
+            err,
+            format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
+        );
+    }
     let read_micros = started.elapsed().as_micros();
     let started = Instant::now();
     let (block, assembly) = if loaded.fallback {
@@ -89,7 +119,7 @@ pub fn run_args<O: Observer>(
 ) -> Result<Run> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
     let resolved = cx.settings.resolve(&session, cx.err);
-    run(session, args, resolved, observer)
+    run(session, args, resolved, cx.err, observer)
 }
 
 /// One file name and where it stands in the assembly.

@@ -60,10 +60,23 @@ pub enum Outcome {
     Open(io::Error),
     /// Reading failed after the open.
     Read(io::Error),
+    /// The inspection of the open file refused it (see [`read_inspected`]); nothing was read.
+    Refused,
 }
 
 /// Reads `path` (following links), at most `limit` bytes.
 pub fn read(path: &Path, limit: u64) -> Outcome {
+    read_inspected(path, limit, &mut |_, _| true)
+}
+
+/// Like [`read`], but first shows `inspect` what was opened: its real path (from
+/// `/proc/self/fd`, so a link swapped after any earlier check cannot deceive it; `None` where
+/// `/proc` is not mounted) and its metadata. When `inspect` says no, nothing is read.
+pub fn read_inspected(
+    path: &Path,
+    limit: u64,
+    inspect: &mut dyn FnMut(Option<&Path>, &Metadata) -> bool,
+) -> Outcome {
     let file = match open(path) {
         Ok(file) => file,
         Err(err) => return after_failed_open(path, limit, err),
@@ -72,6 +85,9 @@ pub fn read(path: &Path, limit: u64) -> Outcome {
         Ok(metadata) => metadata,
         Err(err) => return Outcome::Read(err),
     };
+    if !inspect(real_path(&file).as_deref(), &metadata) {
+        return Outcome::Refused;
+    }
     // The size test comes first, whatever the file type, as the reference's `statSync` does.
     if metadata.len() > limit {
         return Outcome::TooLarge {
@@ -116,6 +132,14 @@ fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> Outcome {
         },
         Err(_) => Outcome::Missing(err),
     }
+}
+
+/// The path an open file was reached by, resolved by the kernel.
+pub fn real_path(file: &File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .ok()
+        .filter(|path| path.is_absolute())
 }
 
 /// Opens `path` for reading without blocking on a FIFO and without acquiring a terminal.
@@ -163,6 +187,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
             }
         }
         Outcome::Missing(err) | Outcome::Open(err) | Outcome::Read(err) => Err(err.to_string()),
+        Outcome::Refused => Err("refused".to_owned()),
     }
 }
 

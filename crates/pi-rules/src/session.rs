@@ -4,7 +4,7 @@
 
 use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
-use crate::loader::{LayerDirs, PackageSource};
+use crate::loader::{LayerDirs, PackageSource, Policy};
 use crate::output::note;
 use crate::repo;
 use crate::terminal::escape;
@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile};
 use pi_rules_core::{Features, Settings};
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,8 @@ pub struct Session {
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub schema: Cow<'static, Schema>,
+    /// The repository root of `cwd`, found once when first needed.
+    repo_root: OnceCell<Option<PathBuf>>,
 }
 
 impl Session {
@@ -78,7 +81,21 @@ impl Session {
                 })?)
             }
         };
-        Ok(Session { cwd, home, schema })
+        Ok(Session::from_parts(cwd, home, schema))
+    }
+
+    /// A session on given parts, for hosts and tests that do not read them from the process.
+    pub fn from_parts(
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        schema: Cow<'static, Schema>,
+    ) -> Session {
+        Session {
+            cwd,
+            home,
+            schema,
+            repo_root: OnceCell::new(),
+        }
     }
 
     /// Whether this process is a subagent (`PI_SUBAGENT_CHILD=1`), which gets no rules block.
@@ -100,12 +117,43 @@ impl Session {
         LayerDirs::standard(package, self.home.as_deref(), &self.cwd)
     }
 
+    /// The repository root of `cwd` (SPEC §4), or `None` outside a repository.
+    pub fn repo_root(&self) -> Option<&Path> {
+        self.repo_root
+            .get_or_init(|| repo::repo_root(&self.cwd))
+            .as_deref()
+    }
+
     /// The directory of the project settings file: `<repo root>/.pi`, or `<cwd>/.pi` outside a
     /// repository.
     pub fn project_settings_dir(&self) -> PathBuf {
-        repo::repo_root(&self.cwd)
-            .unwrap_or_else(|| self.cwd.clone())
-            .join(".pi")
+        self.repo_root().unwrap_or(&self.cwd).join(".pi")
+    }
+
+    /// The directory that project rules and the project settings file must stay in, canonical:
+    /// the repository root of `cwd`, or `cwd` itself outside a repository and when the
+    /// repository's root is `$HOME` or above it (a dotfiles repository would otherwise make all of
+    /// `$HOME` "the project").
+    pub fn project_root(&self) -> PathBuf {
+        let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let cwd = canonical(&self.cwd);
+        let Some(root) = self.repo_root().map(canonical) else {
+            return cwd;
+        };
+        let home = self.home.as_deref().map(canonical);
+        if home.is_some_and(|home| home.starts_with(&root)) {
+            cwd
+        } else {
+            root
+        }
+    }
+
+    /// The loader's policy: the project root, and whether to confine.
+    pub fn policy(&self, confine: bool) -> Policy {
+        Policy {
+            project_root: Some(self.project_root()),
+            confine,
+        }
     }
 
     /// The directory of the global settings file, `$HOME/.pi`.

@@ -69,11 +69,11 @@ impl Tree {
     }
 
     fn session(&self) -> Session {
-        Session {
-            cwd: self.root.join("proj"),
-            home: Some(self.root.join("home")),
-            schema: Cow::Borrowed(Schema::embedded()),
-        }
+        Session::from_parts(
+            self.root.join("proj"),
+            Some(self.root.join("home")),
+            Cow::Borrowed(Schema::embedded()),
+        )
     }
 }
 
@@ -383,11 +383,11 @@ fn explain_prints_the_table_text() {
 fn shipped_package_rules_are_clean() {
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let session = Session {
-        cwd: tmp.path().join("proj"),
-        home: Some(tmp.path().join("home")),
-        schema: Cow::Borrowed(Schema::embedded()),
-    };
+    let session = Session::from_parts(
+        tmp.path().join("proj"),
+        Some(tmp.path().join("home")),
+        Cow::Borrowed(Schema::embedded()),
+    );
     for package in [
         PackageSource::Dir(rules.clone()),
         PackageSource::Embedded(pi_rules::embedded::PACKAGE_RULES),
@@ -448,11 +448,11 @@ fn adversarial_inputs_are_fast_and_bounded() {
         let project = tmp.path().join("proj/.pi/rules");
         fs::create_dir_all(&project).expect("project");
         fs::write(project.join("90-bench.md"), &bytes).expect("write bench");
-        let session = Session {
-            cwd: tmp.path().join("proj"),
-            home: Some(tmp.path().join("home")),
-            schema: Cow::Borrowed(Schema::embedded()),
-        };
+        let session = Session::from_parts(
+            tmp.path().join("proj"),
+            Some(tmp.path().join("home")),
+            Cow::Borrowed(Schema::embedded()),
+        );
         let opts = options(&session, PackageSource::Dir(rules.clone()), Format::Human);
         let start = Instant::now();
         let report = check::check(&opts).expect("check");

@@ -151,9 +151,9 @@ fn run(tree: &Tree, args: &[&str], coms: bool, subagent_env: bool) -> Value {
     })
 }
 
-/// `assemble` and `settings` of one case through `pi-rules serve` (one process, two requests):
-/// the two results.
-fn serve(tree: &Tree, coms: bool) -> (Value, Value) {
+/// `assemble`, `settings` and `assemble` with `confine` of one case through `pi-rules serve` (one
+/// process, three requests): the three results.
+fn serve(tree: &Tree, coms: bool) -> (Value, Value, Value) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
         .arg("serve")
         .env_clear()
@@ -166,6 +166,8 @@ fn serve(tree: &Tree, coms: bool) -> (Value, Value) {
         json!({"jsonrpc": "2.0", "id": 1, "method": "assemble", "params": {
             "cwd": tree.cwd, "package_dir": tree.package, "coms_active": coms}}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "settings", "params": {"cwd": tree.cwd}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "assemble", "params": {
+            "cwd": tree.cwd, "package_dir": tree.package, "coms_active": coms, "confine": true}}),
     ];
     let mut stdin = child.stdin.take().unwrap();
     for request in &requests {
@@ -184,7 +186,16 @@ fn serve(tree: &Tree, coms: bool) -> (Value, Value) {
         });
     let assembled = results.next().unwrap_or(Value::Null);
     let settings = results.next().unwrap_or(Value::Null);
-    (assembled, settings)
+    let confined = results.next().unwrap_or(Value::Null);
+    (assembled, settings, confined)
+}
+
+/// Whether the case's project layer links out of the project (into the package directory), which
+/// `--confine` refuses.
+fn leaves_the_project(case: &Value) -> bool {
+    case["project"]
+        .as_array()
+        .is_some_and(|entries| entries.iter().any(|e| e["kind"] == "symlink_pkg"))
 }
 
 /// The rules block rebuilt from `explain`'s report alone: for each file it calls included, the
@@ -255,6 +266,8 @@ fn layers_conformance() {
     let mut failures = Vec::new();
     let mut explain_failures = Vec::new();
     let mut serve_failures = Vec::new();
+    let mut confined_cases = 0;
+    let mut confine_failures = Vec::new();
     for line in data.lines().filter(|l| !l.trim().is_empty()) {
         let record: Value = serde_json::from_str(line).unwrap();
         let (case, expected) = (&record["case"], &record["expected"]);
@@ -286,12 +299,22 @@ fn layers_conformance() {
             failures.push((total - 1, problems));
         }
         // The serve process has the subagent variable when the case has it, as `assemble` above.
-        let (served, served_settings) = serve(&tree, coms);
+        let (served, served_settings, confined) = serve(&tree, coms);
         let same_assembly = ["block", "warnings"]
             .iter()
             .all(|key| served.get(key) == assembled.get(key));
         if !same_assembly || served_settings != settings {
             serve_failures.push(total - 1);
+        }
+        // Without links out of the project, `--confine` changes nothing.
+        if !leaves_the_project(case) {
+            confined_cases += 1;
+            if ["block", "warnings"]
+                .iter()
+                .any(|key| confined.get(key) != Some(&expected[key]))
+            {
+                confine_failures.push(total - 1);
+            }
         }
         let explained = run(&tree, &["explain", "--format", "json"], coms, true);
         let rebuilt = explained_block(&explained).map(Value::String);
@@ -308,6 +331,10 @@ fn layers_conformance() {
         "serve agrees with assemble and settings: {}/{total}",
         total - serve_failures.len()
     );
+    println!(
+        "with --confine, on trees without links out of the project: {}/{confined_cases} identical",
+        confined_cases - confine_failures.len()
+    );
     for (index, problems) in failures.iter().take(5) {
         println!("--- case {index}");
         for p in problems {
@@ -315,6 +342,11 @@ fn layers_conformance() {
         }
     }
     assert!(failures.is_empty(), "{} cases differ", failures.len());
+    assert!(
+        confine_failures.is_empty(),
+        "--confine changes cases {:?}",
+        &confine_failures[..confine_failures.len().min(10)]
+    );
     assert!(
         serve_failures.is_empty(),
         "serve disagrees with the commands on cases {:?}",

@@ -23,6 +23,7 @@
 //! ([`FailureReason::Special`]). Files are read afresh on every call; nothing is cached.
 
 mod collation;
+mod confine;
 mod listing;
 mod read;
 
@@ -32,8 +33,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use collation::{compare_names, sort_by_name};
+pub use confine::{Escape, Policy};
 pub use listing::is_rule_name;
-pub use read::{read_raw, RawRead};
+pub use read::{read_raw, read_raw_checked, RawRead};
 
 use read::ReadOutcome;
 
@@ -176,6 +178,8 @@ pub enum FailureReason {
     Open(IoFailure),
     /// Reading failed.
     Read(IoFailure),
+    /// Refused by `--confine`: it escapes the project, or it is a special file.
+    Confined(Escape),
 }
 
 impl fmt::Display for FailureReason {
@@ -188,6 +192,7 @@ impl fmt::Display for FailureReason {
             }
             FailureReason::Open(err) => write!(f, "cannot open it: {}", err.message),
             FailureReason::Read(err) => write!(f, "cannot read it: {}", err.message),
+            FailureReason::Confined(escape) => write!(f, "refused by --confine: {escape}"),
         }
     }
 }
@@ -276,6 +281,33 @@ pub struct Loaded {
     /// Debug-level notes: listing errors other than a missing directory, special files skipped,
     /// oversized candidates, candidates that fell back.
     pub notes: Vec<String>,
+    /// Candidates that escape (see [`Escape`]): taken, or refused under `--confine`. The
+    /// commands name each on stderr.
+    pub escapes: Vec<Escaped>,
+}
+
+/// A candidate that escapes the project or is a special file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Escaped {
+    pub name: String,
+    pub candidate: Candidate,
+    pub escape: Escape,
+    /// Refused under `--confine` (else it was read and is in the block).
+    pub refused: bool,
+}
+
+impl fmt::Display for Escaped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.candidate.display_path(&self.name);
+        let layer = self.candidate.layer;
+        if self.refused {
+            write!(f, "{layer} rule `{path}` is not read: {}", self.escape)?;
+            f.write_str(" (--confine)")
+        } else {
+            write!(f, "{layer} rule `{path}` is read although {}", self.escape)?;
+            f.write_str("; --confine (or PI_RULES_CONFINE=1) refuses it")
+        }
+    }
 }
 
 /// Where a candidate's text comes from.
@@ -308,6 +340,12 @@ impl Provider {
 
 /// Loads the three layers: lists, sorts and reads the rule files (see the module docs).
 pub fn load(dirs: &LayerDirs) -> Loaded {
+    load_with(dirs, &Policy::default())
+}
+
+/// Like [`load`], finding the candidates that escape under `policy`, and refusing them when it
+/// confines.
+pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     let mut notes = Vec::new();
     // File name → providers, lowest precedence first; names in first-seen order (package, then
     // user, then project, each in byte order) so that equal-collating names keep that order.
@@ -353,7 +391,7 @@ pub fn load(dirs: &LayerDirs) -> Loaded {
         ..Loaded::default()
     };
     for (name, providers) in names {
-        resolve_name(name, providers, &mut loaded);
+        resolve_name(name, providers, policy, &mut loaded);
     }
     loaded.fallback = loaded.files.is_empty();
     loaded
@@ -379,7 +417,7 @@ fn list_into(
 }
 
 /// Tries the providers of one name from highest precedence down and records the outcome.
-fn resolve_name(name: String, mut providers: Vec<Provider>, loaded: &mut Loaded) {
+fn resolve_name(name: String, mut providers: Vec<Provider>, policy: &Policy, loaded: &mut Loaded) {
     providers.reverse();
     let candidates: Vec<Candidate> = providers.iter().map(Provider::candidate).collect();
     let mut failures: Vec<Failure> = Vec::new();
@@ -387,10 +425,24 @@ fn resolve_name(name: String, mut providers: Vec<Provider>, loaded: &mut Loaded)
     for (at, provider) in providers.iter().enumerate() {
         let candidate = &candidates[at];
         let lower = || candidates[at + 1..].to_vec();
-        let result = match &provider.source {
-            Source::Embedded(text) => embedded(text),
-            Source::File(path) => read::read_candidate(path, provider.is_symlink),
+        let (result, escape) = match &provider.source {
+            Source::Embedded(text) => (embedded(text), None),
+            Source::File(path) => {
+                read::read_candidate(path, provider.is_symlink, provider.layer, policy)
+            }
         };
+        let refused = match &result {
+            ReadOutcome::Failed(FailureReason::Confined(escape)) => Some(escape.clone()),
+            _ => None,
+        };
+        if let Some(escape) = refused.or(escape) {
+            loaded.escapes.push(Escaped {
+                name: name.clone(),
+                candidate: candidate.clone(),
+                refused: matches!(result, ReadOutcome::Failed(FailureReason::Confined(_))),
+                escape,
+            });
+        }
         match result {
             ReadOutcome::Text {
                 text,

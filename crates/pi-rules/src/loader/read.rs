@@ -7,7 +7,8 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-use super::{FailureReason, IoFailure, MAX_RULE_BYTES, READ_LIMIT};
+use super::confine::{Escape, Policy};
+use super::{FailureReason, IoFailure, Layer, MAX_RULE_BYTES, READ_LIMIT};
 use crate::bounded::{self, Outcome};
 
 /// What reading one candidate gave.
@@ -45,11 +46,17 @@ pub enum RawRead {
 /// [`READ_LIMIT`] bytes, never from a FIFO or socket. `is_symlink` is what the directory listing
 /// said about it.
 pub fn read_raw(path: &Path, is_symlink: bool) -> RawRead {
-    match bounded::read(path, MAX_RULE_BYTES) {
-        Outcome::Bytes { bytes, metadata } => {
-            let masked = is_symlink && bytes.is_empty() && metadata.file_type().is_char_device();
-            RawRead::Bytes { bytes, masked }
-        }
+    read_raw_checked(path, is_symlink, Layer::Package, &Policy::default()).0
+}
+
+/// The [`RawRead`] for a bounded read that did not give bytes.
+fn from_outcome(outcome: Outcome) -> RawRead {
+    match outcome {
+        Outcome::Bytes { bytes, .. } => RawRead::Bytes {
+            bytes,
+            masked: false,
+        },
+        Outcome::Refused => RawRead::Failed(FailureReason::Confined(Escape::Unverifiable)),
         Outcome::TooLarge { size, by_read } => RawRead::Oversized {
             size: if by_read { READ_LIMIT } else { size },
             by_read,
@@ -62,9 +69,50 @@ pub fn read_raw(path: &Path, is_symlink: bool) -> RawRead {
     }
 }
 
-/// Reads and decodes the candidate at `path` (see [`read_raw`]).
-pub(super) fn read_candidate(path: &Path, is_symlink: bool) -> ReadOutcome {
-    match read_raw(path, is_symlink) {
+/// Reads a candidate of `layer` under `policy`: like [`read_raw`], and also says whether what was
+/// opened escapes (see [`Policy::escape`]). Under `--confine` an escaping candidate is refused,
+/// before it is opened when its canonical path already tells, else right after the open.
+pub fn read_raw_checked(
+    path: &Path,
+    is_symlink: bool,
+    layer: Layer,
+    policy: &Policy,
+) -> (RawRead, Option<Escape>) {
+    if let Some(escape) = policy.refuse_before_open(layer, path) {
+        return (RawRead::Failed(FailureReason::Confined(escape)), None);
+    }
+    let mut escape = None;
+    let outcome = bounded::read_inspected(path, MAX_RULE_BYTES, &mut |real, metadata| {
+        escape = match real {
+            Some(real) => policy.escape(layer, real, Some(metadata)),
+            None if policy.confine => Some(Escape::Unverifiable),
+            None => None,
+        };
+        !(policy.confine && escape.is_some())
+    });
+    let raw = match outcome {
+        Outcome::Refused => {
+            let escape = escape.take().unwrap_or(Escape::Unverifiable);
+            RawRead::Failed(FailureReason::Confined(escape))
+        }
+        Outcome::Bytes { bytes, metadata } => {
+            let masked = is_symlink && bytes.is_empty() && metadata.file_type().is_char_device();
+            RawRead::Bytes { bytes, masked }
+        }
+        other => from_outcome(other),
+    };
+    (raw, escape)
+}
+
+/// Reads and decodes the candidate at `path` (see [`read_raw_checked`]).
+pub(super) fn read_candidate(
+    path: &Path,
+    is_symlink: bool,
+    layer: Layer,
+    policy: &Policy,
+) -> (ReadOutcome, Option<Escape>) {
+    let (raw, escape) = read_raw_checked(path, is_symlink, layer, policy);
+    let outcome = match raw {
         RawRead::Bytes { bytes, masked } => {
             let (text, had_invalid_utf8) = decode(bytes);
             ReadOutcome::Text {
@@ -75,7 +123,8 @@ pub(super) fn read_candidate(path: &Path, is_symlink: bool) -> ReadOutcome {
         }
         RawRead::Oversized { size, by_read } => ReadOutcome::Oversized { size, by_read },
         RawRead::Failed(reason) => ReadOutcome::Failed(reason),
-    }
+    };
+    (outcome, escape)
 }
 
 /// Decodes UTF-8, replacing invalid sequences with U+FFFD as JavaScript's decoder does (a BOM is
