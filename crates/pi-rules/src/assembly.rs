@@ -8,7 +8,7 @@ use crate::output::note;
 use crate::session::{self, Session, FALLBACK_BLOCK};
 use crate::terminal::escape;
 use anyhow::Result;
-use pi_rules_core::settings::{Resolved, Source};
+use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Observer, Scope};
 use std::io::Write;
 use std::time::Instant;
@@ -174,15 +174,4 @@ pub fn name_entries<'a>(
             included,
         }
     })
-}
-
-/// A short label for a value's source, for tables and explanations.
-pub fn source_label(source: &Source) -> String {
-    match source {
-        Source::ProjectFile => "project file".to_owned(),
-        Source::GlobalFile => "global file".to_owned(),
-        Source::Env(name) => format!("env {name}"),
-        Source::Default => "default".to_owned(),
-        Source::Fallback => "no rule".to_owned(),
-    }
 }

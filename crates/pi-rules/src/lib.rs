@@ -9,6 +9,7 @@ pub mod commands;
 pub mod embedded;
 pub mod eval;
 pub mod invocation;
+pub mod json;
 pub mod loader;
 pub mod output;
 pub mod repo;

@@ -417,6 +417,12 @@ impl Server {
                         "version": env!("CARGO_PKG_VERSION"),
                         "protocol": PROTOCOL_VERSION,
                         "methods": METHODS,
+                        "formats": {
+                            "assemble": assemble::FORMAT_VERSION,
+                            "explain": explain::FORMAT_VERSION,
+                            "check": crate::commands::check::FORMAT_VERSION,
+                            "settings": settings::FORMAT_VERSION,
+                        },
                     }),
                 );
                 Ok(())

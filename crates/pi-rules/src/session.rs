@@ -9,7 +9,7 @@ use crate::output::note;
 use crate::repo;
 use crate::terminal::escape;
 use anyhow::{Context, Result};
-use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile};
+use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
 use pi_rules_core::{Features, Settings};
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -44,6 +44,8 @@ pub struct Session {
     pub schema: Cow<'static, Schema>,
     /// The repository root of `cwd`, found once when first needed.
     repo_root: OnceCell<Option<PathBuf>>,
+    /// The two settings file paths (project, global), found once when first needed.
+    settings_paths: OnceCell<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Session {
@@ -95,6 +97,7 @@ impl Session {
             home,
             schema,
             repo_root: OnceCell::new(),
+            settings_paths: OnceCell::new(),
         }
     }
 
@@ -159,6 +162,36 @@ impl Session {
     /// The directory of the global settings file, `$HOME/.pi`.
     pub fn global_settings_dir(&self) -> Option<PathBuf> {
         self.home.as_ref().map(|h| h.join(".pi"))
+    }
+
+    /// The paths of the two settings files (project, global): each the `.jsonc` when it exists,
+    /// else the `.json`.
+    pub fn settings_paths(&self) -> (&Path, Option<&Path>) {
+        let (project, global) = self.settings_paths.get_or_init(|| {
+            let exists = |p: &Path| p.exists();
+            (
+                settings::settings_file_in(&self.project_settings_dir(), exists),
+                self.global_settings_dir()
+                    .map(|dir| settings::settings_file_in(&dir, exists)),
+            )
+        });
+        (project, global.as_deref())
+    }
+
+    /// Where a resolved value came from, for people: the settings file's path, `env NAME`, or
+    /// `default`. Escaped for the terminal.
+    pub fn source_label(&self, source: &Source) -> String {
+        let (project, global) = self.settings_paths();
+        match source {
+            Source::ProjectFile => escape(&project.display().to_string()).into_owned(),
+            Source::GlobalFile => global.map_or_else(
+                || "global file".to_owned(),
+                |path| escape(&path.display().to_string()).into_owned(),
+            ),
+            Source::Env(name) => format!("env {}", escape(name)),
+            Source::Default => "default".to_owned(),
+            Source::Fallback => "no rule".to_owned(),
+        }
     }
 
     /// Reads both settings files: (project, global).

@@ -147,7 +147,9 @@ fn embedded_package_rules_assemble_cleanly_with_defaults() {
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(status_of(&report, "55-coms-protocol.md"), "gated");
     assert_eq!(status_of(&report, "00-orchestrator-core.md"), "included");
-    assert_eq!(report["stats"]["files"], 12);
+    assert_eq!(report["stats"]["files_read"], 12);
+    assert_eq!(report["stats"]["block_bytes"], text.len() + 2);
+    assert!(report["stats"]["bytes_read"].as_u64().unwrap() > text.len() as u64);
 }
 
 /// (setting or feature, how to turn it on, text only present when on, text only present when off)
@@ -396,9 +398,10 @@ fn settings_table_shows_sources() {
             .collect::<Vec<_>>()
     };
     assert_eq!(row("dco"), ["dco", "true", "env", "PI_DCO"]);
+    let global = world.home.join(".pi/pi-config-settings.jsonc");
     assert_eq!(
         row("use_worktrees"),
-        ["use_worktrees", "true", "global", "file"]
+        ["use_worktrees", "true", global.to_str().unwrap()]
     );
     assert_eq!(
         row("review_loop_max_cycles"),
@@ -406,8 +409,9 @@ fn settings_table_shows_sources() {
     );
     assert_eq!(
         row("no_such_key"),
-        ["no_such_key", "false", "unknown", "key"]
+        ["no_such_key", "false", "not", "a", "settings", "key"]
     );
+    assert!(stderr(&out).contains("`no_such_key` is not a settings key"));
 }
 
 #[test]

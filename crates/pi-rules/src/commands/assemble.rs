@@ -3,10 +3,12 @@
 use crate::assembly::{self, Run};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
+use crate::json::{self, Seq, Text};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
 use anyhow::Result;
-use serde_json::{json, Value as Json};
+use pi_rules_core::Warning;
+use serde::Serialize;
 
 /// Assemble the rules block from the package, user and project layers.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -26,63 +28,89 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
+/// The version of the JSON form, documented in `docs/assemble-json.md`.
+pub const FORMAT_VERSION: u32 = 1;
+
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = assembly::run_args(&args.layers, cx, &mut ())?;
-    let warnings: Vec<String> = run
-        .assembly
-        .iter()
-        .flat_map(|a| a.warnings.iter().map(|w| w.to_string()))
-        .collect();
     match args.format {
         OutputFormat::Text => {
-            for warning in &warnings {
-                note(cx.err, format_args!("rule assembly: {}", escape(warning)));
+            for warning in run.assembly.iter().flat_map(|a| &a.warnings) {
+                note(
+                    cx.err,
+                    format_args!("rule assembly: {}", escape(&warning.to_string())),
+                );
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
             output(cx.out.write_all(text.as_bytes()))?;
         }
-        OutputFormat::Json => {
-            let value = report(&run, &warnings);
-            output(writeln!(cx.out, "{value}"))?;
-        }
+        OutputFormat::Json => output(json::write_line(cx.out, &Report::new(&run)))?,
     }
     Ok(Exit::Success)
 }
 
-fn report(run: &Run, warnings: &[String]) -> Json {
-    let files = run.loaded.as_ref().map_or_else(Vec::new, |loaded| {
-        assembly::name_entries(loaded, run.assembly.as_ref())
-            .map(|entry| {
-                let name = &entry.report.name;
+/// The JSON form (`docs/assemble-json.md`).
+#[derive(Serialize)]
+struct Report<'a> {
+    format: u32,
+    block: &'a str,
+    warnings: Seq<Box<dyn Iterator<Item = Text<&'a Warning>> + 'a>>,
+    files: Seq<Box<dyn Iterator<Item = FileReport<'a>> + 'a>>,
+    notes: &'a [String],
+    stats: Stats,
+}
+
+#[derive(Serialize)]
+struct FileReport<'a> {
+    name: &'a str,
+    layer: Option<&'static str>,
+    path: Option<String>,
+    status: &'static str,
+    shadowed: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Stats {
+    /// Rule files read (taken).
+    files_read: usize,
+    /// Bytes of those files.
+    bytes_read: usize,
+    /// Bytes of the block.
+    block_bytes: usize,
+    read_us: u128,
+    assemble_us: u128,
+}
+
+impl<'a> Report<'a> {
+    fn new(run: &'a Run) -> Report<'a> {
+        let warnings = run.assembly.iter().flat_map(|a| &a.warnings).map(Text);
+        let files = run.loaded.iter().flat_map(|loaded| {
+            assembly::name_entries(loaded, run.assembly.as_ref()).map(|entry| {
+                let name = entry.report.name.as_str();
                 let winner = entry.report.winner();
-                let shadowed: Vec<String> =
-                    entry.shadowed().map(|c| c.display_path(name)).collect();
-                json!({
-                    "name": name,
-                    "layer": winner.map(|w| w.layer.as_str()),
-                    "path": winner.map(|w| w.display_path(name)),
-                    "status": entry.status(),
-                    "shadowed": shadowed,
-                })
+                FileReport {
+                    name,
+                    layer: winner.map(|w| w.layer.as_str()),
+                    path: winner.map(|w| w.display_path(name)),
+                    status: entry.status(),
+                    shadowed: entry.shadowed().map(|c| c.display_path(name)).collect(),
+                }
             })
-            .collect()
-    });
-    let loaded_files = run.loaded.as_ref().map_or(0, |l| l.files.len());
-    let bytes: usize = run
-        .loaded
-        .as_ref()
-        .map_or(0, |l| l.files.iter().map(|f| f.text.len()).sum());
-    let notes = run.loaded.as_ref().map_or(&[][..], |l| &l.notes[..]);
-    json!({
-        "block": run.block,
-        "warnings": warnings,
-        "files": files,
-        "notes": notes,
-        "stats": {
-            "files": loaded_files,
-            "bytes": bytes,
-            "read_us": run.read_micros,
-            "assemble_us": run.assemble_micros,
-        },
-    })
+        });
+        let loaded = run.loaded.as_ref();
+        Report {
+            format: FORMAT_VERSION,
+            block: &run.block,
+            warnings: Seq::new(Box::new(warnings)),
+            files: Seq::new(Box::new(files)),
+            notes: loaded.map_or(&[][..], |l| &l.notes[..]),
+            stats: Stats {
+                files_read: loaded.map_or(0, |l| l.files.len()),
+                bytes_read: loaded.map_or(0, |l| l.files.iter().map(|f| f.text.len()).sum()),
+                block_bytes: run.block.len(),
+                read_us: run.read_micros,
+                assemble_us: run.assemble_micros,
+            },
+        }
+    }
 }

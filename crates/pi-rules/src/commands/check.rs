@@ -55,6 +55,9 @@ impl From<CheckFormat> for Format {
     }
 }
 
+/// The version of the JSON form, documented in `docs/check-json.md`.
+pub const FORMAT_VERSION: u32 = 1;
+
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if let Some(code) = &args.explain {
         let Some(text) = check::explain_code(code) else {

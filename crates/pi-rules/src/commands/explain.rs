@@ -8,7 +8,7 @@
 //! The JSON form is stable: see `docs/explain-json.md`. Token counts are estimates: one token per
 //! four bytes of UTF-8, rounded up.
 
-use crate::assembly::{self, source_label, Run};
+use crate::assembly::{self, Run};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::loader::{Loaded, NameReport, Outcome, MAX_RULE_BYTES};
@@ -106,6 +106,9 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
+/// The version of the JSON form, documented in `docs/explain-json.md`.
+pub const FORMAT_VERSION: u32 = 1;
+
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
@@ -125,9 +128,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 fn build_report(run: &Run, recorder: &Recorder) -> Json {
     let resolved = &run.resolved;
     let source = |key: &str| {
-        resolved
-            .get(key)
-            .map_or_else(|| "unknown".to_owned(), |v| source_label(&v.source))
+        resolved.get(key).map_or_else(
+            || "unknown".to_owned(),
+            |v| run.session.source_label(&v.source),
+        )
     };
     let known: Vec<&str> = run.session.schema.names().collect();
     let features = json!({

@@ -1,12 +1,12 @@
 //! `pi-rules settings`: resolved settings with the source of each value.
 
-use crate::assembly::source_label;
 use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
-use crate::output::{output, Exit};
+use crate::output::{note, output, Exit};
 use crate::session::Session;
 use crate::terminal::{escape, escape_truncated};
 use anyhow::Result;
+use pi_rules_core::lint::suggest;
 use pi_rules_core::settings::Source;
 use pi_rules_core::Value;
 
@@ -34,9 +34,25 @@ pub struct Args {
     pub format: OutputFormat,
 }
 
+/// The version of the JSON form, documented in `docs/settings-json.md` (the object itself is the
+/// reference's plain key → value shape, so the version is not a field of it).
+pub const FORMAT_VERSION: u32 = 1;
+
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
     let resolved = cx.settings.resolve(&session, cx.err);
+    for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {
+        let hint = suggest::closest(key, session.schema.names())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: warning: `{}` is not a settings key, so it resolves to false{hint}",
+                escape(key)
+            ),
+        );
+    }
     let rows: Vec<(&str, Value, Option<Source>)> = if args.only.is_empty() {
         resolved
             .iter()
@@ -65,12 +81,14 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 .into_iter()
                 .map(|(key, value, source)| {
                     let shown = value.to_json().unwrap_or_else(|| "undefined".into());
-                    let source =
-                        source.map_or_else(|| "unknown key".to_owned(), |s| source_label(&s));
+                    let source = source.map_or_else(
+                        || "not a settings key".to_owned(),
+                        |s| session.source_label(&s),
+                    );
                     (
                         escape(key).into_owned(),
                         escape_truncated(&shown, MAX_VALUE_CHARS).into_owned(),
-                        escape(&source).into_owned(),
+                        source,
                     )
                 })
                 .collect();
