@@ -7,6 +7,7 @@ use clap::Parser;
 use pi_rules::commands::Cli;
 use pi_rules::invocation::{Context, FreshSettings};
 use pi_rules::output::{exit_for, note, stdout_was_closed, Exit, OutputError, StdStreams};
+use pi_rules::terminal::escape;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -41,7 +42,9 @@ fn main() -> ExitCode {
                 .downcast_ref::<OutputError>()
                 .is_some_and(OutputError::is_broken_pipe);
             if !quiet {
-                note(cx.err, format_args!("pi-rules: error: {err:#}"));
+                // Messages can quote paths and values from hostile files.
+                let message = format!("{err:#}");
+                note(cx.err, format_args!("pi-rules: error: {}", escape(&message)));
             }
             exit
         }
