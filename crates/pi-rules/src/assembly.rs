@@ -5,7 +5,7 @@
 use crate::invocation::{Context, LayerArgs};
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
 use crate::output::note;
-use crate::session::{self, Session, FALLBACK_BLOCK};
+use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::settings::Resolved;
@@ -16,6 +16,8 @@ use std::time::Instant;
 /// Everything one assembly produced.
 pub struct Run {
     pub session: Session,
+    /// What became of each settings file.
+    pub settings_files: Vec<SettingsFileState>,
     /// The layers as loaded; `None` for a subagent, which reads nothing.
     pub loaded: Option<Loaded>,
     pub resolved: Resolved,
@@ -37,10 +39,14 @@ pub struct Run {
 pub fn run<O: Observer>(
     session: Session,
     args: &LayerArgs,
-    resolved: Resolved,
+    settings: SettingsRead,
     err: &mut dyn Write,
     observer: &mut O,
 ) -> Result<Run> {
+    let SettingsRead {
+        resolved,
+        files: settings_files,
+    } = settings;
     let started = Instant::now();
     let settings = resolved.to_settings();
     let features = session::features(args.coms_active, &resolved);
@@ -48,6 +54,7 @@ pub fn run<O: Observer>(
     if Session::is_subagent() {
         return Ok(Run {
             session,
+            settings_files,
             loaded: None,
             resolved,
             features,
@@ -100,6 +107,7 @@ pub fn run<O: Observer>(
     };
     Ok(Run {
         session,
+        settings_files,
         loaded: Some(loaded),
         resolved,
         features,
@@ -118,8 +126,8 @@ pub fn run_args<O: Observer>(
     observer: &mut O,
 ) -> Result<Run> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let resolved = cx.settings.resolve(&session, cx.err);
-    run(session, args, resolved, cx.err, observer)
+    let settings = cx.settings.read(&session, cx.err);
+    run(session, args, settings, cx.err, observer)
 }
 
 /// One file name and where it stands in the assembly.

@@ -4,7 +4,7 @@
 //! and `serve` builds them from request parameters.
 
 use crate::output::output;
-use crate::session::Session;
+use crate::session::{Session, SettingsRead};
 use clap::Args;
 use pi_rules_core::settings::Resolved;
 use std::io::Write;
@@ -12,9 +12,14 @@ use std::path::PathBuf;
 
 /// Where a command's resolved settings come from.
 pub trait SettingsSource {
-    /// The settings for `session`'s working directory; why a file or value is ignored goes to
-    /// `err`.
-    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved;
+    /// The settings for `session`'s working directory, and what became of each settings file;
+    /// why a file or value is ignored goes to `err`.
+    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead;
+
+    /// Just the resolved settings.
+    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved {
+        self.read(session, err).resolved
+    }
 }
 
 /// Settings read afresh from the files and the environment: one-shot commands.
@@ -22,7 +27,7 @@ pub trait SettingsSource {
 pub struct FreshSettings;
 
 impl SettingsSource for FreshSettings {
-    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved {
+    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
         session.resolve_noting(err)
     }
 }

@@ -44,7 +44,10 @@ fn main() -> ExitCode {
             if !quiet {
                 // Messages can quote paths and values from hostile files.
                 let message = format!("{err:#}");
-                note(cx.err, format_args!("pi-rules: error: {}", escape(&message)));
+                note(
+                    cx.err,
+                    format_args!("pi-rules: error: {}", escape(&message)),
+                );
             }
             exit
         }

@@ -18,9 +18,9 @@
 use crate::commands::{assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::output::{exit_for, Exit, OutputError};
-use crate::session::{DiskSettings, Session};
+use crate::session::{DiskSettings, Session, SettingsFileState, SettingsRead};
 use crate::{check, report};
-use pi_rules_core::settings::{Resolved, SettingsCache};
+use pi_rules_core::settings::SettingsCache;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::io::{self, BufRead, Write};
@@ -71,11 +71,25 @@ impl CachedSettings {
 }
 
 impl SettingsSource for CachedSettings {
-    fn resolve(&mut self, session: &Session, _err: &mut dyn Write) -> Resolved {
-        let files = DiskSettings::new(session.home.clone());
+    fn read(&mut self, session: &Session, _err: &mut dyn Write) -> SettingsRead {
+        let disk = DiskSettings::new(session.home.clone());
         let env = |name: &str| std::env::var(name).ok();
-        self.cache
-            .resolve(&session.schema, &files, &env, &session.cwd, Instant::now())
+        let now = Instant::now();
+        let resolved = self
+            .cache
+            .resolve(&session.schema, &disk, &env, &session.cwd, now);
+        let (project, global) = self.cache.files(&session.schema, &disk, &session.cwd, now);
+        let (project_path, global_path) = session.settings_paths();
+        let mut files = vec![SettingsFileState::of(
+            "project",
+            project_path,
+            project,
+            None,
+        )];
+        if let Some(path) = global_path {
+            files.push(SettingsFileState::of("global", path, global, None));
+        }
+        SettingsRead { resolved, files }
     }
 }
 

@@ -37,6 +37,12 @@ pub struct FoundSettingsFile {
     pub ignored_json: Option<PathBuf>,
 }
 
+/// Resolved settings, and what became of each settings file.
+pub struct SettingsRead {
+    pub resolved: Resolved,
+    pub files: Vec<SettingsFileState>,
+}
+
 /// The machine as one command sees it.
 pub struct Session {
     pub cwd: PathBuf,
@@ -229,15 +235,27 @@ impl Session {
         self.resolve_files(&project, global.as_ref())
     }
 
-    /// Like [`Session::resolve`], writing why a settings file or value is ignored to `err`.
-    pub fn resolve_noting(&self, err: &mut dyn std::io::Write) -> Resolved {
+    /// Like [`Session::resolve`], writing why a settings file or value is ignored to `err`, and
+    /// saying what became of each file.
+    pub fn resolve_noting(&self, err: &mut dyn std::io::Write) -> SettingsRead {
         let (project, global) = self.settings_files();
-        for found in std::iter::once(&project).chain(global.as_ref()) {
+        let mut files = Vec::new();
+        for (scope, found) in [("project", Some(&project)), ("global", global.as_ref())] {
+            let Some(found) = found else { continue };
             for notice in found.notices() {
                 note(err, format_args!("pi-rules: warning: {notice}"));
             }
+            files.push(SettingsFileState::of(
+                scope,
+                &found.path,
+                &found.file,
+                found.ignored_json.as_deref(),
+            ));
         }
-        self.resolve_files(&project, global.as_ref())
+        SettingsRead {
+            resolved: self.resolve_files(&project, global.as_ref()),
+            files,
+        }
     }
 
     /// Resolves from files already read.
@@ -294,6 +312,46 @@ impl settings::SettingsFs for DiskSettings {
 /// opened before it is examined, so a FIFO put in its place cannot hang us.
 fn read_settings_text(path: &Path) -> Result<Option<String>, String> {
     bounded::read_text(path, MAX_SETTINGS_BYTES)
+}
+
+/// A settings file as a report shows it: which one, where, and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SettingsFileState {
+    /// `project` or `global`.
+    pub scope: &'static str,
+    pub path: String,
+    /// `missing`, `read`, `read; N values ignored`, or `ignored: REASON`.
+    pub state: String,
+}
+
+impl SettingsFileState {
+    /// The state of `file`, found at `path`.
+    pub fn of(
+        scope: &'static str,
+        path: &Path,
+        file: &SettingsFile,
+        ignored_json: Option<&Path>,
+    ) -> Self {
+        let mut state = if !file.is_present() {
+            "missing".to_owned()
+        } else if let Some(problem) = file.problem() {
+            format!("ignored: {problem}")
+        } else {
+            match file.rejected().len() {
+                0 => "read".to_owned(),
+                1 => "read; 1 value ignored".to_owned(),
+                n => format!("read; {n} values ignored"),
+            }
+        };
+        if let Some(json) = ignored_json {
+            state.push_str(&format!("; `{}` beside it is ignored", json.display()));
+        }
+        SettingsFileState {
+            scope,
+            path: path.display().to_string(),
+            state,
+        }
+    }
 }
 
 impl FoundSettingsFile {

@@ -1,95 +1,38 @@
 //! `pi-rules explain`: per file and per conditional block, what is in the rules block and why.
 //!
-//! The assembly runs once with an [`Observer`] that records every gate and block decision; the
-//! report joins those decisions with the loader's per-name report, the settings sources and the
-//! full list of markers of each file (so blocks inside dropped blocks, which are never evaluated,
-//! are listed too).
+//! The assembly runs once with an [`Observer`] that records every gate and block decision in
+//! order; the report joins them with the loader's per-name report, the settings and their
+//! sources, and every marker of each file (so blocks inside dropped blocks, which are never
+//! evaluated, are listed too).
 //!
-//! The JSON form is stable: see `docs/explain-json.md`. Token counts are estimates: one token per
-//! four bytes of UTF-8, rounded up.
+//! The report is written as it is built, one file at a time, in either form: the JSON form
+//! (`docs/explain-json.md`) is serialised straight from typed data, and the text form is a tree.
+//! Output and memory stay linear in the input: each file's decisions and warnings are a slice
+//! taken once, positions come from a forward cursor, setting values are printed in full once (in
+//! the JSON `settings` section) and cut short everywhere else, and the text tree stops indenting
+//! past [`MAX_INDENT`] levels and shows the depth as a number instead. Everything the text form
+//! prints from files and settings is escaped for the terminal.
 
-use crate::assembly::{self, Run};
-use crate::invocation::Context;
-use crate::invocation::{LayerArgs, OutputFormat};
-use crate::loader::{Loaded, NameReport, Outcome, MAX_RULE_BYTES};
+use crate::assembly::{self, NameEntry, Run};
+use crate::invocation::{Context, LayerArgs, OutputFormat};
+use crate::json::{self, Seq, Text};
+use crate::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use crate::output::{output, Exit};
+use crate::terminal::{escape, escape_truncated, Paint};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
-use pi_rules_core::lint::suggest;
-use pi_rules_core::markers::{self, BlockKind};
-use pi_rules_core::span::line_col;
-use pi_rules_core::{frontmatter, Observer, Value, WarningKind};
-use serde_json::{json, Value as Json};
-use std::collections::HashMap;
+use pi_rules_core::lint::{suggest, FEATURES};
+use pi_rules_core::markers::{self, BlockKind, Marker};
+use pi_rules_core::{frontmatter, Observer, Value, Warning, WarningKind};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::io::Write;
 use std::ops::Range;
-
-/// Estimated tokens for `bytes` bytes of text: one per four bytes, rounded up.
-pub fn estimate_tokens(bytes: usize) -> usize {
-    bytes.div_ceil(4)
-}
-
-/// Decisions recorded during the assembly, owned so the report can outlive it.
-#[derive(Default)]
-struct Recorder {
-    /// One per assembled file, in file order (the engine decides every file's gate in turn).
-    gates: Vec<Json>,
-    /// (file, opener start) → (kept, reason as JSON).
-    blocks: HashMap<(usize, usize), (bool, Range<usize>, Json)>,
-}
-
-impl Observer for Recorder {
-    fn gate(&mut self, decision: &GateDecision<'_>) {
-        let reason = |r: &GateReason<'_>| match r {
-            GateReason::Setting { key, value } => {
-                json!({"kind": "setting", "key": key, "value": to_json(value)})
-            }
-            GateReason::UnknownSetting { key } => json!({"kind": "unknown-setting", "key": key}),
-            GateReason::Feature { name, on } => {
-                json!({"kind": "feature", "name": name, "value": on})
-            }
-            GateReason::UnknownFeature { name } => {
-                json!({"kind": "unknown-feature", "name": name})
-            }
-        };
-        self.gates.push(json!({
-            "file": decision.file,
-            "included": decision.included,
-            "requires_setting": decision.setting.as_ref().map(reason),
-            "requires": decision.feature.as_ref().map(reason),
-        }));
-    }
-
-    fn block(&mut self, decision: &BlockDecision<'_>) {
-        let reason = match &decision.reason {
-            BlockReason::Feature { name, on } => {
-                json!({"kind": "feature", "key": name, "value": on})
-            }
-            BlockReason::Truthy { key, value } => json!({
-                "kind": "truthy",
-                "key": key,
-                "value": to_json(value),
-                "truthy": value.is_truthy(),
-            }),
-            BlockReason::Compare { key, equal, value } => {
-                json!({"kind": "compare", "key": key, "value": to_json(value), "equal": equal})
-            }
-            BlockReason::UnknownKey { key } => json!({"kind": "unknown-key", "key": key}),
-            BlockReason::Malformed => json!({"kind": "malformed"}),
-        };
-        self.blocks.insert(
-            (decision.file, decision.opener.start),
-            (decision.kept, decision.closer.clone(), reason),
-        );
-    }
-}
-
-/// A settings value as JSON (`undefined` becomes `null`).
-fn to_json(value: &Value) -> Json {
-    value
-        .to_json()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Json::Null)
-}
+use std::rc::Rc;
 
 /// Explain, per file and per block, what is in the rules block and why.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -98,7 +41,9 @@ Examples:
   pi-rules explain
   pi-rules explain --cwd ~/src/app --format json
 
-Token counts are estimates: one token per four bytes of UTF-8, rounded up.")]
+Token counts are estimates: one token per four bytes of UTF-8, rounded up. Long values and
+conditions are cut in the text form, with their length shown; the JSON form has every value in
+full once, in `settings`.")]
 pub struct Args {
     #[command(flatten)]
     pub layers: LayerArgs,
@@ -107,135 +52,571 @@ pub struct Args {
 }
 
 /// The version of the JSON form, documented in `docs/explain-json.md`.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The deepest nesting the text tree indents; deeper blocks show their depth as a number.
+pub const MAX_INDENT: usize = 16;
+
+/// The most characters of a value or condition shown in one line of text.
+const MAX_SHOWN_CHARS: usize = 60;
+
+/// Estimated tokens for `bytes` bytes of text: one per four bytes, rounded up.
+pub fn estimate_tokens(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
 
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
     let run = assembly::run_args(&args.layers, cx, &mut recorder)?;
-    let report = build_report(&run, &recorder);
+    let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
-        OutputFormat::Json => output(writeln!(cx.out, "{report}"))?,
-        OutputFormat::Text => {
-            let text = render_text(&report, cx.color_out);
-            output(cx.out.write_all(text.as_bytes()))?;
-        }
+        OutputFormat::Json => output(json::write_line(cx.out, &report.json()))?,
+        OutputFormat::Text => output(report.write_text(cx.out, Paint { on: cx.color_out }))?,
     }
     Ok(Exit::Success)
 }
 
-/// The explain report as JSON (the stable form; the text form is drawn from it).
-fn build_report(run: &Run, recorder: &Recorder) -> Json {
-    let resolved = &run.resolved;
-    let source = |key: &str| {
-        resolved.get(key).map_or_else(
-            || "unknown".to_owned(),
-            |v| run.session.source_label(&v.source),
-        )
-    };
-    let known: Vec<&str> = run.session.schema.names().collect();
-    let features = json!({
-        "coms_active": {"value": run.features.get("coms_active").unwrap_or(false), "source": "host flag --coms-active"},
-        "external_ai_agents": {
-            "value": run.features.get("external_ai_agents").unwrap_or(false),
-            "source": format!(
-                "acpx_agents ({}), cli_agents ({})",
-                source("acpx_agents"),
-                source("cli_agents")
-            ),
-        },
-    });
-    let warnings: Vec<String> = run
-        .assembly
-        .iter()
-        .flat_map(|a| a.warnings.iter().map(|w| w.to_string()))
-        .collect();
-    let files = match &run.loaded {
-        Some(loaded) => file_entries(loaded, run, recorder, &known, &source),
-        None => Vec::new(),
-    };
-    let included: Vec<&Json> = files.iter().filter(|f| f["status"] == "included").collect();
-    let bytes: usize = files
-        .iter()
-        .filter_map(|f| f["bytes"].as_u64())
-        .sum::<u64>() as usize;
-    json!({
-        "cwd": run.session.cwd.display().to_string(),
-        "subagent": run.loaded.is_none(),
-        "fallback": run.loaded.as_ref().is_some_and(|l| l.fallback),
-        "block": run.block,
-        "features": features,
-        "files": files,
-        "placeholders": [{
-            "name": "REVIEW_LOOP_MAX_CYCLES",
-            "count": run.assembly.as_ref().map_or(0, |a| a.placeholders),
-            "value": run.review_loop_max_cycles,
-            "source": source("review_loop_max_cycles"),
-        }],
-        "warnings": warnings,
-        "totals": {
-            "files": files.len(),
-            "included": included.len(),
-            "bytes": bytes,
-            "tokens": estimate_tokens(run.block.len()),
-            "warnings": warnings.len(),
-        },
-    })
+// ---------------------------------------------------------------------------------------------
+// Recording the decisions.
+
+/// Why a block's condition held, kept after the assembly.
+#[derive(Debug, Clone, PartialEq)]
+enum Reason {
+    Feature { name: Box<str>, on: bool },
+    Truthy { key: Box<str>, truthy: bool },
+    Compare { key: Box<str>, equal: bool },
+    UnknownKey { key: Box<str> },
+    Malformed,
 }
 
-fn file_entries(
-    loaded: &Loaded,
-    run: &Run,
-    recorder: &Recorder,
-    known: &[&str],
-    source: &dyn Fn(&str) -> String,
-) -> Vec<Json> {
-    let mut entries = Vec::new();
-    for named in assembly::name_entries(loaded, run.assembly.as_ref()) {
-        let report = named.report;
-        let winner = report.winner();
-        let shadowed: Vec<Json> = named
-            .shadowed()
-            .map(|c| json!({"layer": c.layer.as_str(), "path": c.display_path(&report.name)}))
-            .collect();
-        let gate = named.file.and_then(|i| recorder.gates.get(i));
-        let mut entry = json!({
-            "name": report.name,
-            "layer": winner.map(|w| w.layer.as_str()),
-            "path": winner.map(|w| w.display_path(&report.name)),
-            "shadowed": shadowed,
-            "status": named.status(),
-            "reason": outcome_reason(report, gate, source),
-            "bytes": 0,
-            "tokens": 0,
-            "blocks": [],
-            "stray_closers": [],
-        });
-        if let (Some(i), Some(assembly)) = (named.file, run.assembly.as_ref()) {
-            let bytes = assembly.contributed.get(i).copied().unwrap_or(0);
-            entry["bytes"] = json!(bytes);
-            entry["tokens"] = json!(estimate_tokens(bytes));
-            let text = &loaded.files[i].text;
-            let body_start = frontmatter::split(text).body_start;
-            entry["body_start"] = json!(body_start);
-            if named.included == Some(true) {
-                let (blocks, strays) = blocks(i, text, body_start, run, recorder, known, source);
-                entry["blocks"] = Json::Array(blocks);
-                entry["stray_closers"] = Json::Array(strays);
-            }
+impl Reason {
+    fn of(reason: &BlockReason<'_>) -> Reason {
+        match reason {
+            BlockReason::Feature { name, on } => Reason::Feature {
+                name: (*name).into(),
+                on: *on,
+            },
+            BlockReason::Truthy { key, value } => Reason::Truthy {
+                key: (*key).into(),
+                truthy: value.is_truthy(),
+            },
+            BlockReason::Compare { key, equal, .. } => Reason::Compare {
+                key: (*key).into(),
+                equal: *equal,
+            },
+            BlockReason::UnknownKey { key } => Reason::UnknownKey { key: (*key).into() },
+            BlockReason::Malformed => Reason::Malformed,
         }
-        entries.push(entry);
     }
-    entries
+
+    /// The settings key whose value decided, if one did.
+    fn setting(&self) -> Option<&str> {
+        match self {
+            Reason::Truthy { key, .. } | Reason::Compare { key, .. } => Some(key),
+            _ => None,
+        }
+    }
+}
+
+/// One evaluated block.
+#[derive(Debug)]
+struct Decided {
+    file: usize,
+    opener: usize,
+    closer: Range<usize>,
+    kept: bool,
+    reason: Reason,
+}
+
+/// One gate part: `requires_setting` or `requires`.
+#[derive(Debug, Clone)]
+enum GatePart {
+    Setting { key: Box<str> },
+    UnknownSetting { key: Box<str> },
+    Feature { name: Box<str>, on: bool },
+    UnknownFeature { name: Box<str> },
+}
+
+impl GatePart {
+    fn of(reason: &GateReason<'_>) -> GatePart {
+        match reason {
+            GateReason::Setting { key, .. } => GatePart::Setting { key: (*key).into() },
+            GateReason::UnknownSetting { key } => GatePart::UnknownSetting { key: (*key).into() },
+            GateReason::Feature { name, on } => GatePart::Feature {
+                name: (*name).into(),
+                on: *on,
+            },
+            GateReason::UnknownFeature { name } => GatePart::UnknownFeature {
+                name: (*name).into(),
+            },
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Gate {
+    included: bool,
+    setting: Option<GatePart>,
+    feature: Option<GatePart>,
+}
+
+/// Decisions recorded during the assembly, in the order the engine makes them: one gate per
+/// file, and the blocks of each file in text order.
+#[derive(Default)]
+struct Recorder {
+    gates: Vec<Gate>,
+    blocks: Vec<Decided>,
+}
+
+impl Observer for Recorder {
+    fn gate(&mut self, decision: &GateDecision<'_>) {
+        self.gates.push(Gate {
+            included: decision.included,
+            setting: decision.setting.as_ref().map(GatePart::of),
+            feature: decision.feature.as_ref().map(GatePart::of),
+        });
+    }
+
+    fn block(&mut self, decision: &BlockDecision<'_>) {
+        self.blocks.push(Decided {
+            file: decision.file,
+            opener: decision.opener.start,
+            closer: decision.closer.clone(),
+            kept: decision.kept,
+            reason: Reason::of(&decision.reason),
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report model.
+
+/// A forward-only line and column cursor over one text: each query starts where the last one
+/// stopped, so positions asked for in increasing order cost one pass over the text in all.
+struct Cursor<'t> {
+    text: &'t str,
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'t> Cursor<'t> {
+    fn new(text: &'t str) -> Self {
+        Cursor {
+            text,
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    /// The 1-based line and column (in characters) of `offset`; offsets before the last one asked
+    /// for start again from the top.
+    fn at(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = Cursor::new(self.text);
+        }
+        let between = &self.text[self.offset..offset];
+        match memchr::memrchr(b'\n', between.as_bytes()) {
+            Some(last) => {
+                self.line += memchr::memchr_iter(b'\n', between.as_bytes()).count();
+                self.column = between[last + 1..].chars().count() + 1;
+            }
+            None => self.column += between.chars().count(),
+        }
+        self.offset = offset;
+        (self.line, self.column)
+    }
+}
+
+/// What the report says about one block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum State {
+    Kept,
+    Dropped,
+    Unbalanced,
+    Leaked,
+    NotEvaluated,
+}
+
+impl State {
+    fn as_str(self) -> &'static str {
+        match self {
+            State::Kept => "kept",
+            State::Dropped => "dropped",
+            State::Unbalanced => "unbalanced",
+            State::Leaked => "leaked",
+            State::NotEvaluated => "not-evaluated",
+        }
+    }
+}
+
+/// One block of an included file.
+struct BlockView<'a> {
+    line: usize,
+    column: usize,
+    kind: BlockKind,
+    condition: &'a str,
+    opener: Range<usize>,
+    depth: usize,
+    state: State,
+    decided: Option<&'a Decided>,
+    /// For a block that was not evaluated: the position of the dropped block it sits in.
+    inside: Option<(usize, usize)>,
+}
+
+/// A stray closer, kept verbatim.
+struct StrayView<'a> {
+    line: usize,
+    column: usize,
+    marker: &'a str,
+}
+
+/// The settings the report refers to, with their values and sources. A value's one-line form is
+/// made once per key, however many blocks test it.
+struct SettingsView<'r> {
+    run: &'r Run,
+    shown: RefCell<HashMap<Box<str>, Rc<str>>>,
+}
+
+impl SettingsView<'_> {
+    fn value(&self, key: &str) -> &Value {
+        self.run.resolved.resolve_key(key)
+    }
+
+    fn source(&self, key: &str) -> String {
+        self.run.resolved.get(key).map_or_else(
+            || "unknown".to_owned(),
+            |v| self.run.session.source_label(&v.source),
+        )
+    }
+
+    /// `value` as JSON text, cut for one line.
+    fn shown(&self, key: &str) -> Rc<str> {
+        if let Some(shown) = self.shown.borrow().get(key) {
+            return Rc::clone(shown);
+        }
+        let json = self
+            .value(key)
+            .to_json()
+            .unwrap_or_else(|| "undefined".to_owned());
+        let shown: Rc<str> = escape_truncated(&json, MAX_SHOWN_CHARS).into();
+        self.shown
+            .borrow_mut()
+            .insert(key.into(), Rc::clone(&shown));
+        shown
+    }
+}
+
+/// The whole report, built from one run; files are detailed one at a time as they are written.
+struct Report<'r> {
+    run: &'r Run,
+    recorder: &'r Recorder,
+    settings: SettingsView<'r>,
+    /// Whether `--coms-active` was given.
+    coms_flag: bool,
+    /// Per taken file, the range of its warnings in the assembly's list.
+    warnings: Vec<Range<usize>>,
+    /// Per taken file, the range of its recorded block decisions.
+    decided: Vec<Range<usize>>,
+}
+
+/// Splits `items` (in file order) into one range per file, for `files` files.
+fn ranges_by_file<T>(
+    items: &[T],
+    files: usize,
+    file_of: impl Fn(&T) -> usize,
+) -> Vec<Range<usize>> {
+    let mut ranges = Vec::with_capacity(files);
+    let mut at = 0;
+    for file in 0..files {
+        let start = at;
+        while at < items.len() && file_of(&items[at]) == file {
+            at += 1;
+        }
+        ranges.push(start..at);
+    }
+    ranges
+}
+
+impl<'r> Report<'r> {
+    fn new(run: &'r Run, recorder: &'r Recorder, coms_flag: bool) -> Report<'r> {
+        let files = run.loaded.as_ref().map_or(0, |l| l.files.len());
+        let warnings = run.assembly.as_ref().map_or(&[][..], |a| &a.warnings[..]);
+        Report {
+            run,
+            recorder,
+            settings: SettingsView {
+                run,
+                shown: RefCell::default(),
+            },
+            coms_flag,
+            warnings: ranges_by_file(warnings, files, |w| w.file),
+            decided: ranges_by_file(&recorder.blocks, files, |d| d.file),
+        }
+    }
+
+    fn all_warnings(&self) -> &'r [Warning] {
+        self.run
+            .assembly
+            .as_ref()
+            .map_or(&[][..], |a| &a.warnings[..])
+    }
+
+    fn file_warnings(&self, file: usize) -> &'r [Warning] {
+        let range = self.warnings.get(file).cloned().unwrap_or(0..0);
+        &self.all_warnings()[range]
+    }
+
+    fn names(&self) -> impl Iterator<Item = NameEntry<'r>> + 'r {
+        let run = self.run;
+        run.loaded
+            .iter()
+            .flat_map(move |loaded| assembly::name_entries(loaded, run.assembly.as_ref()))
+    }
+
+    fn loaded(&self) -> Option<&'r Loaded> {
+        self.run.loaded.as_ref()
+    }
+
+    fn text_of(&self, file: usize) -> &'r str {
+        self.loaded()
+            .and_then(|l| l.files.get(file))
+            .map_or("", |f| f.text.as_str())
+    }
+
+    /// Bytes the file adds to the block (0 unless included).
+    fn bytes_of(&self, entry: &NameEntry<'_>) -> usize {
+        match (entry.file, self.run.assembly.as_ref()) {
+            (Some(i), Some(a)) => a.contributed.get(i).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn included_count(&self) -> usize {
+        self.names().filter(|e| e.status() == "included").count()
+    }
+
+    /// Every block of an included file in opener order, and its stray closers.
+    fn detail(&self, file: usize) -> (Vec<BlockView<'r>>, Vec<StrayView<'r>>) {
+        let text = self.text_of(file);
+        let body_start = frontmatter::split(text).body_start;
+        let warnings = self.file_warnings(file);
+        let decided = &self.recorder.blocks[self.decided.get(file).cloned().unwrap_or(0..0)];
+        let unbalanced_at = warnings.iter().find_map(|w| match w.kind {
+            WarningKind::Unbalanced { .. } => Some(w.span.start),
+            _ => None,
+        });
+        let mut cursor = Cursor::new(text);
+        let strays = warnings
+            .iter()
+            .filter(|w| matches!(w.kind, WarningKind::StrayCloser { .. }))
+            .map(|w| {
+                let (line, column) = cursor.at(w.span.start);
+                StrayView {
+                    line,
+                    column,
+                    marker: text.get(w.span.clone()).unwrap_or(""),
+                }
+            })
+            .collect();
+        let found = markers::scan(&text[body_start..]);
+        let closers = closers_of(&found, body_start);
+        let mut cursor = Cursor::new(text);
+        let mut decisions = decided.iter().peekable();
+        // Enclosing blocks: (end of closer, position of the block if it was dropped).
+        let mut stack: Vec<(usize, Option<(usize, usize)>)> = Vec::new();
+        let mut blocks = Vec::new();
+        for (i, marker) in found.iter().enumerate() {
+            if marker.closer {
+                continue;
+            }
+            let start = marker.span.start + body_start;
+            while stack.last().is_some_and(|(close, _)| *close <= start) {
+                stack.pop();
+            }
+            let (line, column) = cursor.at(start);
+            let condition =
+                &text[marker.condition.start + body_start..marker.condition.end + body_start];
+            while decisions.peek().is_some_and(|d| d.opener < start) {
+                decisions.next();
+            }
+            let decided = decisions.next_if(|d| d.opener == start);
+            let depth = stack.len();
+            let (state, inside) = match decided {
+                Some(d) => {
+                    let dropped = (!d.kept).then_some((line, column));
+                    stack.push((d.closer.end, dropped));
+                    (if d.kept { State::Kept } else { State::Dropped }, None)
+                }
+                None if unbalanced_at == Some(start) => (State::Unbalanced, None),
+                None if unbalanced_at.is_some_and(|u| u < start) => (State::Leaked, None),
+                None => {
+                    let parent = stack.iter().rev().find_map(|(_, dropped)| *dropped);
+                    if let Some(close) = closers[i] {
+                        stack.push((close, None));
+                    }
+                    (State::NotEvaluated, parent)
+                }
+            };
+            blocks.push(BlockView {
+                line,
+                column,
+                kind: marker.kind,
+                condition,
+                opener: start..marker.span.end + body_start,
+                depth,
+                state,
+                decided,
+                inside,
+            });
+        }
+        (blocks, strays)
+    }
+
+    /// Why a block was kept or dropped (or not evaluated), in words; values cut for one line.
+    fn why(&self, block: &BlockView<'_>) -> String {
+        let invert = if block.kind == BlockKind::IfNot {
+            ", inverted by IFNOT"
+        } else {
+            ""
+        };
+        let Some(decided) = block.decided else {
+            return match block.state {
+                State::Unbalanced => {
+                    "no matching closer: this marker and the rest of the file are kept verbatim"
+                        .to_owned()
+                }
+                State::Leaked => {
+                    "after an unbalanced opener: kept verbatim, never evaluated".to_owned()
+                }
+                _ => block.inside.map_or_else(
+                    || "not reached".to_owned(),
+                    |(line, column)| format!("inside the dropped block at {line}:{column}"),
+                ),
+            };
+        };
+        let settings = &self.settings;
+        match &decided.reason {
+            Reason::Feature { name, on } => format!(
+                "feature `{}` is {}{invert}",
+                escape(name),
+                if *on { "on" } else { "off" }
+            ),
+            Reason::Truthy { key, truthy } => format!(
+                "`{}` = {} from {} is {}{invert}",
+                escape(key),
+                settings.shown(key),
+                settings.source(key),
+                if *truthy { "truthy" } else { "falsy" }
+            ),
+            Reason::Compare { key, .. } => format!(
+                "`{}` = {} from {}: the comparison is {}{invert}",
+                escape(key),
+                settings.shown(key),
+                settings.source(key),
+                decided.kept != (block.kind == BlockKind::IfNot)
+            ),
+            Reason::UnknownKey { key } if FEATURES.contains(&&**key) => format!(
+                "`{}` is a feature, which a condition can only test bare (`{{{{{}:{}}}}}`); a \
+                 comparison on it looks for a settings key and fails closed",
+                escape(key),
+                block.kind.keyword(),
+                escape(key)
+            ),
+            Reason::UnknownKey { key } => {
+                let known = self.run.session.schema.names();
+                let hint = suggest::closest(key, known)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                format!(
+                    "`{}` is neither a settings key nor a feature: fails closed{hint}",
+                    escape_truncated(key, MAX_SHOWN_CHARS)
+                )
+            }
+            Reason::Malformed => "malformed condition: fails closed".to_owned(),
+        }
+    }
+
+    /// A file's status in words.
+    fn reason(&self, entry: &NameEntry<'_>) -> String {
+        let gate = entry.file.and_then(|i| self.recorder.gates.get(i));
+        outcome_reason(entry.report, gate, &self.settings)
+    }
+
+    /// The settings keys that gates and blocks read, in schema order.
+    fn keys_read(&self) -> Vec<&'r str> {
+        let mut keys: Vec<&str> = self
+            .recorder
+            .blocks
+            .iter()
+            .filter_map(|d| d.reason.setting())
+            .chain(self.recorder.gates.iter().filter_map(|g| match &g.setting {
+                Some(GatePart::Setting { key }) => Some(&**key),
+                _ => None,
+            }))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let schema = &self.run.session.schema;
+        let mut ordered: Vec<&str> = schema
+            .names()
+            .filter(|k| keys.binary_search(k).is_ok())
+            .collect();
+        ordered.push("review_loop_max_cycles");
+        ordered.dedup();
+        ordered
+    }
+
+    fn block_bytes(&self) -> usize {
+        self.run.block.len()
+    }
+
+    fn warning_count(&self) -> usize {
+        self.all_warnings().len()
+    }
+
+    fn feature_source(&self, name: &str) -> String {
+        match name {
+            "coms_active" if self.coms_flag => "from the host: --coms-active".to_owned(),
+            "coms_active" => "from the host: --coms-active was not given".to_owned(),
+            _ => format!(
+                "acpx_agents ({}), cli_agents ({})",
+                self.settings.source("acpx_agents"),
+                self.settings.source("cli_agents")
+            ),
+        }
+    }
+}
+
+/// The closer end (offset in the whole text) of every opener that has one, by marker index,
+/// nested ones in dropped blocks included.
+fn closers_of(found: &[Marker], body_start: usize) -> Vec<Option<usize>> {
+    let mut closer_of = vec![None; found.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, marker) in found.iter().enumerate() {
+        if !marker.closer {
+            open.push(i);
+        } else if open.last().is_some_and(|&o| found[o].kind == marker.kind) {
+            if let Some(o) = open.pop() {
+                closer_of[o] = Some(found[i].span.end + body_start);
+            }
+        } else {
+            open.clear();
+        }
+    }
+    closer_of
 }
 
 /// The reason for a file's status, in words.
-fn outcome_reason(
-    report: &NameReport,
-    gate: Option<&Json>,
-    source: &dyn Fn(&str) -> String,
-) -> String {
-    let layer_list = |c: &[crate::loader::Candidate]| {
+fn outcome_reason(report: &NameReport, gate: Option<&Gate>, settings: &SettingsView<'_>) -> String {
+    let layer_list = |c: &[Candidate]| {
         c.iter()
             .map(|c| c.layer.as_str())
             .collect::<Vec<_>>()
@@ -294,47 +675,37 @@ fn outcome_reason(
                     winner.layer
                 ));
             }
-            parts.push(gate.map_or_else(|| "included".to_owned(), |g| gate_reason(g, source)));
+            parts.push(gate.map_or_else(|| "included".to_owned(), |g| gate_reason(g, settings)));
             parts.join("; ")
         }
     }
 }
 
-fn gate_reason(gate: &Json, source: &dyn Fn(&str) -> String) -> String {
-    let mut parts = Vec::new();
-    for field in ["requires_setting", "requires"] {
-        let r = &gate[field];
-        let text = match r["kind"].as_str() {
-            Some("setting") => {
-                let key = r["key"].as_str().unwrap_or_default();
-                format!(
-                    "requires_setting: {key} = {} from {}",
-                    r["value"],
-                    source(key)
-                )
+fn gate_reason(gate: &Gate, settings: &SettingsView<'_>) -> String {
+    let parts: Vec<String> = [&gate.setting, &gate.feature]
+        .into_iter()
+        .flatten()
+        .map(|part| match part {
+            GatePart::Setting { key } => format!(
+                "requires_setting: {} = {} from {}",
+                escape(key),
+                settings.shown(key),
+                settings.source(key)
+            ),
+            GatePart::UnknownSetting { key } => {
+                format!("requires_setting: {} is not a settings key", escape(key))
             }
-            Some("unknown-setting") => format!(
-                "requires_setting: {} is not a settings key",
-                r["key"].as_str().unwrap_or_default()
-            ),
-            Some("feature") => format!(
+            GatePart::Feature { name, on } => format!(
                 "requires: {} is {}",
-                r["name"].as_str().unwrap_or_default(),
-                if r["value"] == true { "on" } else { "off" }
+                escape(name),
+                if *on { "on" } else { "off" }
             ),
-            Some("unknown-feature") => format!(
-                "requires: {} is not a feature predicate",
-                r["name"].as_str().unwrap_or_default()
-            ),
-            _ => continue,
-        };
-        parts.push(text);
-    }
-    let verdict = if gate["included"] == true {
-        "included"
-    } else {
-        "gated"
-    };
+            GatePart::UnknownFeature { name } => {
+                format!("requires: {} is not a feature predicate", escape(name))
+            }
+        })
+        .collect();
+    let verdict = if gate.included { "included" } else { "gated" };
     if parts.is_empty() {
         format!("{verdict} (no frontmatter gate)")
     } else {
@@ -342,296 +713,429 @@ fn gate_reason(gate: &Json, source: &dyn Fn(&str) -> String) -> String {
     }
 }
 
-/// Every block of an included file's body, in order, with its state; and the stray closers.
-fn blocks(
-    file: usize,
-    text: &str,
-    body_start: usize,
-    run: &Run,
-    recorder: &Recorder,
-    known: &[&str],
-    source: &dyn Fn(&str) -> String,
-) -> (Vec<Json>, Vec<Json>) {
-    let warnings = run.assembly.as_ref().map_or(&[][..], |a| &a.warnings[..]);
-    let unbalanced_at = warnings.iter().find_map(|w| match w.kind {
-        WarningKind::Unbalanced { .. } if w.file == file => Some(w.span.start),
-        _ => None,
-    });
-    let strays: Vec<Json> = warnings
-        .iter()
-        .filter(|w| w.file == file && matches!(w.kind, WarningKind::StrayCloser { .. }))
-        .map(|w| {
-            let at = line_col(text, w.span.start);
-            json!({"line": at.line, "column": at.column, "marker": &text[w.span.clone()],
-                   "state": "kept-verbatim"})
-        })
-        .collect();
-    // Closers of every block, nested ones in dropped blocks included, for the nesting depth.
-    let found = markers::scan(&text[body_start..]);
-    let mut closer_of = vec![None; found.len()];
-    let mut open: Vec<usize> = Vec::new();
-    for (i, marker) in found.iter().enumerate() {
-        if !marker.closer {
-            open.push(i);
-        } else if open.last().is_some_and(|&o| found[o].kind == marker.kind) {
-            if let Some(o) = open.pop() {
-                closer_of[o] = Some(found[i].span.end + body_start);
-            }
-        } else {
-            open.clear();
-        }
-    }
-    // Enclosing blocks: (closer end, dropped block's line:col if dropped) for depth and "inside".
-    let mut stack: Vec<(usize, Option<String>)> = Vec::new();
-    let mut out = Vec::new();
-    for (i, marker) in found.iter().enumerate() {
-        if marker.closer {
-            continue;
-        }
-        let start = marker.span.start + body_start;
-        let end = marker.span.end + body_start;
-        while stack.last().is_some_and(|(close, _)| *close <= start) {
-            stack.pop();
-        }
-        let at = line_col(text, start);
-        let condition =
-            &text[marker.condition.start + body_start..marker.condition.end + body_start];
-        let mut entry = json!({
-            "line": at.line,
-            "column": at.column,
-            "kind": marker.kind.keyword(),
-            "condition": condition,
-            "opener": [start, end],
-            "depth": stack.len(),
-        });
-        if let Some((kept, closer, reason)) = recorder.blocks.get(&(file, start)) {
-            entry["state"] = json!(if *kept { "kept" } else { "dropped" });
-            entry["closer"] = json!([closer.start, closer.end]);
-            let why = block_reason(marker.kind, *kept, reason, known, source);
-            entry["why"] = json!(why);
-            entry["reason"] = reason.clone();
-            if let Some(key) = reason["key"].as_str() {
-                if reason["kind"] != "feature" && reason["kind"] != "unknown-key" {
-                    entry["source"] = json!(source(key));
-                }
-            }
-            let dropped = (!*kept).then(|| format!("{}:{}", at.line, at.column));
-            stack.push((closer.end, dropped));
-        } else if unbalanced_at == Some(start) {
-            entry["state"] = json!("unbalanced");
-            entry["why"] =
-                json!("no matching closer: this marker and the rest of the file are kept verbatim");
-        } else if unbalanced_at.is_some_and(|u| u < start) {
-            entry["state"] = json!("leaked");
-            entry["why"] = json!("after an unbalanced opener: kept verbatim, never evaluated");
-        } else {
-            let parent = stack.iter().rev().find_map(|(_, dropped)| dropped.as_ref());
-            entry["state"] = json!("not-evaluated");
-            entry["why"] = json!(parent.map_or_else(
-                || "not reached".to_owned(),
-                |p| format!("inside the dropped block at {p}")
-            ));
-            if let Some(close) = closer_of[i] {
-                stack.push((close, None));
-            }
-        }
-        out.push(entry);
-    }
-    (out, strays)
+// ---------------------------------------------------------------------------------------------
+// The JSON form.
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    format: u32,
+    cwd: Cow<'a, str>,
+    subagent: bool,
+    fallback: bool,
+    block: &'a str,
+    settings_files: Vec<crate::session::SettingsFileState>,
+    settings: BTreeMap<&'a str, JsonSetting>,
+    features: BTreeMap<&'static str, JsonFeature>,
+    files: Seq<Box<dyn Iterator<Item = JsonFile<'a>> + 'a>>,
+    placeholders: [JsonPlaceholder<'a>; 1],
+    warnings: Seq<Box<dyn Iterator<Item = Text<&'a Warning>> + 'a>>,
+    totals: JsonTotals,
 }
 
-/// Why a block was kept or dropped, in words.
-fn block_reason(
-    kind: BlockKind,
-    kept: bool,
-    reason: &Json,
-    known: &[&str],
-    source: &dyn Fn(&str) -> String,
-) -> String {
-    let key = reason["key"].as_str().unwrap_or_default();
-    let invert = if kind == BlockKind::IfNot {
-        ", inverted by IFNOT"
-    } else {
-        ""
-    };
-    match reason["kind"].as_str() {
-        Some("feature") => format!(
-            "feature `{key}` is {}{invert}",
-            if reason["value"] == true { "on" } else { "off" }
-        ),
-        Some("truthy") => format!(
-            "`{key}` = {} from {} is {}{invert}",
-            reason["value"],
-            source(key),
-            if reason["truthy"] == true {
-                "truthy"
-            } else {
-                "falsy"
-            }
-        ),
-        Some("compare") => format!(
-            "`{key}` = {} from {}: the comparison is {}{invert}",
-            reason["value"],
-            source(key),
-            if kept != (kind == BlockKind::IfNot) {
-                "true"
-            } else {
-                "false"
-            }
-        ),
-        Some("unknown-key") => {
-            let hint = suggest::closest(key, known.iter().copied())
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            format!("`{key}` is neither a settings key nor a feature: fails closed{hint}")
+#[derive(Serialize)]
+struct JsonSetting {
+    /// The value as JSON (`null` for undefined).
+    value: Box<RawValue>,
+    source: String,
+}
+
+#[derive(Serialize)]
+struct JsonFeature {
+    value: bool,
+    source: String,
+}
+
+#[derive(Serialize)]
+struct JsonShadow {
+    layer: &'static str,
+    path: String,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    name: &'a str,
+    layer: Option<&'static str>,
+    path: Option<String>,
+    shadowed: Vec<JsonShadow>,
+    status: &'static str,
+    reason: String,
+    bytes: usize,
+    tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_start: Option<usize>,
+    blocks: Vec<JsonBlock<'a>>,
+    stray_closers: Vec<JsonStray<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBlock<'a> {
+    line: usize,
+    column: usize,
+    kind: &'static str,
+    condition: &'a str,
+    opener: [usize; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closer: Option<[usize; 2]>,
+    depth: usize,
+    state: State,
+    why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<JsonReason<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonReason<'a> {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truthy: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    equal: Option<bool>,
+}
+
+impl<'a> JsonReason<'a> {
+    fn of(reason: &'a Reason) -> JsonReason<'a> {
+        let plain = |kind| JsonReason {
+            kind,
+            key: None,
+            value: None,
+            truthy: None,
+            equal: None,
+        };
+        match reason {
+            Reason::Feature { name, on } => JsonReason {
+                key: Some(name),
+                value: Some(*on),
+                ..plain("feature")
+            },
+            Reason::Truthy { key, truthy } => JsonReason {
+                key: Some(key),
+                truthy: Some(*truthy),
+                ..plain("truthy")
+            },
+            Reason::Compare { key, equal } => JsonReason {
+                key: Some(key),
+                equal: Some(*equal),
+                ..plain("compare")
+            },
+            Reason::UnknownKey { key } => JsonReason {
+                key: Some(key),
+                ..plain("unknown-key")
+            },
+            Reason::Malformed => plain("malformed"),
         }
-        _ => "malformed condition: fails closed".to_owned(),
     }
 }
 
-/// The text form: a tree per file, coloured when `colour`.
-fn render_text(report: &Json, colour: bool) -> String {
-    let paint = |code: &str, text: &str| {
-        if colour {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
+#[derive(Serialize)]
+struct JsonStray<'a> {
+    line: usize,
+    column: usize,
+    marker: &'a str,
+    state: &'static str,
+}
+
+#[derive(Serialize)]
+struct JsonPlaceholder<'a> {
+    name: &'static str,
+    count: usize,
+    value: &'a str,
+    source: String,
+}
+
+#[derive(Serialize)]
+struct JsonTotals {
+    files: usize,
+    included: usize,
+    bytes: usize,
+    tokens: usize,
+    warnings: usize,
+}
+
+impl<'r> Report<'r> {
+    fn json(&'r self) -> JsonReport<'r> {
+        let run = self.run;
+        let settings = self
+            .keys_read()
+            .into_iter()
+            .map(|key| {
+                let json = self.settings.value(key).to_json();
+                let setting = JsonSetting {
+                    // Invariant: `to_json` writes valid JSON.
+                    value: RawValue::from_string(json.unwrap_or_else(|| "null".to_owned()))
+                        .unwrap_or_else(|_| RawValue::NULL.to_owned()),
+                    source: self.settings.source(key),
+                };
+                (key, setting)
+            })
+            .collect();
+        let features = FEATURES
+            .iter()
+            .map(|&name| {
+                let feature = JsonFeature {
+                    value: run.features.get(name).unwrap_or(false),
+                    source: self.feature_source(name),
+                };
+                (name, feature)
+            })
+            .collect();
+        let files = self.names().map(move |entry| self.json_file(&entry));
+        let warnings = self.all_warnings().iter().map(Text);
+        JsonReport {
+            format: FORMAT_VERSION,
+            cwd: run.session.cwd.to_string_lossy(),
+            subagent: run.loaded.is_none(),
+            fallback: run.loaded.as_ref().is_some_and(|l| l.fallback),
+            block: &run.block,
+            settings_files: run.settings_files.clone(),
+            settings,
+            features,
+            files: Seq::new(Box::new(files)),
+            placeholders: [JsonPlaceholder {
+                name: "REVIEW_LOOP_MAX_CYCLES",
+                count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
+                value: &run.review_loop_max_cycles,
+                source: self.settings.source("review_loop_max_cycles"),
+            }],
+            warnings: Seq::new(Box::new(warnings)),
+            totals: JsonTotals {
+                files: self.names().count(),
+                included: self.included_count(),
+                bytes: self.block_bytes(),
+                tokens: estimate_tokens(self.block_bytes()),
+                warnings: self.warning_count(),
+            },
         }
-    };
-    let state_colour = |state: &str| match state {
+    }
+
+    fn json_file(&self, entry: &NameEntry<'r>) -> JsonFile<'r> {
+        let report = entry.report;
+        let name = report.name.as_str();
+        let winner = report.winner();
+        let bytes = self.bytes_of(entry);
+        let mut file = JsonFile {
+            name,
+            layer: winner.map(|w| w.layer.as_str()),
+            path: winner.map(|w| w.display_path(name)),
+            shadowed: entry
+                .shadowed()
+                .map(|c| JsonShadow {
+                    layer: c.layer.as_str(),
+                    path: c.display_path(name),
+                })
+                .collect(),
+            status: entry.status(),
+            reason: self.reason(entry),
+            bytes,
+            tokens: estimate_tokens(bytes),
+            body_start: None,
+            blocks: Vec::new(),
+            stray_closers: Vec::new(),
+        };
+        let Some(i) = entry.file else {
+            return file;
+        };
+        file.body_start = Some(frontmatter::split(self.text_of(i)).body_start);
+        if entry.included != Some(true) {
+            return file;
+        }
+        let (blocks, strays) = self.detail(i);
+        file.blocks = blocks
+            .iter()
+            .map(|b| JsonBlock {
+                line: b.line,
+                column: b.column,
+                kind: b.kind.keyword(),
+                condition: b.condition,
+                opener: [b.opener.start, b.opener.end],
+                closer: b.decided.map(|d| [d.closer.start, d.closer.end]),
+                depth: b.depth,
+                state: b.state,
+                why: self.why(b),
+                reason: b.decided.map(|d| JsonReason::of(&d.reason)),
+            })
+            .collect();
+        file.stray_closers = strays
+            .iter()
+            .map(|s| JsonStray {
+                line: s.line,
+                column: s.column,
+                marker: s.marker,
+                state: "kept-verbatim",
+            })
+            .collect();
+        file
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The text form.
+
+fn state_colour(state: &str) -> &'static str {
+    match state {
         "included" | "kept" => "32",
         "gated" | "dropped" | "masked" => "31",
         "unbalanced" | "leaked" | "oversized" | "unreadable" | "unreadable-fell-back" => "33",
         _ => "2",
-    };
-    let mut out = String::new();
-    let push = |out: &mut String, line: String| {
-        out.push_str(&line);
-        out.push('\n');
-    };
-    push(
-        &mut out,
-        paint(
-            "1",
-            &format!("rules for {}", report["cwd"].as_str().unwrap_or("")),
-        ),
-    );
-    if report["subagent"] == true {
-        push(
-            &mut out,
-            "PI_SUBAGENT_CHILD=1: a subagent gets no rules block".to_owned(),
-        );
-        return out;
     }
-    for (name, f) in report["features"].as_object().into_iter().flatten() {
-        push(
-            &mut out,
-            format!(
-                "feature {name} = {} ({})",
-                f["value"],
-                f["source"].as_str().unwrap_or("")
-            ),
+}
+
+impl Report<'_> {
+    /// Writes the text tree to `out`, one file at a time.
+    fn write_text(&self, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
+        let run = self.run;
+        let cwd = format!(
+            "rules for {}",
+            escape(&run.session.cwd.display().to_string())
         );
-    }
-    if report["fallback"] == true {
-        push(
-            &mut out,
-            paint(
-                "33",
-                "no rule file could be taken: the fallback line is used",
-            ),
-        );
-    }
-    let files = report["files"].as_array().map_or(&[][..], |v| &v[..]);
-    for (i, file) in files.iter().enumerate() {
-        let last_file = i + 1 == files.len();
-        let status = file["status"].as_str().unwrap_or("");
-        push(
-            &mut out,
-            format!(
-                "{} {}  {}  {} {}  {} B ~{} tokens",
-                if last_file { "└─" } else { "├─" },
-                paint("1", file["name"].as_str().unwrap_or("")),
-                paint(state_colour(status), status),
-                file["layer"].as_str().unwrap_or("-"),
-                file["path"].as_str().unwrap_or(""),
-                file["bytes"],
-                file["tokens"],
-            ),
-        );
-        let bar = if last_file { "   " } else { "│  " };
-        push(
-            &mut out,
-            format!("{bar}  {}", file["reason"].as_str().unwrap_or("")),
-        );
-        for shadow in file["shadowed"].as_array().into_iter().flatten() {
-            push(
-                &mut out,
-                format!(
-                    "{bar}  shadows {} {}",
-                    shadow["layer"].as_str().unwrap_or(""),
-                    shadow["path"].as_str().unwrap_or("")
-                ),
-            );
+        writeln!(out, "{}", paint.paint("1", &cwd))?;
+        if run.loaded.is_none() {
+            return writeln!(out, "PI_SUBAGENT_CHILD=1: a subagent gets no rules block");
         }
-        for block in file["blocks"].as_array().into_iter().flatten() {
-            let depth = block["depth"].as_u64().unwrap_or(0) as usize;
-            let state = block["state"].as_str().unwrap_or("");
-            push(
-                &mut out,
-                format!(
-                    "{bar}  {}{}:{} {{{{{}:{}}}}} {}: {}",
-                    "  ".repeat(depth),
-                    block["line"],
-                    block["column"],
-                    block["kind"].as_str().unwrap_or(""),
-                    block["condition"]
-                        .as_str()
-                        .unwrap_or("")
-                        .replace('\n', "\\n"),
-                    paint(state_colour(state), state),
-                    block["why"].as_str().unwrap_or(""),
-                ),
-            );
+        for state in &run.settings_files {
+            writeln!(
+                out,
+                "settings {} {}: {}",
+                state.scope,
+                escape(&state.path),
+                state.state
+            )?;
         }
-        for stray in file["stray_closers"].as_array().into_iter().flatten() {
-            push(
-                &mut out,
-                format!(
-                    "{bar}  {}:{} {} {}",
-                    stray["line"],
-                    stray["column"],
-                    stray["marker"].as_str().unwrap_or(""),
-                    paint("33", "stray closer, kept verbatim"),
-                ),
-            );
+        for &name in FEATURES {
+            let on = run.features.get(name).unwrap_or(false);
+            writeln!(out, "feature {name} = {on} ({})", self.feature_source(name))?;
         }
+        if run.loaded.as_ref().is_some_and(|l| l.fallback) {
+            let line = "no rule file could be taken: the fallback line is used";
+            writeln!(out, "{}", paint.paint("33", line))?;
+        }
+        let total = self.names().count();
+        for (i, entry) in self.names().enumerate() {
+            self.write_file(out, paint, &entry, i + 1 == total)?;
+        }
+        let count = run.assembly.as_ref().map_or(0, |a| a.placeholders);
+        writeln!(
+            out,
+            "placeholder {{{{REVIEW_LOOP_MAX_CYCLES}}}} x{count} -> {} ({})",
+            escape_truncated(&run.review_loop_max_cycles, MAX_SHOWN_CHARS),
+            self.settings.source("review_loop_max_cycles")
+        )?;
+        for warning in self.all_warnings() {
+            let line = format!("warning: {}", escape(&warning.to_string()));
+            writeln!(out, "{}", paint.paint("33", &line))?;
+        }
+        writeln!(
+            out,
+            "total: {} of {total} files included, {} bytes, ~{} tokens, {} warnings",
+            self.included_count(),
+            self.block_bytes(),
+            estimate_tokens(self.block_bytes()),
+            self.warning_count()
+        )
     }
-    for p in report["placeholders"].as_array().into_iter().flatten() {
-        push(
-            &mut out,
-            format!(
-                "placeholder {{{{{}}}}} x{} -> {} ({})",
-                p["name"].as_str().unwrap_or(""),
-                p["count"],
-                p["value"].as_str().unwrap_or(""),
-                p["source"].as_str().unwrap_or("")
-            ),
+
+    fn write_file(
+        &self,
+        out: &mut dyn Write,
+        paint: Paint,
+        entry: &NameEntry<'_>,
+        last: bool,
+    ) -> std::io::Result<()> {
+        let report = entry.report;
+        let name = report.name.as_str();
+        let winner = report.winner();
+        let status = entry.status();
+        let bytes = self.bytes_of(entry);
+        writeln!(
+            out,
+            "{} {}  {}  {} {}  {bytes} B ~{} tokens",
+            if last { "└─" } else { "├─" },
+            paint.paint("1", &escape(name)),
+            paint.paint(state_colour(status), status),
+            winner.map_or("-", |w| w.layer.as_str()),
+            escape(&winner.map(|w| w.display_path(name)).unwrap_or_default()),
+            estimate_tokens(bytes),
+        )?;
+        let bar = if last { "   " } else { "│  " };
+        writeln!(out, "{bar}  {}", self.reason(entry))?;
+        for shadow in entry.shadowed() {
+            writeln!(
+                out,
+                "{bar}  shadows {} {}",
+                shadow.layer,
+                escape(&shadow.display_path(name))
+            )?;
+        }
+        let (Some(i), Some(true)) = (entry.file, entry.included) else {
+            return Ok(());
+        };
+        let (blocks, strays) = self.detail(i);
+        let mut line = String::new();
+        for block in &blocks {
+            line.clear();
+            let shown_depth = block.depth.min(MAX_INDENT);
+            for _ in 0..shown_depth {
+                line.push_str("  ");
+            }
+            if block.depth > MAX_INDENT {
+                let _ = write!(line, "[depth {}] ", block.depth);
+            }
+            let state = block.state.as_str();
+            let _ = write!(
+                line,
+                "{}:{} {{{{{}:{}}}}} {}: {}",
+                block.line,
+                block.column,
+                block.kind.keyword(),
+                escape_truncated(block.condition, MAX_SHOWN_CHARS),
+                paint.paint(state_colour(state), state),
+                self.why(block)
+            );
+            writeln!(out, "{bar}  {line}")?;
+        }
+        for stray in &strays {
+            writeln!(
+                out,
+                "{bar}  {}:{} {} {}",
+                stray.line,
+                stray.column,
+                escape(stray.marker),
+                paint.paint("33", "stray closer, kept verbatim"),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cursor_matches_a_fresh_count() {
+        let text = "ab\ncé\n\nd{{IF:x}}\n漢字x";
+        let mut cursor = Cursor::new(text);
+        for offset in 0..=text.len() {
+            if !text.is_char_boundary(offset) {
+                continue;
+            }
+            let fresh = pi_rules_core::span::line_col(text, offset);
+            assert_eq!(cursor.at(offset), (fresh.line, fresh.column), "{offset}");
+        }
+        // Going back starts again from the top.
+        assert_eq!(cursor.at(0), (1, 1));
+        assert_eq!(cursor.at(4), (2, 2));
+    }
+
+    #[test]
+    fn ranges_by_file_split_in_order() {
+        let items = [0, 0, 2, 2, 2, 3];
+        assert_eq!(
+            ranges_by_file(&items, 5, |&f| f),
+            vec![0..2, 2..2, 2..5, 5..6, 6..6]
         );
     }
-    for w in report["warnings"].as_array().into_iter().flatten() {
-        push(
-            &mut out,
-            paint("33", &format!("warning: {}", w.as_str().unwrap_or(""))),
-        );
-    }
-    let t = &report["totals"];
-    push(
-        &mut out,
-        format!(
-            "total: {} of {} files included, {} bytes, ~{} tokens, {} warnings",
-            t["included"], t["files"], t["bytes"], t["tokens"], t["warnings"]
-        ),
-    );
-    out
 }
