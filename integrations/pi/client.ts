@@ -1,0 +1,341 @@
+// The one place that knows a `pi-rules serve` child process exists.
+//
+// Framing: one JSON-RPC 2.0 message per line, lines split on LF (0x0A) only. Rule text may hold
+// U+2028 and U+2029, which JSON.stringify leaves raw, so no line reader that treats them as line
+// ends may touch the stream (Node's `readline` does). Bytes are split first and decoded per line,
+// so a multi-byte character cut between two chunks is never mangled.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+
+/** How long one request may take before the child is considered hung, unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 5000;
+
+/** A response line longer than this ends the child: nothing pi-rules prints comes close. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** How much of the child's stderr is kept to explain a failure. */
+const STDERR_TAIL_BYTES = 4096;
+
+/** How long `close()` waits after EOF, and again after SIGTERM, before the next step. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Why a request failed. `kind` lets callers word the message without parsing it. */
+export type FailureKind = "missing" | "spawn" | "exited" | "timeout" | "protocol" | "closed" | "rpc";
+
+export class ServeError extends Error {
+  readonly kind: FailureKind;
+  /** The JSON-RPC error code, for `kind: "rpc"`. */
+  readonly code: number | undefined;
+  /** The JSON-RPC error data, for `kind: "rpc"`. */
+  readonly data: unknown;
+
+  constructor(kind: FailureKind, message: string, code?: number, data?: unknown) {
+    super(message);
+    this.name = "ServeError";
+    this.kind = kind;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/**
+ * The binary to run: `PI_RULES_BIN` when set and non-empty (used as given), otherwise the first
+ * executable `pi-rules` in an absolute `PATH` entry. Relative and empty `PATH` entries are skipped,
+ * so a `pi-rules` planted in the project directory is never picked up through `PATH=.:...`.
+ */
+export function findBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const explicit = env.PI_RULES_BIN;
+  if (explicit !== undefined && explicit !== "") return explicit;
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join(dir, "pi-rules");
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Splits a byte stream into LF-terminated lines and decodes each one as UTF-8. */
+export class LineDecoder {
+  private chunks: Buffer[] = [];
+  private pending = 0;
+  private readonly maxLineBytes: number;
+
+  constructor(maxLineBytes: number = MAX_LINE_BYTES) {
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  /** Feeds bytes; returns the lines they complete, without their LF. Throws past the line limit. */
+  push(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    let lf = chunk.indexOf(0x0a, start);
+    while (lf !== -1) {
+      const tail = chunk.subarray(start, lf);
+      const line = this.chunks.length === 0 ? tail : Buffer.concat([...this.chunks, tail]);
+      this.chunks = [];
+      this.pending = 0;
+      lines.push(line.toString("utf8"));
+      start = lf + 1;
+      lf = chunk.indexOf(0x0a, start);
+    }
+    if (start < chunk.length) {
+      this.pending += chunk.length - start;
+      if (this.pending > this.maxLineBytes) {
+        this.chunks = [];
+        this.pending = 0;
+        throw new Error(`a response line is longer than ${this.maxLineBytes} bytes`);
+      }
+      this.chunks.push(chunk.subarray(start));
+    }
+    return lines;
+  }
+}
+
+export interface ServeClientOptions {
+  /** Finds the binary each time a child is started. Default: `findBinary()`. */
+  resolveBinary?: () => string | undefined;
+  /** Per-request timeout in milliseconds. Default: `DEFAULT_TIMEOUT_MS`. */
+  timeoutMs?: number;
+  /** Environment of the child. Default: this process's environment at start time. */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: ServeError) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** One live `pi-rules serve` process with its in-flight requests. */
+class Child {
+  readonly process: ChildProcess;
+  readonly pending = new Map<number, Pending>();
+  readonly exited: Promise<void>;
+  alive = true;
+  private stderrTail = "";
+  private readonly decoder = new LineDecoder();
+  private readonly onGone: (child: Child) => void;
+
+  constructor(bin: string, env: NodeJS.ProcessEnv, onGone: (child: Child) => void) {
+    this.onGone = onGone;
+    this.process = spawn(bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], env });
+    // A session that is never shut down must not keep its host alive; when the host exits, the
+    // child reads EOF on stdin and exits too. Pending requests keep the loop alive by their timers.
+    this.process.unref();
+    for (const stream of [this.process.stdin, this.process.stdout, this.process.stderr]) {
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
+    this.exited = new Promise((resolve) => {
+      this.process.once("close", () => resolve());
+      this.process.once("error", () => resolve());
+    });
+    this.process.on("error", (error: NodeJS.ErrnoException) => {
+      const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
+      const what =
+        kind === "missing" ? `\`${bin}\` does not exist` : `\`${bin}\` could not be started: ${error.message}`;
+      this.fail(new ServeError(kind, what));
+    });
+    // "close" comes after stdout has been read to its end, so a last answer is not lost.
+    this.process.on("close", (code, signal) => {
+      const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+      const stderr = this.stderrTail.trim();
+      this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
+    });
+    // Writes to a child that has just died fail with EPIPE; the exit handler reports it.
+    this.process.stdin?.on("error", () => {});
+    this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
+    this.process.stderr?.setEncoding("utf8");
+    this.process.stderr?.on("data", (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
+    });
+  }
+
+  send(id: number, line: string, entry: Pending): void {
+    this.pending.set(id, entry);
+    this.process.stdin?.write(line);
+  }
+
+  /** Ends the child now: pending requests fail with `error`, and the process gets `signal`. */
+  kill(error: ServeError, signal: NodeJS.Signals = "SIGKILL"): void {
+    this.fail(error);
+    this.process.kill(signal);
+  }
+
+  private onData(chunk: Buffer): void {
+    let lines: string[];
+    try {
+      lines = this.decoder.push(chunk);
+    } catch (error) {
+      this.kill(new ServeError("protocol", (error as Error).message));
+      return;
+    }
+    for (const line of lines) this.onLine(line);
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line that is not JSON: ${line.slice(0, 200)}`));
+      return;
+    }
+    if (typeof message !== "object" || message === null || typeof message.id !== "number") return;
+    const entry = this.pending.get(message.id);
+    if (!entry) return;
+    this.pending.delete(message.id);
+    clearTimeout(entry.timer);
+    if (message.error !== undefined && message.error !== null) {
+      const code = typeof message.error.code === "number" ? message.error.code : undefined;
+      const text = typeof message.error.message === "string" ? message.error.message : "unknown error";
+      entry.reject(new ServeError("rpc", text, code, message.error.data));
+    } else {
+      entry.resolve(message.result);
+    }
+  }
+
+  private fail(error: ServeError): void {
+    if (this.alive) {
+      this.alive = false;
+      this.onGone(this);
+    }
+    for (const entry of this.pending.values()) {
+      clearTimeout(entry.timer);
+      entry.reject(error);
+    }
+    this.pending.clear();
+  }
+}
+
+/**
+ * A client for one session: starts `pi-rules serve` on the first request, starts a new one when
+ * the previous child died, ends a child that does not answer in time, and ends it on `close()`.
+ */
+export class ServeClient {
+  private child: Child | undefined;
+  private nextId = 1;
+  private closed = false;
+  private readonly resolveBinary: () => string | undefined;
+  private readonly timeoutMs: number;
+  private readonly env: NodeJS.ProcessEnv | undefined;
+
+  constructor(options: ServeClientOptions = {}) {
+    this.resolveBinary = options.resolveBinary ?? (() => findBinary());
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.env = options.env;
+  }
+
+  /** The pid of the running child, if there is one. */
+  get pid(): number | undefined {
+    return this.child?.alive ? this.child.process.pid : undefined;
+  }
+
+  /**
+   * Sends one request and resolves with its `result`. Rejects with a `ServeError`; never throws
+   * synchronously. A child that exits before answering is replaced and the request sent once more.
+   */
+  async request(method: string, params?: Record<string, unknown>): Promise<unknown> {
+    try {
+      return await this.attempt(method, params);
+    } catch (error) {
+      if (error instanceof ServeError && error.kind === "exited" && !this.closed) {
+        return this.attempt(method, params);
+      }
+      throw error;
+    }
+  }
+
+  private attempt(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new ServeError("closed", "the pi-rules client is closed"));
+        return;
+      }
+      let child: Child;
+      try {
+        child = this.ensureChild();
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      const id = this.nextId++;
+      const line = `${JSON.stringify({ jsonrpc: "2.0", id, method, params: params ?? {} })}\n`;
+      const timer = setTimeout(() => {
+        // Responses come in order, so a hung request blocks every later one: end this child.
+        child.kill(new ServeError("timeout", `\`pi-rules serve\` did not answer \`${method}\` within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      child.send(id, line, { resolve, reject, timer });
+    });
+  }
+
+  private ensureChild(): Child {
+    if (this.child?.alive) return this.child;
+    const bin = this.resolveBinary();
+    if (bin === undefined) {
+      throw new ServeError(
+        "missing",
+        "cannot find `pi-rules`: set PI_RULES_BIN to its path or put it on PATH (cargo install --path crates/pi-rules)",
+      );
+    }
+    const child = new Child(bin, this.env ?? process.env, (gone) => {
+      if (this.child === gone) this.child = undefined;
+    });
+    this.child = child;
+    return child;
+  }
+
+  /**
+   * Ends the child: EOF first (serve exits 0 on it), SIGTERM if it is still there after a grace
+   * period, SIGKILL after another. Resolves once the process is gone. Safe to call more than once.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    this.child = undefined;
+    if (!child) return;
+    const proc = child.process;
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await child.exited;
+      return;
+    }
+    proc.stdin?.end();
+    if (await settlesWithin(child.exited, CLOSE_GRACE_MS)) return;
+    proc.kill("SIGTERM");
+    if (await settlesWithin(child.exited, CLOSE_GRACE_MS)) return;
+    proc.kill("SIGKILL");
+    await child.exited;
+  }
+
+  /** Ends the child at once, without waiting: for callbacks that cannot await. */
+  closeNow(): void {
+    this.closed = true;
+    const child = this.child;
+    this.child = undefined;
+    if (!child) return;
+    child.process.stdin?.end();
+    child.kill(new ServeError("closed", "the pi-rules client is closed"), "SIGTERM");
+  }
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

@@ -1,0 +1,226 @@
+// pi-rules for pi: puts the assembled rules block into every agent start, and adds `/rules`.
+//
+// Everything that talks to the `pi-rules` binary goes through client.ts. Handlers never throw:
+// pi would report the error and start the run without any rules.
+
+import type {
+  BeforeAgentStartEvent,
+  BeforeAgentStartEventResult,
+  ExtensionAPI,
+  ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import * as piAi from "@earendil-works/pi-ai";
+import { DEFAULT_TIMEOUT_MS, ServeClient, ServeError } from "./client.ts";
+
+/** The system prompt section that carries the block; pi renders it as `<orchestrator_rules>…</orchestrator_rules>`. */
+export const SECTION = "orchestrator_rules";
+
+/** What the model gets when the binary cannot give a block: the same text pi-rules falls back to. */
+export const FALLBACK_BLOCK = "\n\n[ORCHESTRATOR RULES] You are a MANAGER. Delegate work to subagents.\n";
+
+/** The inter-extension event (`pi.events`) that switches the `coms_active` feature: `true`, `false` or `{ active }`. */
+export const COMS_EVENT = "pi-rules:coms-active";
+
+// pi loads each extension with a fresh module instance, so a flag kept in this module would not be
+// seen by the copy another extension imports. The flag lives on globalThis under a registered symbol.
+const COMS_FLAG = Symbol.for("pi-rules.coms-active");
+
+/** Tells pi-rules whether peer-to-peer messaging (coms) is running, for every session in this process. */
+export function setComsActive(active: boolean): void {
+  (globalThis as Record<symbol, unknown>)[COMS_FLAG] = active === true;
+}
+
+function comsActive(): boolean {
+  return (globalThis as Record<symbol, unknown>)[COMS_FLAG] === true;
+}
+
+/** Confinement is on unless `PI_RULES_CONFINE` is exactly `0`. */
+function confine(): boolean {
+  return process.env.PI_RULES_CONFINE !== "0";
+}
+
+function isSubagent(): boolean {
+  return process.env.PI_SUBAGENT_CHILD === "1";
+}
+
+/** `PI_RULES_TIMEOUT_MS` when it is a positive whole number, otherwise the default. */
+function timeoutMs(): number {
+  const raw = process.env.PI_RULES_TIMEOUT_MS;
+  if (raw !== undefined && /^[1-9][0-9]{0,8}$/.test(raw)) return Number(raw);
+  return DEFAULT_TIMEOUT_MS;
+}
+
+/**
+ * Fills `{{SETTINGS}}` and `{{SETTINGS:key,...}}` in an agent prompt with the settings resolved for
+ * `cwd`, as `pi-rules render` does. For hosts that dispatch subagent prompts. Starts a
+ * `pi-rules serve` child for the call and ends it before resolving. Rejects with an Error whose
+ * message says what went wrong (no binary, a failed request); the prompt is not changed then.
+ */
+export async function renderSettings(prompt: string, cwd: string): Promise<string> {
+  const client = new ServeClient({ timeoutMs: timeoutMs() });
+  try {
+    const result = await client.request("render", { cwd, prompt });
+    if (!isRecord(result) || typeof result.text !== "string") {
+      throw new ServeError("protocol", "`pi-rules serve` answered `render` without a `text` string");
+    }
+    return result.text;
+  } finally {
+    await client.close();
+  }
+}
+
+export default function piRules(pi: ExtensionAPI): void {
+  // One client per session; it starts its child on the first request.
+  let client: ServeClient | undefined;
+  let ended = false;
+  let stopCleanup: (() => void) | undefined;
+  let notifiedWarnings = "";
+  let notifiedFailure = false;
+
+  function sessionClient(ctx: ExtensionContext): ServeClient {
+    if (client) return client;
+    if (ended) throw new ServeError("closed", "the session has ended");
+    client = new ServeClient({ timeoutMs: timeoutMs() });
+    // An SDK host may dispose a session without `session_shutdown`; pi still runs the session
+    // resource cleanups then, so the child ends with the session either way.
+    const sessionId = ctx.sessionManager.getSessionId();
+    const register = (piAi as { registerSessionResourceCleanup?: (cleanup: (id?: string) => void) => () => void })
+      .registerSessionResourceCleanup;
+    stopCleanup = register?.((id) => {
+      if (id === undefined || id === sessionId) endNow();
+    });
+    return client;
+  }
+
+  function endNow(): void {
+    ended = true;
+    stopCleanup?.();
+    stopCleanup = undefined;
+    client?.closeNow();
+  }
+
+  function notify(ctx: ExtensionContext, message: string, type: "info" | "warning" | "error"): void {
+    try {
+      ctx.ui.notify(message, type);
+    } catch {
+      // A stale context (the session was replaced meanwhile) has nowhere to show anything.
+    }
+  }
+
+  function reportWarnings(ctx: ExtensionContext, warnings: string[]): void {
+    const key = JSON.stringify(warnings);
+    if (warnings.length === 0) {
+      notifiedWarnings = "";
+    } else if (key !== notifiedWarnings) {
+      notifiedWarnings = key;
+      notify(ctx, warnings.map((w) => `rule assembly: ${w}`).join("\n"), "warning");
+    }
+  }
+
+  function reportFailure(ctx: ExtensionContext, error: unknown): void {
+    if (notifiedFailure) return;
+    notifiedFailure = true;
+    notify(ctx, `pi-rules: ${describe(error)}; the rules block is the one-line fallback until this is fixed`, "error");
+  }
+
+  async function assembledBlock(ctx: ExtensionContext): Promise<string> {
+    try {
+      const result = await sessionClient(ctx).request("assemble", {
+        cwd: ctx.cwd,
+        coms_active: comsActive(),
+        confine: confine(),
+      });
+      if (!isRecord(result) || typeof result.block !== "string" || !isStringArray(result.warnings)) {
+        throw new ServeError("protocol", "`pi-rules serve` answered `assemble` without `block` and `warnings`");
+      }
+      notifiedFailure = false;
+      reportWarnings(ctx, result.warnings);
+      return result.block;
+    } catch (error) {
+      reportFailure(ctx, error);
+      return FALLBACK_BLOCK;
+    }
+  }
+
+  pi.on("before_agent_start", async (event: BeforeAgentStartEvent, ctx: ExtensionContext) => {
+    if (isSubagent()) return undefined;
+    const block = await assembledBlock(ctx);
+    return inject(event, block);
+  });
+
+  pi.registerCommand("rules", {
+    description: "Show why each rule and block is in the rules block here; `/rules check` lints rules and settings",
+    getArgumentCompletions: (prefix: string) =>
+      "check".startsWith(prefix.trim()) ? [{ value: "check", label: "check", description: "lint rules and settings files" }] : null,
+    handler: async (args: string, ctx: ExtensionContext) => {
+      const sub = args.trim();
+      try {
+        if (sub === "") {
+          const result = await sessionClient(ctx).request("explain", {
+            cwd: ctx.cwd,
+            coms_active: comsActive(),
+            confine: confine(),
+            format: "text",
+          });
+          notify(ctx, textOf(result, "explain"), "info");
+        } else if (sub === "check") {
+          const result = await sessionClient(ctx).request("check", { cwd: ctx.cwd, format: "human" });
+          const text = textOf(result, "check");
+          const findings = isRecord(result) ? Number(result.errors ?? 0) + Number(result.warnings ?? 0) : 0;
+          notify(ctx, text, findings > 0 ? "warning" : "info");
+        } else {
+          notify(ctx, "usage: /rules (the explain view) or /rules check (the lint findings)", "warning");
+        }
+      } catch (error) {
+        notify(ctx, `pi-rules: ${describe(error)}`, "error");
+      }
+    },
+  });
+
+  const stopComs = pi.events.on(COMS_EVENT, (data: unknown) => {
+    const active = isRecord(data) ? data.active : data;
+    if (typeof active === "boolean") setComsActive(active);
+  });
+
+  pi.on("session_shutdown", async () => {
+    ended = true;
+    stopComs();
+    stopCleanup?.();
+    stopCleanup = undefined;
+    await client?.close();
+  });
+}
+
+/**
+ * Gives the block to the model. pi 1.x keeps named prompt sections and sends only the ones that
+ * changed, so an unchanged block keeps the provider's prompt cache; a host without sections gets
+ * the block appended to its system prompt.
+ */
+function inject(event: BeforeAgentStartEvent, block: string): BeforeAgentStartEventResult | undefined {
+  const sections = (event.systemPromptOptions as { sections?: unknown } | undefined)?.sections;
+  if (isRecord(sections)) {
+    sections[SECTION] = block;
+    return undefined;
+  }
+  return { systemPrompt: event.systemPrompt + block };
+}
+
+function textOf(result: unknown, method: string): string {
+  if (isRecord(result) && typeof result.text === "string") return result.text;
+  throw new ServeError("protocol", `\`pi-rules serve\` answered \`${method}\` without a \`text\` string`);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ServeError && error.kind === "rpc") {
+    return `\`pi-rules serve\` refused the request: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

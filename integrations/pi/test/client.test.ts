@@ -1,0 +1,216 @@
+// The client on its own: framing, finding the binary, and the child's life against the real
+// `pi-rules serve`.
+
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { join } from "node:path";
+import { findBinary, LineDecoder, ServeClient, ServeError } from "../client.ts";
+import { childrenNamed, cliBlock, eventually, makeProject, requireServe } from "./harness.ts";
+
+describe("LineDecoder", () => {
+  test("splits on LF only: U+2028, U+2029 and CR stay inside the line", () => {
+    const decoder = new LineDecoder();
+    const text = '{"a":"x\u2028y\u2029z\r"}\n{"b":1}\n';
+    assert.deepEqual(decoder.push(Buffer.from(text, "utf8")), ['{"a":"x\u2028y\u2029z\r"}', '{"b":1}']);
+  });
+
+  test("a line cut anywhere, even inside a multi-byte character, comes out whole", () => {
+    const line = "é€😀\u2028 end";
+    const bytes = Buffer.from(`${line}\n`, "utf8");
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const decoder = new LineDecoder();
+      const first = decoder.push(bytes.subarray(0, cut));
+      const second = decoder.push(bytes.subarray(cut));
+      assert.deepEqual([...first, ...second], [line], `cut at byte ${cut}`);
+    }
+  });
+
+  test("a line fed one byte at a time, across many chunks", () => {
+    const decoder = new LineDecoder();
+    const lines: string[] = [];
+    for (const byte of Buffer.from("ab\ncd\n\nef", "utf8")) lines.push(...decoder.push(Buffer.from([byte])));
+    assert.deepEqual(lines, ["ab", "cd", ""]);
+    assert.deepEqual(decoder.push(Buffer.from("\n")), ["ef"]);
+  });
+
+  test("a line over the limit is refused and forgotten", () => {
+    const decoder = new LineDecoder(8);
+    assert.deepEqual(decoder.push(Buffer.from("12345")), []);
+    assert.throws(() => decoder.push(Buffer.from("6789")), /longer than 8 bytes/);
+    assert.deepEqual(decoder.push(Buffer.from("ok\n")), ["ok"]);
+  });
+});
+
+describe("findBinary", () => {
+  // Lookup only: these files are never run.
+  const root = makeProject();
+  const executable = (dir: string) => {
+    mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, dir, "pi-rules"), "", { mode: 0o755 });
+    return join(root, dir);
+  };
+  const first = executable("first");
+  const second = executable("second");
+  mkdirSync(join(root, "plain"));
+  writeFileSync(join(root, "plain", "pi-rules"), "", { mode: 0o644 });
+  mkdirSync(join(root, "dir", "pi-rules"), { recursive: true });
+
+  test("PI_RULES_BIN wins over PATH, used as given", () => {
+    assert.equal(findBinary({ PI_RULES_BIN: "/somewhere/pi-rules", PATH: first }), "/somewhere/pi-rules");
+  });
+
+  test("an empty PI_RULES_BIN falls through to PATH", () => {
+    assert.equal(findBinary({ PI_RULES_BIN: "", PATH: first }), join(first, "pi-rules"));
+  });
+
+  test("the first executable pi-rules file on PATH, skipping plain files and directories", () => {
+    const path = [join(root, "plain"), join(root, "dir"), second, first].join(":");
+    assert.equal(findBinary({ PATH: path }), join(second, "pi-rules"));
+  });
+
+  test("relative and empty PATH entries are never searched", () => {
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      assert.equal(findBinary({ PATH: "first::second" }), undefined);
+      assert.equal(findBinary({ PATH: `.:first:${second}` }), join(second, "pi-rules"));
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  test("nothing found", () => {
+    assert.equal(findBinary({ PATH: join(root, "plain") }), undefined);
+    assert.equal(findBinary({}), undefined);
+  });
+});
+
+describe("ServeClient against pi-rules serve", () => {
+  test("answers in order; the version names the protocol", async () => {
+    const bin = requireServe();
+    const client = new ServeClient({ resolveBinary: () => bin });
+    try {
+      const answers = await Promise.all([client.request("version"), client.request("version")]);
+      for (const answer of answers) {
+        assert.equal((answer as { name: string }).name, "pi-rules");
+        assert.equal((answer as { protocol: number }).protocol, 1);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("rules with U+2028, U+2029 and multi-byte text over many pipe chunks arrive byte for byte", async () => {
+    const bin = requireServe();
+    const wide = "é€😀\u2028\u2029|".repeat(6000);
+    const cwd = makeProject({
+      ".pi/rules/90-separators.md": "line\u2028separator and paragraph\u2029separator\n",
+      ".pi/rules/91-wide.md": `${wide}\n`,
+    });
+    const client = new ServeClient({ resolveBinary: () => bin });
+    try {
+      const result = (await client.request("assemble", { cwd })) as { block: string };
+      assert.equal(result.block, cliBlock(cwd));
+      assert.ok(result.block.includes("line\u2028separator and paragraph\u2029separator"));
+      assert.ok(result.block.includes(wide));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a JSON-RPC error becomes a ServeError with its code", async () => {
+    const bin = requireServe();
+    const client = new ServeClient({ resolveBinary: () => bin });
+    try {
+      await assert.rejects(client.request("no_such_method"), (error: unknown) => {
+        assert.ok(error instanceof ServeError);
+        assert.equal(error.kind, "rpc");
+        assert.equal(error.code, -32601);
+        return true;
+      });
+      // The child is still there for the next request.
+      assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a child that died is replaced at the next request", async () => {
+    const bin = requireServe();
+    const client = new ServeClient({ resolveBinary: () => bin });
+    try {
+      await client.request("version");
+      const first = client.pid;
+      assert.ok(first !== undefined);
+      process.kill(first, "SIGKILL");
+      assert.ok(await eventually(() => !childrenNamed("pi-rules").includes(first)));
+      assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+      assert.notEqual(client.pid, first);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a hung child times out, is ended, and a new one answers the next request", async () => {
+    const bin = requireServe();
+    const client = new ServeClient({ resolveBinary: () => bin, timeoutMs: 300 });
+    try {
+      await client.request("version");
+      const hung = client.pid;
+      assert.ok(hung !== undefined);
+      process.kill(hung, "SIGSTOP");
+      await assert.rejects(client.request("version"), (error: unknown) => {
+        assert.ok(error instanceof ServeError);
+        assert.equal(error.kind, "timeout");
+        assert.match(error.message, /did not answer `version` within 300 ms/);
+        return true;
+      });
+      assert.ok(await eventually(() => !childrenNamed("pi-rules").includes(hung)), "the hung child is still there");
+      assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("close() ends the child, and later requests are refused", async () => {
+    const bin = requireServe();
+    const client = new ServeClient({ resolveBinary: () => bin });
+    await client.request("version");
+    const pid = client.pid;
+    assert.ok(pid !== undefined && childrenNamed("pi-rules").includes(pid));
+    await client.close();
+    assert.ok(!childrenNamed("pi-rules").includes(pid));
+    await assert.rejects(client.request("version"), { kind: "closed" });
+    await client.close();
+  });
+});
+
+describe("ServeClient without a working binary", () => {
+  test("no binary at all says how to provide one", async () => {
+    const client = new ServeClient({ resolveBinary: () => undefined });
+    await assert.rejects(client.request("version"), (error: unknown) => {
+      assert.ok(error instanceof ServeError);
+      assert.equal(error.kind, "missing");
+      assert.match(error.message, /PI_RULES_BIN/);
+      return true;
+    });
+  });
+
+  test("a path that does not exist", async () => {
+    const client = new ServeClient({ resolveBinary: () => "/nonexistent/pi-rules" });
+    await assert.rejects(client.request("version"), { kind: "missing" });
+    await client.close();
+  });
+
+  test("a binary that exits at once fails the request with its status", async () => {
+    const client = new ServeClient({ resolveBinary: () => "/bin/false" });
+    await assert.rejects(client.request("version"), (error: unknown) => {
+      assert.ok(error instanceof ServeError);
+      assert.equal(error.kind, "exited");
+      assert.match(error.message, /exited with status 1/);
+      return true;
+    });
+    await client.close();
+  });
+});

@@ -1,0 +1,233 @@
+// Drives a real pi session in this process: the SDK, a DefaultResourceLoader that loads this
+// package as an extension, and pi-ai's faux provider as the model, recording every request.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  createAgentSession,
+  DefaultResourceLoader,
+  type EventBus,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager,
+  type AgentSession,
+} from "@earendil-works/pi-coding-agent";
+import { fauxAssistantMessage, fauxProvider, getCurrentSystemPrompt, InMemoryCredentialStore } from "@earendil-works/pi-ai";
+
+/** This package: what pi is given as an extension path, so its package.json manifest is used. */
+export const PACKAGE_DIR = resolve(import.meta.dirname, "..");
+const REPO_DIR = resolve(PACKAGE_DIR, "../..");
+
+/** The pi-rules binary under test: PI_RULES_BIN, else the workspace's release build, else its debug build. */
+export const BIN: string | undefined = (() => {
+  const fromEnv = process.env.PI_RULES_BIN;
+  if (fromEnv) return fromEnv;
+  for (const profile of ["release", "debug"]) {
+    const candidate = join(REPO_DIR, "target", profile, "pi-rules");
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+})();
+
+/** Fails the calling test with a clear message unless the binary exists and has `serve`. */
+export function requireServe(): string {
+  if (BIN === undefined) {
+    assert.fail(
+      "no pi-rules binary: set PI_RULES_BIN or build one first (cargo build --release -p pi-rules); the tests build nothing",
+    );
+  }
+  const probe = spawnSync(BIN, ["serve", "--help"], { encoding: "utf8" });
+  if (probe.error || probe.status !== 0) {
+    assert.fail(`\`${BIN}\` has no working \`serve\` command (${probe.error?.message ?? probe.stderr.trim()})`);
+  }
+  return BIN;
+}
+
+// Every test runs with its own HOME, so the user layer and the global settings file are empty
+// unless a test writes them. The binary inherits it, the CLI runs and serve children alike.
+const ROOT = mkdtempSync(join(tmpdir(), "pi-rules-pi-test-"));
+process.env.HOME = join(ROOT, "home");
+mkdirSync(process.env.HOME, { recursive: true });
+process.on("exit", () => rmSync(ROOT, { recursive: true, force: true }));
+
+let projects = 0;
+
+/** A fresh project directory holding `files` (paths relative to the project root). */
+export function makeProject(files: Record<string, string> = {}): string {
+  const dir = join(ROOT, `project-${++projects}`);
+  mkdirSync(dir, { recursive: true });
+  for (const [path, text] of Object.entries(files)) writeFile(join(dir, path), text);
+  return dir;
+}
+
+export function writeFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** Runs the binary as its own process, without colour, and returns what it printed on stdout. */
+export function cli(args: string[], input?: string): string {
+  const bin = requireServe();
+  const run = spawnSync(bin, args, {
+    input,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  assert.equal(run.error, undefined);
+  assert.ok(run.status === 0 || run.status === 1, `pi-rules ${args.join(" ")} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** The block `pi-rules assemble --format json` gives for `cwd`, from a separate process. */
+export function cliBlock(cwd: string, extra: string[] = []): string {
+  const block = JSON.parse(cli(["assemble", "--format", "json", "--cwd", cwd, ...extra])).block;
+  assert.equal(typeof block, "string");
+  return block as string;
+}
+
+/** The warnings `pi-rules assemble --format json` gives for `cwd`. */
+export function cliWarnings(cwd: string): string[] {
+  return JSON.parse(cli(["assemble", "--format", "json", "--cwd", cwd])).warnings as string[];
+}
+
+/** How pi shows a section's value to the model. */
+export function asSection(name: string, value: string): string {
+  return `<${name}>\n${value}\n</${name}>`;
+}
+
+export interface Note {
+  message: string;
+  type: string | undefined;
+}
+
+export interface Harness {
+  session: AgentSession;
+  /** Notifications the extension gave the user, in order. */
+  notes: Note[];
+  /** Extension errors pi reported; a handler that threw lands here. */
+  errors: unknown[];
+  /** The system prompt the model had at each of its calls, in order. */
+  systemPrompts: string[];
+  /** How many system messages the transcript held at each model call: one more means pi patched the prompt. */
+  systemMessages: number[];
+  /** Sends a prompt and waits for the run (or the command) to finish. */
+  prompt(text: string): Promise<void>;
+  /** The system prompt of the latest model call. */
+  lastSystemPrompt(): string;
+  dispose(): void;
+}
+
+export async function startSession(cwd: string, options: { eventBus?: EventBus } = {}): Promise<Harness> {
+  const agentDir = join(ROOT, `agent-${++projects}`);
+  mkdirSync(agentDir, { recursive: true });
+  const faux = fauxProvider();
+  const systemPrompts: string[] = [];
+  const systemMessages: number[] = [];
+  const answer = (context: { messages: readonly { role: string }[] }) => {
+    systemPrompts.push(getCurrentSystemPrompt(context.messages));
+    systemMessages.push(context.messages.filter((message) => message.role === "system").length);
+    return fauxAssistantMessage("done");
+  };
+  faux.setResponses(Array.from({ length: 50 }, () => answer));
+
+  const modelRuntime = await ModelRuntime.create({
+    credentials: new InMemoryCredentialStore(),
+    modelsPath: null,
+    refreshOnCreate: false,
+  });
+  modelRuntime.registerNativeProvider(faux.provider);
+  const settingsManager = SettingsManager.inMemory();
+  const resourceLoader = new DefaultResourceLoader({
+    cwd,
+    agentDir,
+    settingsManager,
+    eventBus: options.eventBus,
+    additionalExtensionPaths: [PACKAGE_DIR],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await resourceLoader.reload();
+  const { session } = await createAgentSession({
+    cwd,
+    agentDir,
+    modelRuntime,
+    model: faux.getModel(),
+    resourceLoader,
+    settingsManager,
+    sessionManager: SessionManager.inMemory(cwd),
+  });
+  const notes: Note[] = [];
+  const errors: unknown[] = [];
+  await session.bindExtensions({
+    uiContext: { notify: (message: string, type?: string) => notes.push({ message, type }) } as never,
+    onError: (error: unknown) => errors.push(error),
+  });
+  return {
+    session,
+    notes,
+    errors,
+    systemPrompts,
+    systemMessages,
+    prompt: (text) => session.prompt(text).then(() => undefined),
+    lastSystemPrompt: () => {
+      assert.ok(systemPrompts.length > 0, "the model was never called");
+      return systemPrompts[systemPrompts.length - 1];
+    },
+    dispose: () => session.dispose(),
+  };
+}
+
+/** Live (not zombie) child processes of this process whose command name is `name`. */
+export function childrenNamed(name: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const open = stat.indexOf("(");
+    const close = stat.lastIndexOf(")");
+    const comm = stat.slice(open + 1, close);
+    const [state, ppid] = stat.slice(close + 2).split(" ");
+    if (comm === name && Number(ppid) === process.pid && state !== "Z") found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Waits up to `ms` for `check` to hold, polling; returns whether it did. */
+export async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+/** Sets environment variables for the duration of `body`, then puts the old values back. */
+export async function withEnv<T>(vars: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
+  const old: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(vars)) {
+    old[key] = process.env[key];
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  try {
+    return await body();
+  } finally {
+    for (const [key, value] of Object.entries(old)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
