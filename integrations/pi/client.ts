@@ -144,7 +144,9 @@ class Child {
     this.process.on("error", (error: NodeJS.ErrnoException) => {
       const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
       const what =
-        kind === "missing" ? `\`${bin}\` does not exist` : `\`${bin}\` could not be started: ${error.message}`;
+        kind === "missing"
+          ? `cannot run \`${bin}\`: no such file (point PI_RULES_BIN at the pi-rules binary, or put pi-rules on PATH)`
+          : `cannot run \`${bin}\`: ${error.message}`;
       this.fail(new ServeError(kind, what));
     });
     // "close" comes after stdout has been read to its end, so a last answer is not lost.
