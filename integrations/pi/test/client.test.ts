@@ -154,7 +154,7 @@ describe("ServeClient against pi-rules serve", () => {
 
   test("a hung child times out, is ended, and a new one answers the next request", async () => {
     const bin = requireServe();
-    const client = new ServeClient({ resolveBinary: () => bin, timeoutMs: 300 });
+    const client = new ServeClient({ resolveBinary: () => bin, timeoutMs: 1000 });
     try {
       await client.request("version");
       const hung = client.pid;
@@ -163,7 +163,7 @@ describe("ServeClient against pi-rules serve", () => {
       await assert.rejects(client.request("version"), (error: unknown) => {
         assert.ok(error instanceof ServeError);
         assert.equal(error.kind, "timeout");
-        assert.match(error.message, /did not answer `version` within 300 ms/);
+        assert.match(error.message, /did not answer `version` within 1000 ms/);
         return true;
       });
       assert.ok(await eventually(() => !childrenNamed("pi-rules").includes(hung)), "the hung child is still there");

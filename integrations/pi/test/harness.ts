@@ -54,6 +54,9 @@ process.env.HOME = join(ROOT, "home");
 mkdirSync(process.env.HOME, { recursive: true });
 process.on("exit", () => rmSync(ROOT, { recursive: true, force: true }));
 
+// The switches the extension reads come from the tests alone, not from the shell that runs them.
+for (const name of ["PI_SUBAGENT_CHILD", "PI_RULES_CONFINE", "PI_RULES_TIMEOUT_MS"]) delete process.env[name];
+
 let projects = 0;
 
 /** A fresh project directory holding `files` (paths relative to the project root). */
