@@ -80,10 +80,10 @@ export default function piRules(pi: ExtensionAPI): void {
   function sessionClient(ctx: ExtensionContext): ServeClient {
     if (client) return client;
     if (ended) throw new ServeError("closed", "the session has ended");
+    const sessionId = ctx.sessionManager.getSessionId();
     client = new ServeClient({ timeoutMs: timeoutMs() });
     // An SDK host may dispose a session without `session_shutdown`; pi still runs the session
     // resource cleanups then, so the child ends with the session either way.
-    const sessionId = ctx.sessionManager.getSessionId();
     const register = (piAi as { registerSessionResourceCleanup?: (cleanup: (id?: string) => void) => () => void })
       .registerSessionResourceCleanup;
     stopCleanup = register?.((id) => {
