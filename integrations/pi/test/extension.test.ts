@@ -310,20 +310,16 @@ describe("options", () => {
     );
   });
 
-  test(
-    "a project rule that links outside the project never reaches the model",
-    { todo: "pi-rules --confine does not yet treat such a link as unreadable (issue 7)" },
-    async () => {
-      const outside = makeProject({ "secret.md": "SECRET FROM OUTSIDE THE PROJECT\n" });
-      const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
-      symlinkSync(join(outside, "secret.md"), join(cwd, ".pi/rules/95-outside.md"));
-      await withSession(cwd, async (h) => {
-        await h.prompt("confined");
-        assert.ok(h.lastSystemPrompt().includes("Keep the changelog current."));
-        assert.ok(!h.lastSystemPrompt().includes("SECRET FROM OUTSIDE"));
-      });
-    },
-  );
+  test("a project rule that links outside the project never reaches the model", async () => {
+    const outside = makeProject({ "secret.md": "SECRET FROM OUTSIDE THE PROJECT\n" });
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    symlinkSync(join(outside, "secret.md"), join(cwd, ".pi/rules/95-outside.md"));
+    await withSession(cwd, async (h) => {
+      await h.prompt("confined");
+      assert.ok(h.lastSystemPrompt().includes("Keep the changelog current."));
+      assert.ok(!h.lastSystemPrompt().includes("SECRET FROM OUTSIDE"));
+    });
+  });
 });
 
 describe("renderSettings", () => {
