@@ -8,7 +8,7 @@
 
 use clap::ValueEnum;
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// Whether `c` must not reach a terminal as itself: C0 controls (tab and newline included), DEL,
 /// C1 controls, the bidirectional controls (which reorder what follows them), and the line and
@@ -24,30 +24,47 @@ pub fn is_unsafe(c: char) -> bool {
 /// for the other C0, DEL and C1 controls, and `\u{202e}` for the rest. Borrowed when there is
 /// nothing to escape.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    let Some(first) = text.find(is_unsafe) else {
+    if !text.contains(is_unsafe) {
         return Cow::Borrowed(text);
-    };
-    let mut out = String::with_capacity(text.len() + 8);
-    out.push_str(&text[..first]);
-    for c in text[first..].chars() {
-        if !is_unsafe(c) {
-            out.push(c);
-            continue;
-        }
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\0' => out.push_str("\\0"),
-            c if (c as u32) < 0x100 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-        }
     }
+    let mut out = String::with_capacity(text.len() + 8);
+    let _ = write_escaped(&mut out, text);
     Cow::Owned(out)
+}
+
+/// Writes `text` to `out` with every [`is_unsafe`] character escaped as [`escape`] does.
+fn write_escaped(out: &mut dyn fmt::Write, text: &str) -> fmt::Result {
+    let mut rest = text;
+    while let Some(at) = rest.find(is_unsafe) {
+        out.write_str(&rest[..at])?;
+        let c = rest[at..].chars().next().unwrap_or_default();
+        match c {
+            '\n' => out.write_str("\\n")?,
+            '\r' => out.write_str("\\r")?,
+            '\t' => out.write_str("\\t")?,
+            '\0' => out.write_str("\\0")?,
+            c if (c as u32) < 0x100 => write!(out, "\\x{:02x}", c as u32)?,
+            c => write!(out, "\\u{{{:x}}}", c as u32)?,
+        }
+        rest = &rest[at + c.len_utf8()..];
+    }
+    out.write_str(rest)
+}
+
+/// A `Display` value shown with its unsafe characters escaped, without building a `String`:
+/// `writeln!(err, "{}", Escaped(&message))`.
+pub struct Escaped<D>(pub D);
+
+impl<D: fmt::Display> fmt::Display for Escaped<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Filter<'a, 'b>(&'a mut fmt::Formatter<'b>);
+        impl fmt::Write for Filter<'_, '_> {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                write_escaped(self.0, s)
+            }
+        }
+        write!(Filter(f), "{}", self.0)
+    }
 }
 
 /// `text` escaped and cut to at most `max` characters; a cut value ends with `…` and its full
@@ -143,6 +160,9 @@ mod tests {
             assert_eq!(escape(input), expected, "{input:?}");
         }
         assert!(matches!(escape("clean"), Cow::Borrowed(_)));
+        for (input, expected) in cases {
+            assert_eq!(Escaped(input).to_string(), expected, "{input:?}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::json::{self, Seq, Text};
 use crate::output::{note, output, Exit};
-use crate::terminal::escape;
+use crate::terminal::Escaped;
 use anyhow::Result;
 use pi_rules_core::Warning;
 use serde::Serialize;
@@ -36,10 +36,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     match args.format {
         OutputFormat::Text => {
             for warning in run.assembly.iter().flat_map(|a| &a.warnings) {
-                note(
-                    cx.err,
-                    format_args!("rule assembly: {}", escape(&warning.to_string())),
-                );
+                note(cx.err, format_args!("rule assembly: {}", Escaped(warning)));
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
             output(cx.out.write_all(text.as_bytes()))?;
