@@ -1,11 +1,9 @@
 //! Engine conformance: every record of `../shared/conformance/engine.jsonl` through `eval`.
+//! Missing data fails the test when `CI` is set (see [`conformance_data`]).
+
+mod conformance_data;
 
 use serde_json::Value;
-use std::path::PathBuf;
-
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/engine.jsonl")
-}
 
 /// The text of the `request` member of a record `{"request": ..., "expected": ...}`. Quotes inside
 /// JSON strings are escaped, and `expected` holds no member named `expected`, so the last
@@ -18,9 +16,7 @@ fn raw_request(line: &str) -> &str {
 
 #[test]
 fn engine_conformance() {
-    let path = data_file();
-    let Ok(data) = std::fs::read_to_string(&path) else {
-        println!("engine conformance: skipped, {} not found", path.display());
+    let Some(data) = conformance_data::read("engine.jsonl") else {
         return;
     };
     let mut total = 0;
@@ -51,5 +47,29 @@ fn engine_conformance() {
         println!("expected: {}", record["expected"]);
         println!("got:      {got}");
     }
+    assert!(total > 0, "engine.jsonl holds no records");
     assert!(failures.is_empty(), "{} records differ", failures.len());
+}
+
+#[test]
+fn missing_data_fails_in_ci_and_is_a_note_otherwise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("engine.jsonl");
+    let mut note = Vec::new();
+    assert_eq!(conformance_data::load(&missing, false, &mut note), None);
+    let note = String::from_utf8(note).unwrap();
+    assert!(note.contains("checked nothing"), "{note}");
+    let in_ci =
+        std::panic::catch_unwind(|| conformance_data::load(&missing, true, &mut Vec::new()));
+    let message = in_ci.expect_err("missing data must fail in CI");
+    let text = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(text.contains("`CI` is set"), "{text}");
+    std::fs::write(&missing, "{}\n").unwrap();
+    assert_eq!(
+        conformance_data::load(&missing, true, &mut Vec::new()).as_deref(),
+        Some("{}\n")
+    );
 }

@@ -2,7 +2,9 @@
 //! (as `fs_case.py` does) and run through the built binary's `assemble` and `settings`. Each case
 //! also runs `explain`, whose kept files and blocks must be exactly what `assemble` printed, and
 //! `serve`, whose `assemble` and `settings` methods must give the same block, warnings and
-//! settings.
+//! settings. Missing data fails the test when `CI` is set (see [`conformance_data`]).
+
+mod conformance_data;
 
 use serde_json::{json, Value};
 use std::fs;
@@ -10,10 +12,6 @@ use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/layers.jsonl")
-}
 
 /// The tree of one case: (environment, cwd, package dir).
 struct Tree {
@@ -257,9 +255,7 @@ fn explained_block(explain: &Value) -> Option<String> {
 
 #[test]
 fn layers_conformance() {
-    let path = data_file();
-    let Ok(data) = fs::read_to_string(&path) else {
-        println!("layers: skipped, {} not found", path.display());
+    let Some(data) = conformance_data::read("layers.jsonl") else {
         return;
     };
     let mut total = 0;
@@ -341,6 +337,7 @@ fn layers_conformance() {
             println!("  {}", p.chars().take(600).collect::<String>());
         }
     }
+    assert!(total > 0, "layers.jsonl holds no cases");
     assert!(failures.is_empty(), "{} cases differ", failures.len());
     assert!(
         confine_failures.is_empty(),
