@@ -24,17 +24,26 @@
 //! when ownership differs (`safe.directory`), for a `.git` file or `commondir` that git would
 //! reject, and for a `config` with extensions or lines this walk does not understand.
 //!
+//! Git never learns about a FIFO it would block on: a `HEAD`, `commondir` or `config` that is a
+//! FIFO makes git wait for a writer until it is killed, so the walk decides "not a repository"
+//! itself, at once. Every such file is opened without blocking and checked with `fstat` on the
+//! open descriptor, never by a `stat` of the path before the open.
+//!
+//! When git is spawned ([`repo_root_from_git`]), it is found only through absolute `PATH`
+//! entries ([`find_git`]) and run by its absolute path, with repository-selected programs
+//! switched off ([`GIT_HARDENING`]).
+//!
 //! Known spelling difference: for a plain `.git` directory git prints a path relative to the
 //! physical `<cwd>` (`../.git`), which is resolved against `<cwd>` as given, exactly as the
 //! reference does; when `core.worktree` or `core.bare` make git print an absolute path instead,
 //! the native answer still uses the relative form. Both name the same directory unless `<cwd>`
 //! is reached through a symbolic link inside the working tree.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -52,6 +61,23 @@ pub const GIT_DISCOVERY_ENV: &[&str] = &[
     "GIT_OBJECT_DIRECTORY",
     "GIT_TEST_ASSUME_DIFFERENT_OWNER",
 ];
+
+/// Options for the spawned git that switch off what a repository's own `config` could make it
+/// run. `rev-parse --git-common-dir` runs none of these today; they keep it so should a git
+/// version or a future call start to (the fsmonitor hook is run by any command that reads the
+/// index). None of them changes where the repository is. System and global configuration are
+/// still read: they can hold `safe.directory` and `safe.bareRepository`, which do change the
+/// answer, and they belong to the user, not to the project.
+pub const GIT_HARDENING: &[&str] = &[
+    "--no-pager",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+];
+
+/// The search path `execvp` uses when `PATH` is not set (glibc's `_CS_PATH`).
+const DEFAULT_SEARCH_PATH: &str = "/bin:/usr/bin";
 
 /// The largest `.git` file git reads (1 MiB).
 const MAX_GITFILE_BYTES: u64 = 1 << 20;
@@ -119,6 +145,7 @@ pub fn discover(cwd: &Path) -> Discovery {
                 }
                 GitDir::No => {}
                 GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+                GitDir::Stuck => return Discovery::NotARepository,
             },
             // Git treats every stat failure as "no .git here".
             Err(_) => {}
@@ -132,6 +159,7 @@ pub fn discover(cwd: &Path) -> Discovery {
             }
             GitDir::No => {}
             GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+            GitDir::Stuck => return Discovery::NotARepository,
         }
         let Some(parent) = dir.parent() else {
             return Discovery::NotARepository;
@@ -150,9 +178,22 @@ pub fn discover(cwd: &Path) -> Discovery {
 /// resolved against `cwd`. `None` when git fails, is missing, or runs over `timeout` (it is then
 /// killed).
 pub fn repo_root_from_git(cwd: &Path, timeout: Duration) -> Option<PathBuf> {
-    let mut child = Command::new("git")
+    let search_path = std::env::var_os("PATH");
+    let git = find_git(search_path.as_deref())?;
+    let mut command = Command::new(git);
+    command
+        .args(GIT_HARDENING)
         .args(["rev-parse", "--git-common-dir"])
         .current_dir(cwd)
+        // No prompt for anything, and no optional lock files in someone else's repository.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0");
+    // Whatever git itself would start by name comes from the same absolute entries.
+    match absolute_entries(search_path.as_deref()) {
+        Some(clean) => command.env("PATH", clean),
+        None => command.env_remove("PATH"),
+    };
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -198,6 +239,34 @@ pub fn repo_root_from_git(cwd: &Path, timeout: Duration) -> Option<PathBuf> {
     Some(parent_of(&normalize(&common)))
 }
 
+/// The `git` to run: the first `git` under an absolute entry of `search_path` (the value of
+/// `PATH`; `/bin:/usr/bin` when unset, as `execvp`) that is a file this process may execute.
+///
+/// Empty and relative entries are skipped: `execvp` resolves them against the child's working
+/// directory, which is the project, so `PATH=.:$PATH` would run a `git` planted there.
+pub fn find_git(search_path: Option<&OsStr>) -> Option<PathBuf> {
+    let search_path = search_path.unwrap_or(OsStr::new(DEFAULT_SEARCH_PATH));
+    std::env::split_paths(search_path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("git"))
+        .find(|candidate| {
+            fs::metadata(candidate).is_ok_and(|m| m.is_file())
+                && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+        })
+}
+
+/// `search_path` with its empty and relative entries removed, for the child's `PATH`; `None`
+/// when `PATH` is unset or nothing is left.
+fn absolute_entries(search_path: Option<&OsStr>) -> Option<OsString> {
+    let kept: Vec<PathBuf> = std::env::split_paths(search_path?)
+        .filter(|dir| dir.is_absolute())
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    std::env::join_paths(kept).ok()
+}
+
 /// The result of git's `is_git_directory` on a path.
 enum GitDir {
     /// It is a git directory; its common directory is given when a `commondir` file names one.
@@ -205,22 +274,22 @@ enum GitDir {
     No,
     /// Git would stop with an error here (or this walk cannot tell).
     Unclear(String),
+    /// Git would block here (on a FIFO) until it is killed, which makes the answer "not a
+    /// repository".
+    Stuck,
 }
 
 /// Git's `is_git_directory`: a valid `HEAD`, and `objects/` and `refs/` searchable in the common
 /// directory (named by `commondir`, else the directory itself).
 fn git_directory(suspect: &Path) -> GitDir {
-    if !valid_head(&suspect.join("HEAD")) {
-        return GitDir::No;
+    match valid_head(&suspect.join("HEAD")) {
+        Head::Valid => {}
+        Head::Invalid => return GitDir::No,
+        Head::Fifo => return GitDir::Stuck,
     }
-    let common_file = suspect.join("commondir");
-    let common = if fs::metadata(&common_file).is_ok() {
-        match read_commondir(suspect, &common_file) {
-            Ok(common) => Some(common),
-            Err(reason) => return GitDir::Unclear(reason),
-        }
-    } else {
-        None
+    let common = match read_commondir(suspect, &suspect.join("commondir")) {
+        Ok(common) => common,
+        Err(stop) => return stop,
     };
     let base = common.as_deref().unwrap_or(suspect);
     for sub in ["objects", "refs"] {
@@ -231,36 +300,57 @@ fn git_directory(suspect: &Path) -> GitDir {
     GitDir::Yes(common)
 }
 
-/// Reads a `commondir` file: its path (trailing newlines removed), relative to `gitdir` unless
-/// absolute, resolved to a real path as git does (git dies when that fails).
-fn read_commondir(gitdir: &Path, file: &Path) -> Result<PathBuf, String> {
-    let unclear = |what: &str| format!("`{}` {what}", file.display());
-    let bytes = read_bounded(file, MAX_GITFILE_BYTES + 1).map_err(|_| unclear("is unreadable"))?;
+/// Reads the `commondir` file of `gitdir`, if there is one: its path (trailing newlines
+/// removed), relative to `gitdir` unless absolute, resolved to a real path as git does.
+///
+/// Git tests the file with `stat` and then reads it whole, dying when that gives nothing. Here it
+/// is opened without blocking and judged on the open descriptor: a FIFO would make git wait for a
+/// writer until it is killed, a device or a directory makes it fail or read forever, and so each
+/// is decided at once as "not a repository". Other failures are left to git.
+fn read_commondir(gitdir: &Path, file: &Path) -> Result<Option<PathBuf>, GitDir> {
+    let unclear = |what: &str| GitDir::Unclear(format!("`{}` {what}", file.display()));
+    let bytes = match read_bounded(file, MAX_GITFILE_BYTES + 1) {
+        Ok(bytes) => bytes,
+        // `stat` fails too, so git uses the git directory itself.
+        Err(Unread::Absent) => return Ok(None),
+        Err(Unread::Special(_)) => return Err(GitDir::Stuck),
+        Err(Unread::Failed) => return Err(unclear("is unreadable")),
+    };
     if bytes.is_empty() || bytes.len() as u64 > MAX_GITFILE_BYTES {
         return Err(unclear("is empty or too large"));
     }
     let named = trim_line_ends(&bytes);
     let path = gitdir.join(OsStr::from_bytes(named));
-    fs::canonicalize(&path).map_err(|_| unclear("names a missing directory"))
+    fs::canonicalize(&path)
+        .map(Some)
+        .map_err(|_| unclear("names a missing directory"))
+}
+
+/// What git's `validate_headref` makes of a `HEAD`.
+enum Head {
+    Valid,
+    Invalid,
+    /// A FIFO, which git opens for reading and waits on.
+    Fifo,
 }
 
 /// Git's `validate_headref`: a symlink to `refs/...`, or a file starting `ref: refs/...` (spaces
 /// allowed after the colon) or with an object id in hex.
-fn valid_head(path: &Path) -> bool {
+fn valid_head(path: &Path) -> Head {
     let Ok(metadata) = fs::symlink_metadata(path) else {
-        return false;
+        return Head::Invalid;
     };
     if metadata.file_type().is_symlink() {
-        return fs::read_link(path)
-            .map(|target| target.as_os_str().as_bytes().starts_with(b"refs/"))
-            .unwrap_or(false);
+        let to_refs = fs::read_link(path)
+            .is_ok_and(|target| target.as_os_str().as_bytes().starts_with(b"refs/"));
+        return if to_refs { Head::Valid } else { Head::Invalid };
     }
-    if !metadata.is_file() {
-        // A directory fails to read in git too; a FIFO would block git, so it counts as no.
-        return false;
-    }
-    let Ok(head) = read_bounded(path, HEAD_PREFIX_BYTES) else {
-        return false;
+    // Judged on the open descriptor, whatever the path became since the `lstat`.
+    let head = match read_bounded(path, HEAD_PREFIX_BYTES) {
+        Ok(head) => head,
+        Err(Unread::Special(kind)) if kind == FIFO => return Head::Fifo,
+        // A directory or a device fails to read in git too.
+        Err(_) => return Head::Invalid,
     };
     if let Some(rest) = head.strip_prefix(b"ref:") {
         let start = rest
@@ -268,10 +358,14 @@ fn valid_head(path: &Path) -> bool {
             .position(|&byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
             .unwrap_or(rest.len());
         if rest[start..].starts_with(b"refs/") {
-            return true;
+            return Head::Valid;
         }
     }
-    head.len() >= 40 && head[..40].iter().all(u8::is_ascii_hexdigit)
+    if head.len() >= 40 && head[..40].iter().all(u8::is_ascii_hexdigit) {
+        Head::Valid
+    } else {
+        Head::Invalid
+    }
 }
 
 /// A `.git` directory found `levels` above the physical cwd in `worktree`.
@@ -286,8 +380,8 @@ fn from_dot_git_dir(
         return Discovery::NeedsGit(reason);
     }
     let common_dir = common.as_deref().unwrap_or(dot_git);
-    if let Some(reason) = unusual_config(common_dir) {
-        return Discovery::NeedsGit(reason);
+    if let Some(stop) = unusual_config(common_dir) {
+        return stop;
     }
     match common {
         // `commondir` paths are real paths, printed absolute.
@@ -326,6 +420,7 @@ fn from_gitfile(worktree: &Path, dot_git: &Path, metadata: &fs::Metadata) -> Dis
         GitDir::Yes(common) => common,
         GitDir::No => return unclear("names something that is not a git directory"),
         GitDir::Unclear(reason) => return Discovery::NeedsGit(reason),
+        GitDir::Stuck => return Discovery::NotARepository,
     };
     let Ok(real_gitdir) = fs::canonicalize(&gitdir) else {
         return unclear("names a missing directory");
@@ -336,8 +431,8 @@ fn from_gitfile(worktree: &Path, dot_git: &Path, metadata: &fs::Metadata) -> Dis
     // A `commondir` is already a real path (resolving `gitdir/..` through a link gives the
     // same directory as through the real path); without one the git directory is the common one.
     let common = common.unwrap_or(real_gitdir);
-    if let Some(reason) = unusual_config(&common) {
-        return Discovery::NeedsGit(reason);
+    if let Some(stop) = unusual_config(&common) {
+        return stop;
     }
     Discovery::Root(parent_of(&common))
 }
@@ -360,17 +455,20 @@ fn foreign_owner(paths: &[&Path]) -> Option<String> {
     None
 }
 
-/// Why git might reject the repository format in `common/config`, if it might.
+/// What stops the walk at `common/config`, if anything: [`Discovery::NeedsGit`] when git might
+/// reject the repository format, [`Discovery::NotARepository`] when the file is a FIFO (git
+/// opens it for reading and waits until it is killed; a directory or device is left to git).
 ///
 /// A missing `config` is accepted (git does too). Otherwise every line must be blank, a comment,
 /// a section header or a `key [= value]` line without continuation or unbalanced quotes; there
 /// must be no `[extensions]` section; `core.repositoryformatversion` must be 0 or 1.
-fn unusual_config(common: &Path) -> Option<String> {
+fn unusual_config(common: &Path) -> Option<Discovery> {
     let path = common.join("config");
-    let unclear = |what: &str| Some(format!("`{}` {what}", path.display()));
+    let unclear = |what: &str| Some(Discovery::NeedsGit(format!("`{}` {what}", path.display())));
     let bytes = match read_bounded(&path, MAX_CONFIG_BYTES + 1) {
         Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(Unread::Absent) => return None,
+        Err(Unread::Special(kind)) if kind == FIFO => return Some(Discovery::NotARepository),
         Err(_) => return unclear("is unreadable"),
     };
     if bytes.len() as u64 > MAX_CONFIG_BYTES {
@@ -430,16 +528,57 @@ fn unusual_config(common: &Path) -> Option<String> {
     None
 }
 
-/// Reads at most `limit` bytes of a file, without blocking on a FIFO.
-fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+/// How [`Unread::Special`] names a FIFO.
+const FIFO: &str = "a FIFO";
+
+/// Why [`read_bounded`] gave no bytes.
+enum Unread {
+    /// `stat` would fail as well: nothing there, a dangling link, a link loop, a file on the way.
+    Absent,
+    /// Not a regular file, found by `fstat` on the open descriptor: `a FIFO`, `a directory`, ...
+    Special(&'static str),
+    /// It is there but cannot be opened or read.
+    Failed,
+}
+
+/// Reads at most `limit` bytes of a regular file. The file is opened without blocking (a FIFO
+/// with no writer would block an ordinary open) and its kind is taken from the open descriptor,
+/// so a path swapped between a check and the open cannot make this block.
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Unread> {
     let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
     // Invariant: open(2) flag bits are small positive values, so the cast cannot wrap.
-    let file: File = OpenOptions::new()
+    let opened = OpenOptions::new()
         .read(true)
         .custom_flags(flags.bits() as i32)
-        .open(path)?;
+        .open(path);
+    let file: File = match opened {
+        Ok(file) => file,
+        Err(err) => {
+            use rustix::io::Errno;
+            return Err(match Errno::from_io_error(&err) {
+                Some(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::NAMETOOLONG) => {
+                    Unread::Absent
+                }
+                _ => Unread::Failed,
+            });
+        }
+    };
+    let kind = file.metadata().map_err(|_| Unread::Failed)?.file_type();
+    if !kind.is_file() {
+        return Err(Unread::Special(if kind.is_fifo() {
+            FIFO
+        } else if kind.is_dir() {
+            "a directory"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }));
+    }
     let mut bytes = Vec::new();
-    file.take(limit).read_to_end(&mut bytes)?;
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|_| Unread::Failed)?;
     Ok(bytes)
 }
 
@@ -509,6 +648,47 @@ mod tests {
         assert_eq!(trim_line_ends(b"../..\r\n\n"), b"../..");
         assert_eq!(trim_line_ends(b" x \n"), b" x ");
         assert_eq!(trim_line_ends(b"\n"), b"");
+    }
+
+    #[test]
+    fn find_git_uses_only_absolute_entries_with_an_executable_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tmp.path();
+        let make = |dir: &str, mode: Option<u32>| {
+            let dir = tmp.join(dir);
+            fs::create_dir_all(&dir).unwrap();
+            match mode {
+                Some(mode) => {
+                    fs::write(dir.join("git"), "#!/bin/sh\n").unwrap();
+                    fs::set_permissions(dir.join("git"), fs::Permissions::from_mode(mode)).unwrap();
+                }
+                None => fs::create_dir_all(dir.join("git")).unwrap(),
+            }
+            dir
+        };
+        let not_executable = make("plain", Some(0o644));
+        let a_directory = make("dir", None);
+        let good = make("good", Some(0o755));
+        let later = make("later", Some(0o755));
+        let joined = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
+        let search = joined(&[
+            Path::new(""),
+            Path::new("."),
+            Path::new("relative/bin"),
+            &not_executable,
+            &a_directory,
+            &good,
+            &later,
+        ]);
+        assert_eq!(find_git(Some(&search)), Some(good.join("git")));
+        assert_eq!(find_git(Some(OsStr::new(".::bin"))), None);
+        assert_eq!(
+            absolute_entries(Some(&search)),
+            Some(joined(&[&not_executable, &a_directory, &good, &later]))
+        );
+        assert_eq!(absolute_entries(Some(OsStr::new(".::bin"))), None);
+        assert_eq!(absolute_entries(None), None);
     }
 
     #[test]
