@@ -326,6 +326,85 @@ shows what the run decodes to.
 
 Fix: delete them, and review where the text came from.";
 
+    VariationSelector = "PR506" "variation-selector" Warning
+        "A variation selector that changes nothing a reader sees."
+        "Variation selectors pick a glyph variant of the character before them and are invisible
+themselves. U+FE0F after an emoji (its colour form), one U+E0100-U+E01EF after a CJK ideograph
+(an ideographic variant) and one Mongolian free variation selector after a Mongolian letter are
+ordinary text and not reported. Any other one (U+FE00-U+FE0E anywhere, U+FE0F after a letter, a
+supplementary selector after anything else) shows nothing, yet the model reads it. In rule files
+and in settings strings alike it is usually left over from pasted text, or a probe for hidden
+data.
+
+Fix: delete it.";
+
+    VariationSelectorRun = "PR507" "variation-selector-run" Error
+        "Several variation selectors in a row: invisible data."
+        "No text needs two variation selectors in a row. A run of them is invisible in editors and
+reviews but reaches the model, and 256 selectors (U+FE00-U+FE0F and U+E0100-U+E01EF) are enough
+to encode any byte, one byte each: this is how text is smuggled behind an emoji or a letter. The
+diagnostic shows what the run reads as, one byte per selector, when that is text.
+
+Fix: delete the run, and review where the text came from.";
+
+    ControlCharacter = "PR508" "control-character" Error
+        "A control character or a terminal escape sequence."
+        "Control characters other than tab and line ends (C0 controls such as NUL, backspace and
+ESC, DEL, and the C1 controls U+0080-U+009F) have no place in a rule or a settings string. Editors
+show them oddly or not at all, and a terminal acts on them: an ANSI escape sequence such as
+`ESC [8m` (conceal) or `ESC [2J` (clear screen) can hide or overwrite instructions when the file
+is shown with `cat` or in a log, while the model still reads every byte. The diagnostic covers the
+whole escape sequence.
+
+Fix: delete it.";
+
+    BareCarriageReturn = "PR509" "bare-carriage-return" Error
+        "A carriage return not followed by a line feed."
+        "A lone `\\r` is no line break in a rule (the model reads the text on both sides as one
+line), but a terminal moves back to the start of the line on it and prints what follows over what
+came before: with `Always ask first.\\rNever ask.` a reviewer using `cat` sees one instruction and
+the model reads both. (`\\r\\n` line endings are not affected.)
+
+Fix: end lines with `\\n` (or `\\r\\n` throughout), and delete a lone `\\r`.";
+
+    InvisibleFormatCharacter = "PR510" "invisible-format-character" Warning
+        "An invisible formatting or filler character."
+        "Characters that display as nothing or as empty space but are not whitespace: the soft
+hyphen U+00AD, the combining grapheme joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164 and
+U+FFA0, the Khmer inherent vowels U+17B4 and U+17B5, the Mongolian vowel separator U+180E, the
+invisible operator U+2065, the deprecated format controls U+206A-U+206F, the interlinear annotation
+controls U+FFF9-U+FFFB, the shorthand format controls U+1BCA0-U+1BCA3, the musical format
+controls U+1D173-U+1D17A, and the reserved default-ignorable code points. Like zero-width
+characters they can split a keyword so that a search or review misses it, or pad text invisibly.
+
+Fix: delete them.";
+
+    LineSeparator = "PR511" "line-separator" Warning
+        "A Unicode line or paragraph separator (U+2028, U+2029)."
+        "U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR are line breaks to some programs and
+invisible or a box to others, so a reader and the model can disagree about where a line ends;
+JavaScript-era tools also treat them inconsistently.
+
+Fix: use a plain line break (`\\n`).";
+
+    HtmlComment = "PR512" "html-comment" Info
+        "An HTML comment: hidden when the Markdown is rendered, read by the model."
+        "Rule files reach the model as plain text, so an HTML comment (`<!-- ... -->`) is an
+instruction like any other, but a rendered review (a pull request, a Markdown preview) shows
+nothing of it. An unclosed `<!--` at the start of a line hides the whole rest of the file from
+the rendered view. Comments inside code blocks and code spans are shown as written and are not
+reported. This is informational: comments can be legitimate notes to the model.
+
+Fix: if the model should follow it, make it visible text; otherwise delete it.";
+
+    PrivateUseCharacter = "PR513" "private-use-character" Info
+        "A private-use character, which has no standard meaning or look."
+        "Private-use code points (U+E000-U+F8FF and planes 15 and 16) mean whatever a font or an
+application decides: one reviewer sees an icon, another a box or nothing, and the model sees an
+opaque code. This is informational: icon fonts use them legitimately.
+
+Fix: replace them with plain text if the model should understand them.";
+
     LinkOutsideProject = "PR601" "link-outside-project" Warning
         "A project-layer link that points outside the project."
         "A project rule that is a symbolic link to a file outside the repository makes the prompt
