@@ -936,7 +936,7 @@ pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileD
     let mut last_close: Option<(usize, Option<usize>)> = None;
     let mut find_close = |from: usize| -> Option<usize> {
         if let Some((searched, found)) = last_close {
-            if searched <= from && found.map_or(true, |at| at >= from) {
+            if searched <= from && found.is_none_or(|at| at >= from) {
                 return found;
             }
         }
