@@ -200,12 +200,14 @@ impl FileDiagnostics {
 }
 
 /// Whether printing `c` as is could mislead or disturb a terminal: control characters,
-/// bidirectional controls, invisible characters and tag characters.
+/// bidirectional controls, invisible characters and tag characters, and every other character
+/// the hidden-text check reports (in any context).
 pub fn is_unsafe_to_print(c: char) -> bool {
     c.is_control()
         || matches!(c,
             '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
             | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+        || super::text::is_hidden(c)
 }
 
 /// `text` with every character that [`is_unsafe_to_print`] shown as `<U+XXXX>`.
