@@ -3,10 +3,14 @@
 //! and where its settings come from. The commands flatten the shared arguments into their own,
 //! and `serve` builds them from request parameters.
 
-use crate::output::output;
-use crate::session::{Session, SettingsRead};
+use crate::output::{output, UsageError};
+use crate::session::{FoundSettingsFile, Session, SettingsRead};
+use crate::terminal::escape;
 use clap::Args;
-use pi_rules_core::settings::Resolved;
+use pi_rules_core::lint::suggest;
+use pi_rules_core::settings::{Resolved, Schema, SettingsFile};
+use pi_rules_core::value::Object;
+use pi_rules_core::Value;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -29,6 +33,106 @@ pub struct FreshSettings;
 impl SettingsSource for FreshSettings {
     fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
         session.resolve_noting(err)
+    }
+}
+
+/// Settings with some keys set as if a settings file above all others held them: `diff --set`.
+///
+/// The values are checked exactly as a settings file's are (they are parsed as one, see
+/// [`SettingsOverrides::parse`]), and resolution runs on the project file with the overridden
+/// keys put into it, so every key rule (agent lists, ports, cycle counts) applies unchanged. The
+/// overridden keys resolve with the project file as their source.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsOverrides {
+    /// Key and raw value, in the order given; a later one for the same key wins.
+    values: Vec<(String, Value)>,
+}
+
+impl SettingsOverrides {
+    /// Reads `KEY=VALUE` pairs against `schema`. VALUE is JSON when it parses as JSON, else a
+    /// string (`--set commit_trailer=Assisted-by`). An unknown key, or a value its key's check
+    /// rejects, is a [`UsageError`] naming it.
+    pub fn parse(schema: &Schema, pairs: &[String]) -> Result<SettingsOverrides, UsageError> {
+        let mut values: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+        for pair in pairs {
+            let Some((key, text)) = pair.split_once('=') else {
+                return Err(UsageError(format!(
+                    "`--set {}` needs the form KEY=VALUE, e.g. `--set dco=true`",
+                    escape(pair)
+                )));
+            };
+            let key = key.trim();
+            if !schema.contains(key) {
+                let hint = match suggest::closest(key, schema.names()) {
+                    Some(near) => format!("; did you mean `{near}`?"),
+                    None => "; `pi-rules schema` lists the keys".to_owned(),
+                };
+                return Err(UsageError(format!(
+                    "unknown settings key `{}` in `--set`{hint}",
+                    escape(key)
+                )));
+            }
+            let raw: serde_json::Value = serde_json::from_str(text)
+                .unwrap_or_else(|_| serde_json::Value::String(text.to_owned()));
+            let mut one = Object::new();
+            one.insert(key, Value::from(raw));
+            let file = SettingsFile::parse(schema, &object_json(&one));
+            if let Some(rejected) = file.rejected().first() {
+                return Err(UsageError(format!(
+                    "`--set {}`: the value is rejected: {}",
+                    escape(pair),
+                    escape(&rejected.reason.to_string())
+                )));
+            }
+            values.retain(|(k, _)| k != key);
+            values.extend(one.iter().map(|(k, v)| (k.to_owned(), v.clone())));
+        }
+        Ok(SettingsOverrides { values })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The overrides as `key=value` (value as JSON), for labels.
+    pub fn describe(&self) -> Vec<String> {
+        self.values
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.to_json().unwrap_or_default()))
+            .collect()
+    }
+
+    /// The project file with the overridden keys put in it (all of the file ignored when it is
+    /// not an object, as resolution would ignore it).
+    fn project_file(&self, schema: &Schema, project: &SettingsFile) -> SettingsFile {
+        let mut merged = match project.raw() {
+            Value::Object(raw) if project.problem().is_none() => raw.clone(),
+            _ => Object::new(),
+        };
+        for (key, value) in &self.values {
+            merged.insert(key.as_str(), value.clone());
+        }
+        SettingsFile::parse(schema, &object_json(&merged))
+    }
+}
+
+/// An object as JSON text.
+fn object_json(object: &Object) -> String {
+    Value::Object(object.clone())
+        .to_json()
+        .unwrap_or_else(|| "{}".to_owned())
+}
+
+impl SettingsSource for SettingsOverrides {
+    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
+        let mut read = session.resolve_noting(err);
+        let (project, global) = session.settings_files();
+        let project = FoundSettingsFile {
+            file: self.project_file(&session.schema, &project.file),
+            ..project
+        };
+        read.resolved = session.resolve_files(&project, global.as_ref());
+        read
     }
 }
 
