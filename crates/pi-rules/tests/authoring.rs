@@ -979,7 +979,7 @@ fn schema_text_and_json() {
     let out = world.expect(&["schema", "--keys", &keys, "--format", "json"], 0);
     insta::assert_snapshot!("schema_json", stdout(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["version"], 1);
+    assert_eq!(json["format"], 1);
     // Keys named on the command line, in the order given.
     let out = world.expect(
         &[

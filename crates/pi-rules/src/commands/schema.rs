@@ -1,6 +1,6 @@
 //! `pi-rules schema`: the settings keys as the schema describes them.
 //!
-//! The JSON form is documented in `docs/schema-json.md`; its `version` changes when a field
+//! The JSON form is documented in `docs/schema-json.md`; its `format` version changes when a field
 //! changes meaning or goes away.
 
 use crate::invocation::{Context, OutputFormat};
@@ -15,8 +15,8 @@ use serde_json::{json, Value as Json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// The version of the JSON form (`docs/schema-json.md`).
-pub const JSON_VERSION: u64 = 1;
+/// The format version of the JSON form (`docs/schema-json.md`).
+pub const JSON_FORMAT: u64 = 1;
 
 /// Describe the settings keys: type, default, environment variable, range, group.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -53,7 +53,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     match args.format {
         OutputFormat::Json => {
             let keys: Vec<Json> = specs.iter().map(|spec| key_json(spec)).collect();
-            let value = json!({"version": JSON_VERSION, "keys": keys});
+            let value = json!({"format": JSON_FORMAT, "keys": keys});
             output(writeln!(cx.out, "{value}"))?;
         }
         OutputFormat::Text => {
