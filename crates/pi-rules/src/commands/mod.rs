@@ -30,10 +30,11 @@ pub use crate::output::{exit_for, output};
 
 const AFTER_HELP: &str = "\
 Exit codes:
-  0  success (for `check`: no errors)
-  1  `check` found errors (or warnings, with --strict)
-  2  usage error: unknown flag, bad value, missing argument
-  3  input error: an unreadable file, an invalid schema, a directory that cannot be used
+  0  success (for `check`: no errors; for `diff`: no difference)
+  1  `check` found errors (or warnings, with --strict); `diff` found a difference
+  2  usage error: unknown flag, bad value, missing argument, unknown rule or settings key
+  3  input error: an unreadable file, an invalid schema, a directory that cannot be used, a
+     file that `override` or `new` would replace
   4  output error: stdout closed, full or unwritable
 
 Environment:
