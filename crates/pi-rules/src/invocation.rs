@@ -209,3 +209,94 @@ pub enum OutputFormat {
     /// One JSON object, documented in `docs/`.
     Json,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_rules_core::settings::Source;
+    use std::borrow::Cow;
+
+    /// A session on a temporary project (not a repository) with `settings` as its project file.
+    fn session_with(settings: Option<&str>) -> (tempfile::TempDir, Session) {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("project");
+        std::fs::create_dir_all(project.join(".pi")).unwrap();
+        if let Some(text) = settings {
+            std::fs::write(project.join(".pi/pi-config-settings.jsonc"), text).unwrap();
+        }
+        let session = Session::from_parts(project, None, Cow::Borrowed(Schema::embedded()));
+        (root, session)
+    }
+
+    fn pairs(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn overrides_sit_above_the_project_file_and_keep_the_rest_of_it() {
+        let (_root, session) = session_with(Some(
+            r#"{"dco": true, "use_worktrees": true, "pidash_port": "bad"}"#,
+        ));
+        let mut overrides = SettingsOverrides::parse(
+            &session.schema,
+            &pairs(&["use_worktrees=false", "review_loop_max_cycles=\"5\""]),
+        )
+        .unwrap();
+        let resolved = overrides.resolve(&session, &mut std::io::sink());
+        let value = |key: &str| resolved.resolve_key(key).to_json().unwrap();
+        assert_eq!(value("dco"), "true");
+        assert_eq!(value("use_worktrees"), "false");
+        assert_eq!(value("review_loop_max_cycles"), "5");
+        // The rejected project value is still rejected: the default stands.
+        assert_eq!(resolved.get("pidash_port").unwrap().source, Source::Default);
+        assert_eq!(
+            overrides.describe(),
+            ["use_worktrees=false", "review_loop_max_cycles=\"5\""]
+        );
+    }
+
+    #[test]
+    fn a_project_file_that_is_ignored_stays_ignored() {
+        for text in ["[1, 2]", "{\"dco\": true,}"] {
+            let (_root, session) = session_with(Some(text));
+            let mut overrides =
+                SettingsOverrides::parse(&session.schema, &pairs(&["use_worktrees=true"])).unwrap();
+            let resolved = overrides.resolve(&session, &mut std::io::sink());
+            assert_eq!(
+                resolved.resolve_key("use_worktrees").to_json().unwrap(),
+                "true"
+            );
+            assert_eq!(
+                resolved.get("dco").unwrap().source,
+                Source::Default,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_are_json_or_strings_and_checked_per_key() {
+        let schema = Schema::embedded();
+        let ok = |pair: &str| SettingsOverrides::parse(schema, &pairs(&[pair])).is_ok();
+        let err = |pair: &str| {
+            SettingsOverrides::parse(schema, &pairs(&[pair]))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(ok("commit_trailer=Assisted-by"));
+        assert!(ok("commit_trailer=false"));
+        assert!(ok("acpx_agents=codex, claude"));
+        assert!(ok("acpx_agents=[\"codex\"]"));
+        assert!(ok("review_loop_max_cycles=10"));
+        assert!(err("review_loop_max_cycles=0").contains("out of range"));
+        assert!(err("dco=1").contains("expected a boolean, found a number"));
+        assert!(err("pidash_port=70000").contains("out of range"));
+        assert!(err("nope=1").contains("unknown settings key `nope`"));
+        assert!(err("=1").contains("unknown settings key ``"));
+        assert!(err("dco").contains("needs the form KEY=VALUE"));
+        // The last value for a key wins.
+        let overrides =
+            SettingsOverrides::parse(schema, &pairs(&["dco=true", "dco=false"])).unwrap();
+        assert_eq!(overrides.describe(), ["dco=false"]);
+    }
+}
