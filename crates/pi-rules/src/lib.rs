@@ -3,6 +3,7 @@
 //! arguments and maps results to exit codes.
 
 pub mod assembly;
+pub mod authoring;
 pub mod bounded;
 pub mod check;
 pub mod commands;
@@ -17,3 +18,5 @@ pub mod report;
 pub mod serve;
 pub mod session;
 pub mod terminal;
+pub mod unified_diff;
+pub mod writing;

@@ -6,11 +6,19 @@
 
 pub mod assemble;
 pub mod check;
+pub mod completions;
+pub mod diff;
 pub mod eval;
 pub mod explain;
+pub mod man;
+pub mod new;
+pub mod override_rule;
 pub mod render;
+pub mod schema;
 pub mod serve;
 pub mod settings;
+pub mod show;
+pub mod watch;
 
 use crate::invocation::Context;
 use crate::output::Exit;
@@ -22,10 +30,11 @@ pub use crate::output::{exit_for, output};
 
 const AFTER_HELP: &str = "\
 Exit codes:
-  0  success (for `check`: no errors)
-  1  `check` found errors (or warnings, with --strict)
-  2  usage error: unknown flag, bad value, missing argument
-  3  input error: an unreadable file, an invalid schema, a directory that cannot be used
+  0  success (for `check`: no errors; for `diff`: no difference)
+  1  `check` found errors (or warnings, with --strict); `diff` found a difference
+  2  usage error: unknown flag, bad value, missing argument, unknown rule or settings key
+  3  input error: an unreadable file, an invalid schema, a directory that cannot be used, a
+     file that `override` or `new` would replace
   4  output error: stdout closed, full or unwritable
 
 Environment:
@@ -55,6 +64,15 @@ pub enum Command {
     Check(check::Args),
     Eval(eval::Args),
     Serve(serve::Args),
+    Show(show::Args),
+    #[command(name = "override")]
+    Override(override_rule::Args),
+    New(new::Args),
+    Diff(diff::Args),
+    Watch(watch::Args),
+    Schema(schema::Args),
+    Completions(completions::Args),
+    Man(man::Args),
 }
 
 impl Command {
@@ -68,6 +86,14 @@ impl Command {
             Command::Check(args) => check::run(&args, cx),
             Command::Eval(args) => eval::run(&args, cx),
             Command::Serve(args) => serve::run(&args, cx),
+            Command::Show(args) => show::run(&args, cx),
+            Command::Override(args) => override_rule::run(&args, cx),
+            Command::New(args) => new::run(&args, cx),
+            Command::Diff(args) => diff::run(&args, cx),
+            Command::Watch(args) => watch::run(&args, cx),
+            Command::Schema(args) => schema::run(&args, cx),
+            Command::Completions(args) => completions::run(&args, cx),
+            Command::Man(args) => man::run(&args, cx),
         }
     }
 }

@@ -1,0 +1,304 @@
+//! What the commands that read and write single rule files share (`show`, `override`, `new`):
+//! the arguments that locate the layers, finding a rule by name (with near names when there is
+//! none), reading one copy byte for byte, and the directory of a layer that can be written.
+
+use crate::embedded;
+use crate::invocation::CONFINE_ENV;
+use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
+use crate::output::UsageError;
+use crate::session::Session;
+use crate::terminal::escape;
+use anyhow::Result;
+use pi_rules_core::lint::suggest;
+use std::path::PathBuf;
+
+/// Where the layers are, for the commands that do not assemble.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PlaceArgs {
+    /// The project directory: its .pi/rules is the project layer [default: the current
+    /// directory].
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// A package rules directory instead of the embedded rules [env: PI_RULES_PACKAGE_DIR].
+    #[arg(long, value_name = "DIR")]
+    pub package_dir: Option<PathBuf>,
+    /// Treat project rules that resolve outside the project, and rules that are special files,
+    /// as unreadable, as `assemble --confine` does [env: PI_RULES_CONFINE=1].
+    #[arg(long)]
+    pub confine: bool,
+}
+
+/// A layer named on the command line.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerName {
+    /// The rules shipped with the tool (embedded, or --package-dir).
+    Package,
+    /// $HOME/.pi/agent/rules.
+    User,
+    /// <cwd>/.pi/rules.
+    Project,
+}
+
+impl From<LayerName> for Layer {
+    fn from(name: LayerName) -> Layer {
+        match name {
+            LayerName::Package => Layer::Package,
+            LayerName::User => Layer::User,
+            LayerName::Project => Layer::Project,
+        }
+    }
+}
+
+/// The layer `override` and `new` write to.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+#[group(required = true, multiple = false)]
+pub struct TargetArgs {
+    /// Write to the user layer, $HOME/.pi/agent/rules (all projects).
+    #[arg(long)]
+    pub user: bool,
+    /// Write to the project layer, <cwd>/.pi/rules (this project only).
+    #[arg(long)]
+    pub project: bool,
+}
+
+impl TargetArgs {
+    /// The layer chosen.
+    pub fn layer(self) -> Layer {
+        if self.project {
+            Layer::Project
+        } else {
+            Layer::User
+        }
+    }
+}
+
+/// The three layers as listed and read now.
+pub struct Layers {
+    pub session: Session,
+    pub dirs: LayerDirs,
+    pub loaded: Loaded,
+    policy: loader::Policy,
+}
+
+/// Why a copy cannot be used.
+#[derive(Debug)]
+pub struct Unusable {
+    pub reason: String,
+    /// The copy is over the size limit: the loader skips the rule and hides the lower copies,
+    /// so no lower copy may stand in for it.
+    pub oversized: bool,
+}
+
+/// One copy of a rule, read.
+pub struct Copy {
+    pub bytes: Vec<u8>,
+    /// A link to a character device that reads as empty (`/dev/null`): it masks the lower copies.
+    pub masked: bool,
+}
+
+impl Layers {
+    /// Lists and reads the three layers named by `args`.
+    pub fn read(args: &PlaceArgs) -> Result<Layers> {
+        let session = Session::new(args.cwd.clone(), None)?;
+        let confine = args.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1");
+        let policy = session.policy(confine);
+        let dirs = session.layer_dirs(args.package_dir.as_deref());
+        let loaded = loader::load_with(&dirs, &policy);
+        Ok(Layers {
+            session,
+            dirs,
+            loaded,
+            policy,
+        })
+    }
+
+    /// The rule named by `query`: its exact file name, the name without `.md`, or the name
+    /// without its numeric prefix when exactly one rule has it (`critical-rules`). Anything
+    /// else is a usage error that lists the near names.
+    pub fn find(&self, query: &str) -> Result<&NameReport> {
+        let names = &self.loaded.names;
+        let stem = query.strip_suffix(".md").unwrap_or(query);
+        if let Some(report) = names
+            .iter()
+            .find(|r| r.name == query || r.name.strip_suffix(".md") == Some(stem))
+        {
+            return Ok(report);
+        }
+        let unprefixed: Vec<&NameReport> = names
+            .iter()
+            .filter(|r| name_without_prefix(&r.name) == stem)
+            .collect();
+        match unprefixed.as_slice() {
+            [one] => return Ok(one),
+            [] => {}
+            several => {
+                let list = backticked(several.iter().map(|r| r.name.as_str()));
+                return Err(UsageError(format!(
+                    "`{}` names several rules: {list}; give the whole file name",
+                    escape(query)
+                ))
+                .into());
+            }
+        }
+        let near = self.near_names(stem);
+        let message = if near.is_empty() {
+            format!(
+                "no rule is named `{}` in any layer; `pi-rules explain` lists the rules",
+                escape(query)
+            )
+        } else {
+            format!(
+                "no rule is named `{}`; near names: {}",
+                escape(query),
+                backticked(near.into_iter())
+            )
+        };
+        Err(UsageError(message).into())
+    }
+
+    /// Up to five rule names close to `stem`, closest first: by edit distance to the name with
+    /// or without its prefix, or to one of its words, or containing it.
+    pub fn near_names(&self, stem: &str) -> Vec<&str> {
+        let lower = stem.to_ascii_lowercase();
+        let word: Vec<char> = lower.chars().collect();
+        // Whole names allow two edits even when short; single words, one per three letters.
+        let close_within = |candidate: &str, floor: usize| {
+            let cand: Vec<char> = candidate.chars().collect();
+            let limit = (cand.len() / 3)
+                .max(floor)
+                .min(word.len().saturating_sub(1));
+            suggest::distance(&word, &cand, limit)
+        };
+        let mut scored: Vec<(usize, &str)> = Vec::new();
+        for report in &self.loaded.names {
+            let name = report.name.as_str();
+            let full = name
+                .strip_suffix(".md")
+                .unwrap_or(name)
+                .to_ascii_lowercase();
+            let bare = name_without_prefix(name).to_ascii_lowercase();
+            let whole = close_within(&full, 2)
+                .into_iter()
+                .chain(close_within(&bare, 2))
+                .min();
+            let by_word = || {
+                bare.split(['-', '_'])
+                    .filter(|w| w.len() >= 3)
+                    .filter_map(|w| close_within(w, 1))
+                    .min()
+                    .map(|d| d + 1)
+            };
+            let contained = || (lower.len() >= 3 && full.contains(&lower)).then_some(1);
+            if let Some(score) = whole.or_else(by_word).or_else(contained) {
+                scored.push((score, name));
+            }
+        }
+        scored.sort_by_key(|(score, _)| *score);
+        scored.into_iter().take(5).map(|(_, name)| name).collect()
+    }
+
+    /// Reads `candidate` of the rule `name` byte for byte, as the loader would (bounded, never
+    /// from a FIFO, under `--confine`); embedded package rules come from the binary.
+    pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<Copy, Unusable> {
+        let failed = |reason: String| Unusable {
+            reason,
+            oversized: false,
+        };
+        let Some(path) = &candidate.path else {
+            return embedded::PACKAGE_RULES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, text)| Copy {
+                    bytes: text.as_bytes().to_vec(),
+                    masked: false,
+                })
+                .ok_or_else(|| failed("it is not embedded in this build".to_owned()));
+        };
+        let (read, _) =
+            loader::read_raw_checked(path, candidate.is_symlink, candidate.layer, &self.policy);
+        match read {
+            RawRead::Bytes { bytes, masked } => Ok(Copy { bytes, masked }),
+            RawRead::Oversized { size, by_read } => Err(Unusable {
+                reason: if by_read {
+                    format!(
+                        "it reads past the {}-byte limit, so the rule is skipped",
+                        loader::MAX_RULE_BYTES
+                    )
+                } else {
+                    format!(
+                        "it is {size} bytes, over the {}-byte limit, so the rule is skipped",
+                        loader::MAX_RULE_BYTES
+                    )
+                },
+                oversized: true,
+            }),
+            RawRead::Failed(reason) => Err(failed(reason.to_string())),
+        }
+    }
+
+    /// The directory of a layer that rules are written to: the user layer needs `$HOME`.
+    pub fn writable_dir(&self, layer: Layer) -> Result<PathBuf> {
+        match layer {
+            Layer::Project => Ok(self.dirs.project.clone()),
+            Layer::User => self.dirs.user.clone().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "there is no user layer: `HOME` is not set; set it, or use --project"
+                )
+            }),
+            Layer::Package => Err(UsageError(
+                "the package layer is not written to; use --user or --project".to_owned(),
+            )
+            .into()),
+        }
+    }
+}
+
+/// A rule name without `.md` and without a leading `NN-` prefix of digits.
+pub fn name_without_prefix(name: &str) -> &str {
+    let stem = name.strip_suffix(".md").unwrap_or(name);
+    match prefix_of(stem) {
+        Some((_, rest)) => rest,
+        None => stem,
+    }
+}
+
+/// The numeric prefix of a name (`40` of `40-critical-rules.md`) and what follows its `-`.
+pub fn prefix_of(name: &str) -> Option<(&str, &str)> {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = name[digits..].strip_prefix('-')?;
+    (digits > 0).then(|| (&name[..digits], rest))
+}
+
+/// `` `a`, `b` `` for messages.
+fn backticked<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{}`", escape(n)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_table() {
+        let cases = [
+            ("40-critical-rules.md", Some(("40", "critical-rules.md"))),
+            ("5-x", Some(("5", "x"))),
+            ("100-x", Some(("100", "x"))),
+            ("x-40", None),
+            ("-x", None),
+            ("40x", None),
+            ("", None),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(prefix_of(name), expected, "{name}");
+        }
+        assert_eq!(
+            name_without_prefix("40-critical-rules.md"),
+            "critical-rules"
+        );
+        assert_eq!(name_without_prefix("notes.md"), "notes");
+    }
+}

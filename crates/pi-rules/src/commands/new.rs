@@ -1,0 +1,186 @@
+//! `pi-rules new`: a new rule file from a short template, named with the next free prefix of its
+//! layer's range.
+
+use crate::authoring::{prefix_of, Layers, PlaceArgs, TargetArgs};
+use crate::invocation::Context;
+use crate::loader::{is_rule_name, Layer};
+use crate::output::{note, output, Exit, UsageError};
+use crate::terminal::{escape, is_unsafe};
+use crate::writing::{write_atomic, WriteError};
+use anyhow::{bail, Result};
+use pi_rules_core::lint::LayerKind;
+
+/// Create a rule file from a template, with the next free prefix of the layer's range.
+#[derive(clap::Args, Debug, Clone)]
+#[command(after_help = "\
+Examples:
+  pi-rules new team-conventions --user      # ~/.pi/agent/rules/70-team-conventions.md
+  pi-rules new release-checklist --project  # .pi/rules/90-release-checklist.md
+  pi-rules new 95-deploy.md --project       # a name with a prefix is used as given
+
+Rules are read in file-name order, so the two-digit prefix places the rule: package rules use
+00-69, user rules 70-89 and project rules 90-99. Without a prefix in NAME, the rule gets the
+prefix after the highest one in use in the layer's range (or the lowest free one when that is
+the last). The template passes `pi-rules check --strict`; the path written is printed on stdout.
+An existing file is never replaced. To change a rule that exists, use `pi-rules override`.")]
+pub struct Args {
+    /// The rule's name, e.g. `team-conventions` (`.md` and a prefix are optional).
+    pub name: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub place: PlaceArgs,
+}
+
+/// `pi-rules new`.
+pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
+    let stem = args.name.strip_suffix(".md").unwrap_or(&args.name);
+    check_name(&args.name, stem)?;
+    let layers = Layers::read(&args.place)?;
+    let target = args.target.layer();
+    let kind = layer_kind(target);
+    let (lo, hi) = kind.prefix_range();
+    let file_name = match prefix_of(stem) {
+        Some((digits, _)) => {
+            let in_range = digits.parse::<u64>().is_ok_and(|n| (lo..=hi).contains(&n));
+            if digits.len() != 2 || !in_range {
+                note(
+                    cx.err,
+                    format_args!(
+                        "pi-rules: warning: the prefix `{digits}` is not a two-digit prefix in the \
+                         {target} layer's range {lo:02}-{hi:02}; `pi-rules check` will say so"
+                    ),
+                );
+            }
+            format!("{stem}.md")
+        }
+        None => {
+            let used = layers.loaded.names.iter().filter_map(|r| {
+                let (digits, _) = prefix_of(&r.name)?;
+                (digits.len() == 2).then(|| digits.parse::<u64>().ok())?
+            });
+            let Some(prefix) = next_free(used, lo, hi) else {
+                bail!(
+                    "every prefix from {lo:02} to {hi:02} is in use; give NAME a prefix, e.g. \
+                     `{hi:02}-{}`",
+                    escape(stem)
+                );
+            };
+            format!("{prefix:02}-{stem}.md")
+        }
+    };
+    let shown_name = escape(&file_name).into_owned();
+    if !is_rule_name(&file_name) {
+        return Err(UsageError(format!("`{shown_name}` is not a usable rule file name")).into());
+    }
+    if let Some(report) = layers.loaded.names.iter().find(|r| r.name == file_name) {
+        if let Some(other) = report.candidates.iter().find(|c| c.layer != target) {
+            bail!(
+                "`{shown_name}` is already a {} rule, and a new file of that name would replace it \
+                 whole; `pi-rules override {shown_name} --{target}` starts from its text",
+                other.layer
+            );
+        }
+    }
+    let dest = layers.writable_dir(target)?.join(&file_name);
+    let shown_dest = escape(&dest.display().to_string()).into_owned();
+    match write_atomic(&dest, template(stem).as_bytes(), false) {
+        Ok(()) => {}
+        Err(WriteError::Exists) => {
+            bail!("`{shown_dest}` already exists; edit it, or pick another name")
+        }
+        Err(err) => bail!("cannot write `{shown_dest}`: {err}"),
+    }
+    output(writeln!(cx.out, "{shown_dest}"))?;
+    Ok(Exit::Success)
+}
+
+/// A name must be one plain file name.
+fn check_name(given: &str, stem: &str) -> Result<()> {
+    let bad = |why: &str| -> Result<()> {
+        Err(UsageError(format!("`{}` cannot name a rule: {why}", escape(given))).into())
+    };
+    if stem.is_empty() || prefix_of(stem).is_some_and(|(_, rest)| rest.is_empty()) {
+        return bad("it is empty");
+    }
+    if stem.contains('/') {
+        return bad("give a file name, not a path (--cwd chooses the project)");
+    }
+    if stem.starts_with('.') {
+        return bad("a name starting with `.` would be hidden");
+    }
+    if stem.chars().any(|c| is_unsafe(c) || c == '\u{feff}') {
+        return bad("it contains control characters");
+    }
+    if stem.len() > 200 {
+        return bad("it is longer than 200 bytes");
+    }
+    Ok(())
+}
+
+/// The lint's name for a layer, whose prefix range is the convention.
+fn layer_kind(layer: Layer) -> LayerKind {
+    match layer {
+        Layer::Package => LayerKind::Package,
+        Layer::User => LayerKind::User,
+        Layer::Project => LayerKind::Project,
+    }
+}
+
+/// The prefix after the highest one used in `lo..=hi`, or the lowest free one when the highest
+/// is `hi`; `None` when all are used.
+fn next_free(used: impl Iterator<Item = u64>, lo: u64, hi: u64) -> Option<u64> {
+    let used: Vec<u64> = used.filter(|n| (lo..=hi).contains(n)).collect();
+    match used.iter().max() {
+        None => Some(lo),
+        Some(&top) if top < hi => Some(top + 1),
+        Some(_) => (lo..=hi).find(|n| !used.contains(n)),
+    }
+}
+
+/// The body of a new rule: a heading from the name, and bullets that say what to write.
+fn template(stem: &str) -> String {
+    let bare = prefix_of(stem).map_or(stem, |(_, rest)| rest);
+    let words = bare.replace(['-', '_'], " ");
+    let mut chars = words.trim().chars();
+    let title: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Rule".to_owned(),
+    };
+    format!(
+        "## {title}\n\n\
+         - Write each rule as an instruction to the orchestrator, one per bullet.\n\
+         - Keep it short: every line of this file is sent with every prompt.\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_free_table() {
+        let cases: [(&[u64], Option<u64>); 6] = [
+            (&[], Some(70)),
+            (&[0, 40, 69], Some(70)),
+            (&[70, 72], Some(73)),
+            (&[72, 89], Some(70)),
+            (&[70, 71, 89], Some(72)),
+            (&(70..=89).collect::<Vec<_>>(), None),
+        ];
+        for (used, expected) in cases {
+            assert_eq!(
+                next_free(used.iter().copied(), 70, 89),
+                expected,
+                "{used:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn template_titles() {
+        assert!(template("team-conventions").starts_with("## Team conventions\n\n- "));
+        assert!(template("75-deploy_steps").starts_with("## Deploy steps\n"));
+        assert!(template("école").starts_with("## École\n"));
+    }
+}
