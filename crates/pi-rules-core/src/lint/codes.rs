@@ -4,7 +4,8 @@
 //!
 //! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
 //! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
-//! `PR6xx` links, `PR7xx` settings files. An id, once published, never changes meaning; a retired
+//! `PR6xx` links, `PR7xx` settings files, `PR8xx` what evaluation can produce (reasoning over the
+//! conditions on the way to each block). An id, once published, never changes meaning; a retired
 //! check keeps its id unused.
 
 use super::diagnostic::Severity;
@@ -93,8 +94,10 @@ codes! {
     UnknownSettingKey = "PR101" "unknown-setting-key" Error
         "A condition or `requires_setting` names a key that is not in the settings schema."
         "A block such as `{{IF:review_loop_enforcment}}` (note the typo) tests a key the schema
-does not know. The engine fails closed: the block is dropped for `IF` and for `IFNOT` alike, and
-only a debug log mentions it. In `requires_setting: KEY` the whole file is dropped.
+does not know. The engine fails closed: the block is dropped for `IF` and for `IFNOT` alike. The
+only trace is a warning in the host's log (`rule assembly: unknown setting key in conditional:
+KEY`), which the model never sees. In `requires_setting: KEY` the whole file is dropped, with the
+warning `rule assembly: unknown requires_setting key: KEY`.
 
 Feature predicates (`coms_active`, `external_ai_agents`) are not settings keys: gate a file on
 one with `requires:`, not `requires_setting:`.
@@ -139,6 +142,22 @@ Such an `==` is always false and such a `!=` always true, so the block never (or
 
 Fix: compare with a literal of the right type (`dco == true`, `review_loop_max_cycles == 3`), or
 test the key bare for truthiness (`{{IF:acpx_agents}}` holds when the list is not empty).";
+
+    ConstantCondition = "PR106" "constant-condition" Warning
+        "A condition that always holds, or never holds, for every value the schema allows."
+        "The schema fixes each key's type, range and, for some string keys, the list of allowed
+values (`enum`). Some conditions come out the same for every such value:
+
+- a bare test on a key that is never falsy, such as an integer whose minimum is 1
+  (`{{IF:review_loop_max_cycles}}`) or a log level, which is never the empty string;
+- a comparison with a value outside a key's `enum` (`{{IF:log_rules == verbose}}`);
+- a `requires_setting:` gate on such a key.
+
+The block is then always kept, or always dropped, whatever the settings say. (A literal of the
+wrong type or outside the range is PR105.)
+
+Fix: remove the markers and keep the text, or remove the block; or test a value the key can
+actually hold.";
 
     UnclosedBlock = "PR201" "unclosed-block" Error
         "An opener without a closer: it and the rest of the text leak into the prompt verbatim."
@@ -189,6 +208,16 @@ agent's prompt at dispatch). In a rule file they stay in the prompt as written.
 
 Fix: use a conditional block (`{{IF:key}}…{{/IF}}`) to make rule text depend on a setting, or
 `{{REVIEW_LOOP_MAX_CYCLES}}` for the cycle budget.";
+
+    LeakedMarkerText = "PR207" "leaked-marker-text" Error
+        "Marker text such as `{{IF` that evaluation assembles from pieces around removed markers."
+        "Evaluation removes markers and dropped blocks and joins the text on both sides. When that
+text ends in `{{` and the text after starts with `IF:` or `/IF`, the prompt gets the marker text
+`{{IF…` or `{{/IF…`, which nobody wrote as such and which is never evaluated: the model sees raw
+template syntax. For example `{{{{IF:a}}x{{/IF}}IF:b}}` gives `{{IF:b}}` when `a` is false.
+
+Fix: do not put `{{`, `IF` or `/IF` right next to a marker; separate them with other text, or
+remove the stray braces.";
 
     BrokenFrontmatter = "PR301" "broken-frontmatter" Error
         "A header that looks like frontmatter but does not parse, so its gate is ignored."
@@ -450,6 +479,52 @@ Fix: move what you need into the `.jsonc` file and delete the `.json`.";
 that a reader may take for the setting in force.
 
 Fix: keep one entry per key.";
+
+    UnreachableBlock = "PR801" "unreachable-block" Error
+        "A block whose condition can never hold where it stands: its text never reaches the prompt."
+        "A block is evaluated only when every block around it is kept and the file's frontmatter
+gate passes. When those conditions contradict the block's own, no settings can ever show it:
+`{{IFNOT:x}}` inside `{{IF:x}}`, `{{IF:x == 3}}` inside `{{IF:x == 5}}`, `{{IF:x == true}}`
+inside `{{IFNOT:x}}`, or `{{IFNOT:x}}` in a file with `requires_setting: x`. The author usually
+expects the text to appear in the other configuration, and it never does.
+
+The check reasons over the classes of values each key can take under the schema, so it is exact
+for the conditions the engine understands. Features are taken as independent of each other and
+of the settings.
+
+Fix: move the block out of the block that excludes it (often: after its closer), or remove it.";
+
+    RedundantCondition = "PR802" "redundant-condition" Warning
+        "A condition that the blocks around it (or the frontmatter gate) already guarantee."
+        "`{{IF:x}}` inside `{{IF:x}}`, or `{{IF:coms_active}}` in a file with `requires:
+coms_active`, always holds where it stands: the block is kept whenever it is reached. The extra
+markers do no harm to the prompt, but they suggest a condition the author meant to write
+differently, and they make the rule harder to read.
+
+Fix: remove the inner markers and keep the text between them, or correct the condition.";
+
+    EmptyTableRow = "PR803" "empty-table-row" Warning
+        "A table row whose cells can all come out empty when blocks in it are dropped."
+        "When the content of every cell of a row sits in blocks that some settings drop, the
+prompt gets a row of empty cells, such as `|  |  |`, in those settings. The model then reads a
+table with a blank entry. The finding names one combination of settings that does it.
+
+Fix: put the whole row inside the block, with its line break: `{{IF:x}}| a | b |` on one line,
+then `{{/IF}}` at the start of the next; table repair closes the gap a dropped row leaves.";
+
+    BlankRun = "PR804" "blank-run" Info
+        "Some settings leave two or more blank lines in a row in the prompt."
+        "When blocks drop, the line breaks around them stay. Files are also joined with one blank
+line, so a file that ends with a line break (or starts with one) adds a second blank line at the
+join, and a file whose text is empty in some settings adds two. Runs of blank lines waste tokens
+and split the prompt in odd places. The finding names one combination of settings that does it.
+
+Blank lines between two table rows are not reported: table repair removes them.
+
+Fix: keep the line break on one side of a block only (`text{{IF:x}}\nmore{{/IF}}` rather than
+`text\n{{IF:x}}\nmore\n{{/IF}}\n`), do not end or start a rule file with a line break, and
+gate a file whose text can be empty with `requires_setting:` instead of wrapping all of it in a
+block.";
 }
 
 #[cfg(test)]

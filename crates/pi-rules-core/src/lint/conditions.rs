@@ -218,16 +218,24 @@ fn possible(info: &KeyInfo) -> Option<Possible> {
                 &format!("an integer from {} to {}", n(min), n(max)),
             )
         }
-        "port" => p(
-            false,
-            false,
-            Some((0.0, 65535.0, true)),
-            "a port number (an integer from 0 to 65535)",
-        ),
+        "port" => {
+            let min = info.min.unwrap_or(0.0);
+            p(
+                false,
+                false,
+                Some((min, 65535.0, true)),
+                &format!("a port number (an integer from {} to 65535)", n(min)),
+            )
+        }
         "agent_list" => p(false, false, None, "a list of agent names"),
         "agent_overrides" => p(false, false, None, "an object of agent overrides"),
         _ => None,
     }
+}
+
+/// Whether PR105 reports `key == literal`: the literal can never equal a value of the key's type.
+pub(crate) fn is_impossible_comparison(info: &KeyInfo, literal: &Value) -> bool {
+    possible(info).is_some_and(|p| !can_equal(&p, info, literal))
 }
 
 fn can_equal(possible: &Possible, info: &KeyInfo, literal: &Value) -> bool {

@@ -20,6 +20,7 @@ pub mod diagnostic;
 mod files;
 mod frontmatter;
 mod markers;
+mod reach;
 pub mod schema;
 mod settings_files;
 pub mod suggest;
@@ -231,6 +232,7 @@ fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) ->
     for marker in markers.iter().filter(|m| m.is_opener()) {
         conditions::check_condition(cx, text, marker, out);
     }
+    reach::check(cx, text, &front, &markers, out);
     markers::check_near_misses(text, body, &markers, out);
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, &markers, out);

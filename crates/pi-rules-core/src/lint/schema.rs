@@ -17,6 +17,9 @@ pub struct KeyInfo {
     pub max: Option<f64>,
     /// The default value, which a key may hold whatever its bounds say.
     pub default: Value,
+    /// The values the schema allows (`enum`), when it lists them. Resolution does not enforce
+    /// them, but the checks take them as the key's domain.
+    pub enum_values: Option<Vec<String>>,
 }
 
 impl KeyInfo {
@@ -28,6 +31,7 @@ impl KeyInfo {
             min: None,
             max: None,
             default: Value::Undefined,
+            enum_values: None,
         }
     }
 }
@@ -60,6 +64,7 @@ impl SchemaInfo {
                     min: spec.min,
                     max: spec.max,
                     default: spec.default.clone(),
+                    enum_values: spec.enum_values.clone(),
                 })
                 .collect(),
         )

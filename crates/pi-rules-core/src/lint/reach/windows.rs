@@ -1,0 +1,720 @@
+//! The text evaluation can produce around markers: blank runs (PR804), empty table rows (PR803)
+//! and marker text assembled from pieces (PR207).
+//!
+//! One walk over the file's events carries a set of *states*. A state is what matters of the
+//! output so far (line breaks since the last visible character, the current line's shape, the
+//! start of a partial `{{IF` match) plus the decisions taken since then, as class masks per
+//! variable. At an opener a state splits into "kept" and "dropped", each only when the path
+//! condition and its decisions allow it; identical states merge. A state forgets its decisions
+//! once a line with other text has been output, because nothing that follows depends on them
+//! any more, so the states at any point are bounded by the variables that touch the region
+//! around it. As a last resort a region is cut at [`MAX_STATES`] states, and findings in it say
+//! so.
+//!
+//! Each file is taken to be joined to others with a blank line (`"\n\n"`) on both sides, as
+//! assembly does.
+
+use super::{Cond, Event, File};
+use crate::lint::codes::Code;
+use crate::lint::diagnostic::FileDiagnostics;
+use crate::span::line_span;
+use std::collections::{HashMap, HashSet};
+
+/// At most this many states are followed at one point of a file.
+pub(crate) const MAX_STATES: usize = 256;
+
+/// Line breaks are counted up to this many.
+const NL_CAP: u8 = 12;
+
+const NONE: u32 = u32::MAX;
+
+/// The shape of the current output line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Line {
+    /// Nothing but spaces and tabs yet.
+    Start,
+    /// A `|` first, then only `|`, spaces and tabs.
+    Pipes,
+    /// Anything else.
+    Other,
+}
+
+/// What matters of the output so far; states with equal tails and decisions merge.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Tail {
+    /// Line breaks since the last character that is not white space.
+    nl: u8,
+    /// The line the blank run started on holds a `|` (known from the first line break on).
+    first_line_pipe: bool,
+    /// A blank line of the run holds a `\r`, which keeps table repair from removing it.
+    blank_cr: bool,
+    /// A marker was removed inside the run.
+    seam: bool,
+    /// Some visible character has been output.
+    started: bool,
+    line: Line,
+    line_pipe: bool,
+    /// A block was dropped inside the current line.
+    line_drop: bool,
+    /// Nothing at all on the current line yet.
+    col0: bool,
+    /// Longest suffix of the output that starts `{{IF` or `{{/IF` (see [`step`]).
+    kmp: u8,
+    /// Characters output since the last removed marker, up to 5 (5 when `kmp` is 0).
+    since_seam: u8,
+}
+
+/// Source positions for reporting; not compared when states merge.
+#[derive(Debug, Clone, Copy)]
+struct Witness {
+    /// First marker removed in the current blank run.
+    run_marker: u32,
+    /// First block dropped in the current blank run.
+    run_drop: u32,
+    /// Where the current line's first `|` is.
+    row_start: u32,
+    row_drop: u32,
+    kmp_start: u32,
+    last_at: u32,
+}
+
+#[derive(Debug, Clone)]
+struct State {
+    /// Decisions since the last point the output no longer depends on: (variable, classes),
+    /// sorted by variable.
+    local: Vec<(usize, u64)>,
+    /// Decisions dropped from `local` because no later opener tests their variable; kept for
+    /// the message only.
+    pruned: Vec<(usize, u64)>,
+    tail: Tail,
+    wit: Witness,
+    truncated: bool,
+}
+
+impl State {
+    fn mask(&self, var: usize) -> u64 {
+        match self.local.binary_search_by_key(&var, |&(v, _)| v) {
+            Ok(i) => self.local[i].1,
+            Err(_) => u64::MAX,
+        }
+    }
+
+    fn restrict(&mut self, var: usize, mask: u64) {
+        match self.local.binary_search_by_key(&var, |&(v, _)| v) {
+            Ok(i) => self.local[i].1 &= mask,
+            Err(i) => self.local.insert(i, (var, mask)),
+        }
+    }
+
+    fn seam(&mut self, marker: u32) {
+        self.tail.seam = true;
+        if self.wit.run_marker == NONE {
+            self.wit.run_marker = marker;
+        }
+        self.tail.since_seam = if self.tail.kmp == 0 { 5 } else { 0 };
+    }
+}
+
+/// A finding before it is reported.
+#[derive(Debug, Clone)]
+enum Hit {
+    /// A run of `nl` line breaks between visible characters, not at the file's edges.
+    Blank {
+        nl: u8,
+        marker: u32,
+        drop: u32,
+    },
+    /// At the start of the file (the join before it counted).
+    Start {
+        nl: u8,
+        marker: u32,
+        end: u32,
+    },
+    /// At the end of the file (the join after it counted); `empty` when nothing was output.
+    End {
+        nl: u8,
+        marker: u32,
+        drop: u32,
+        empty: bool,
+    },
+    Row {
+        start: u32,
+        drop: u32,
+    },
+    Leak {
+        start: u32,
+        end: u32,
+        len: u8,
+    },
+}
+
+/// One step of the `{{IF` / `{{/IF` matcher: the new state and, on a full match, its length.
+///
+/// States: 0 nothing, 1 `{`, 2 `{{`, 3 `{{I`, 4 `{{/`, 5 `{{/I`.
+fn step(state: u8, c: u8) -> (u8, Option<u8>) {
+    match (state, c) {
+        (1 | 2, b'{') => (2, None),
+        (_, b'{') => (1, None),
+        (2, b'I') => (3, None),
+        (4, b'I') => (5, None),
+        (2, b'/') => (4, None),
+        (3, b'F') => (0, Some(4)),
+        (5, b'F') => (0, Some(5)),
+        _ => (0, None),
+    }
+}
+
+/// Whether `c` ends every window: it is not white space, `|`, or part of `{{IF`/`{{/IF`.
+fn is_hard(c: u8) -> bool {
+    !matches!(
+        c,
+        b' ' | b'\t' | b'\r' | b'\n' | b'|' | b'{' | b'/' | b'I' | b'F'
+    )
+}
+
+/// Feeds one output character to a state, recording findings.
+fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
+    let t = &mut s.tail;
+    match c {
+        b'\n' => {
+            if t.line == Line::Pipes && t.line_drop {
+                let hit = Hit::Row {
+                    start: s.wit.row_start,
+                    drop: s.wit.row_drop,
+                };
+                hits.push((hit, s.clone()));
+            }
+            let t = &mut s.tail;
+            if t.nl == 0 {
+                t.first_line_pipe = t.line_pipe;
+            }
+            t.nl = (t.nl + 1).min(NL_CAP);
+            t.line = Line::Start;
+            t.line_pipe = false;
+            t.line_drop = false;
+            t.col0 = true;
+        }
+        b' ' | b'\t' | b'\r' => {
+            if c == b'\r' && t.nl > 0 {
+                t.blank_cr = true;
+            }
+            t.col0 = false;
+        }
+        _ => {
+            if t.nl >= 3 {
+                let repaired = t.first_line_pipe && !t.blank_cr && c == b'|' && t.col0;
+                if !t.started {
+                    let hit = Hit::Start {
+                        nl: t.nl,
+                        marker: s.wit.run_marker,
+                        end: at,
+                    };
+                    hits.push((hit, s.clone()));
+                } else if t.seam && !repaired {
+                    let hit = Hit::Blank {
+                        nl: t.nl,
+                        marker: s.wit.run_marker,
+                        drop: s.wit.run_drop,
+                    };
+                    hits.push((hit, s.clone()));
+                }
+            }
+            let t = &mut s.tail;
+            t.nl = 0;
+            t.first_line_pipe = false;
+            t.blank_cr = false;
+            t.seam = false;
+            t.started = true;
+            s.wit.run_marker = NONE;
+            s.wit.run_drop = NONE;
+            if c == b'|' {
+                if t.line == Line::Start {
+                    t.line = Line::Pipes;
+                    s.wit.row_start = at;
+                }
+                t.line_pipe = true;
+            } else {
+                t.line = Line::Other;
+            }
+            t.col0 = false;
+        }
+    }
+    let t = &mut s.tail;
+    if t.line == Line::Other {
+        t.line_drop = false;
+    }
+    let before = t.kmp;
+    let (next, matched) = step(t.kmp, c);
+    t.since_seam = (t.since_seam + 1).min(5);
+    if let Some(len) = matched {
+        if t.since_seam < len {
+            let hit = Hit::Leak {
+                start: s.wit.kmp_start,
+                end: at + 1,
+                len,
+            };
+            hits.push((hit, s.clone()));
+        }
+    }
+    let t = &mut s.tail;
+    if next == 1 || (next == 2 && before == 2) {
+        s.wit.kmp_start = if next == 1 { at } else { s.wit.last_at };
+    }
+    t.kmp = next;
+    if next == 0 {
+        t.since_seam = 5;
+    }
+    s.wit.last_at = at;
+}
+
+/// A text event, prepared once: what each state must feed itself, and what it becomes after
+/// the first character that ends every window.
+struct Segment {
+    /// The characters up to and including the first hard one (runs shortened where that
+    /// changes nothing), with their offsets.
+    lead: Vec<(u8, u32)>,
+    /// After the first hard character: the tail and witness, for a current line with and
+    /// without a `|` before the segment.
+    after: Option<[(Tail, Witness); 2]>,
+    /// The segment holds a line break, so what follows it depends on nothing before it.
+    fresh: bool,
+}
+
+impl Segment {
+    fn new(text: &str, range: std::ops::Range<usize>) -> Segment {
+        let bytes = &text.as_bytes()[range.clone()];
+        let base = range.start;
+        let hard = bytes.iter().position(|&c| is_hard(c));
+        let lead_end = hard.map_or(bytes.len(), |h| h + 1);
+        let mut lead: Vec<(u8, u32)> = Vec::with_capacity(lead_end.min(64));
+        for (i, &c) in bytes[..lead_end].iter().enumerate() {
+            // The first five characters may complete a match across the marker before; after
+            // them, repeating a character changes nothing beyond these counts.
+            if i >= 5 && i + 1 < lead_end {
+                let run = lead.iter().rev().take_while(|(p, _)| *p == c).count();
+                let keep = match c {
+                    b'\n' => usize::from(NL_CAP) + 1,
+                    b'|' | b'{' | b'I' | b'F' | b'/' => 2,
+                    _ => 1,
+                };
+                if run >= keep {
+                    continue;
+                }
+            }
+            lead.push((c, (base + i) as u32));
+        }
+        let after = hard.map(|h| {
+            let variant = |line_pipe: bool| {
+                let mut s = State {
+                    local: Vec::new(),
+                    pruned: Vec::new(),
+                    tail: Tail {
+                        nl: 0,
+                        first_line_pipe: false,
+                        blank_cr: false,
+                        seam: false,
+                        started: true,
+                        line: Line::Other,
+                        line_pipe,
+                        line_drop: false,
+                        col0: false,
+                        kmp: 0,
+                        since_seam: 5,
+                    },
+                    wit: Witness {
+                        run_marker: NONE,
+                        run_drop: NONE,
+                        row_start: NONE,
+                        row_drop: NONE,
+                        kmp_start: NONE,
+                        last_at: (base + h) as u32,
+                    },
+                    truncated: false,
+                };
+                let mut ignored = Vec::new();
+                for (i, &c) in bytes.iter().enumerate().skip(h + 1) {
+                    push(&mut s, c, (base + i) as u32, &mut ignored);
+                }
+                debug_assert!(ignored.is_empty(), "no finding without a marker");
+                (s.tail, s.wit)
+            };
+            [variant(false), variant(true)]
+        });
+        Segment {
+            lead,
+            after,
+            fresh: memchr::memchr(b'\n', bytes).is_some(),
+        }
+    }
+}
+
+/// Follows the states through the file and reports what they find.
+pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
+    let n = file.events.len();
+    let mut buckets: Vec<Vec<State>> = vec![Vec::new(); n + 1];
+    buckets[0].push(State {
+        local: Vec::new(),
+        pruned: Vec::new(),
+        tail: Tail {
+            nl: 2,
+            first_line_pipe: false,
+            blank_cr: false,
+            seam: false,
+            started: false,
+            line: Line::Start,
+            line_pipe: false,
+            line_drop: false,
+            col0: true,
+            kmp: 0,
+            since_seam: 5,
+        },
+        wit: Witness {
+            run_marker: NONE,
+            run_drop: NONE,
+            row_start: NONE,
+            row_drop: NONE,
+            kmp_start: NONE,
+            last_at: NONE,
+        },
+        truncated: false,
+    });
+    let mut cur: Vec<u64> = file.vars.iter().map(|v| v.classes.full()).collect();
+    for (var, mask, _) in &file.gate {
+        cur[*var] &= mask;
+    }
+    let mut undo: Vec<Option<(usize, u64)>> = Vec::new();
+    let mut hits: Vec<(Hit, State)> = Vec::new();
+
+    for e in 0..n {
+        let states = merge(std::mem::take(&mut buckets[e]), file, e);
+        match &file.events[e] {
+            Event::Text(range) => {
+                if states.is_empty() {
+                    continue;
+                }
+                let seg = Segment::new(file.text, range.clone());
+                for mut s in states {
+                    for &(c, at) in &seg.lead {
+                        push(&mut s, c, at, &mut hits);
+                    }
+                    if let Some(after) = &seg.after {
+                        let (tail, wit) = after[usize::from(s.tail.line_pipe)].clone();
+                        s.tail = tail;
+                        s.wit = wit;
+                        if seg.fresh {
+                            s.local.clear();
+                            s.pruned.clear();
+                            s.truncated = false;
+                        }
+                    }
+                    buckets[e + 1].push(s);
+                }
+            }
+            &Event::Open(b) => {
+                let block = &file.blocks[b];
+                let marker = block.opener as u32;
+                for s in states {
+                    let (keep, drop) = match block.cond {
+                        Cond::Never => (None, Some(u64::MAX)),
+                        Cond::Opaque => (Some(u64::MAX), Some(u64::MAX)),
+                        Cond::Atom { var, mask } => {
+                            let full = file.vars[var].classes.full();
+                            let allowed = cur[var] & s.mask(var);
+                            (
+                                (allowed & mask != 0).then_some(cur[var] & mask),
+                                (allowed & !mask & full != 0).then_some(cur[var] & !mask & full),
+                            )
+                        }
+                    };
+                    let var = match block.cond {
+                        Cond::Atom { var, .. } => Some(var),
+                        _ => None,
+                    };
+                    if let Some(mask) = keep {
+                        let mut kept = s.clone();
+                        if let Some(var) = var {
+                            kept.restrict(var, mask);
+                        }
+                        kept.seam(marker);
+                        buckets[e + 1].push(kept);
+                    }
+                    if let Some(mask) = drop {
+                        let mut dropped = s;
+                        if let Some(var) = var {
+                            dropped.restrict(var, mask);
+                        }
+                        dropped.seam(marker);
+                        if dropped.wit.run_drop == NONE {
+                            dropped.wit.run_drop = b as u32;
+                        }
+                        if dropped.tail.line != Line::Other {
+                            if !dropped.tail.line_drop {
+                                dropped.wit.row_drop = b as u32;
+                            }
+                            dropped.tail.line_drop = true;
+                        }
+                        buckets[block.close_event + 1].push(dropped);
+                    }
+                }
+                let entry = match block.cond {
+                    Cond::Atom { var, mask } => {
+                        let previous = cur[var];
+                        cur[var] &= mask;
+                        Some((var, previous))
+                    }
+                    _ => None,
+                };
+                undo.push(entry);
+            }
+            &Event::Close(b) => {
+                let block = &file.blocks[b];
+                for mut s in states {
+                    if let Cond::Atom { var, mask } = block.cond {
+                        if file.vars[var].last_use > e {
+                            s.restrict(var, mask);
+                        }
+                    }
+                    s.seam(block.closer as u32);
+                    buckets[e + 1].push(s);
+                }
+                if let Some(Some((var, previous))) = undo.pop() {
+                    cur[var] = previous;
+                }
+            }
+        }
+    }
+    for s in merge(std::mem::take(&mut buckets[n]), file, n) {
+        if s.tail.line == Line::Pipes && s.tail.line_drop {
+            let hit = Hit::Row {
+                start: s.wit.row_start,
+                drop: s.wit.row_drop,
+            };
+            hits.push((hit, s.clone()));
+        }
+        let nl = s.tail.nl.saturating_add(2);
+        if nl >= 3 {
+            let hit = Hit::End {
+                nl,
+                marker: s.wit.run_marker,
+                drop: s.wit.run_drop,
+                empty: !s.tail.started,
+            };
+            hits.push((hit, s));
+        }
+    }
+    report(file, hits, out);
+}
+
+/// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
+/// [`MAX_STATES`].
+fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
+    let prune = |s: &mut State| {
+        if s.local.iter().any(|&(v, _)| file.vars[v].last_use < e) {
+            let (dead, live): (Vec<_>, Vec<_>) = s
+                .local
+                .iter()
+                .partition(|&&(v, _)| file.vars[v].last_use < e);
+            s.pruned.extend(dead);
+            s.local = live;
+        }
+    };
+    if states.len() <= 1 {
+        return states
+            .into_iter()
+            .map(|mut s| {
+                prune(&mut s);
+                s
+            })
+            .collect();
+    }
+    let mut seen: HashMap<(Vec<(usize, u64)>, Tail), usize> = HashMap::new();
+    let mut out: Vec<State> = Vec::new();
+    for mut s in states {
+        prune(&mut s);
+        let key = (s.local.clone(), s.tail.clone());
+        match seen.get(&key) {
+            Some(&i) => out[i].truncated |= s.truncated,
+            None => {
+                seen.insert(key, out.len());
+                out.push(s);
+            }
+        }
+    }
+    if out.len() > MAX_STATES {
+        out.truncate(MAX_STATES);
+        for s in &mut out {
+            s.truncated = true;
+        }
+    }
+    out
+}
+
+fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
+    let text = file.text;
+    let mut seen: HashSet<(u8, u32)> = HashSet::new();
+    let mut found: Vec<(usize, Code, Hit, State)> = Vec::new();
+    for (hit, state) in hits {
+        let (kind, anchor, position) = match &hit {
+            Hit::Blank { marker, .. } => (0, *marker, file.markers[*marker as usize].span.start),
+            Hit::Start { .. } => (1, 0, file.body),
+            Hit::End { .. } => (2, 0, text.len()),
+            Hit::Row { start, .. } => (3, *start, *start as usize),
+            Hit::Leak { start, .. } => (4, *start, *start as usize),
+        };
+        if seen.insert((kind, anchor)) {
+            let code = match kind {
+                3 => Code::EmptyTableRow,
+                4 => Code::LeakedMarkerText,
+                _ => Code::BlankRun,
+            };
+            found.push((position, code, hit, state));
+        }
+    }
+    found.sort_by_key(|(position, ..)| *position);
+    for (_, code, hit, state) in found {
+        emit(file, code, &hit, &state, out);
+    }
+}
+
+fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDiagnostics) {
+    let text = file.text;
+    let when = {
+        let mut decided = state.pruned.clone();
+        decided.extend(state.local.iter().copied());
+        decided.sort_by_key(|&(v, _)| v);
+        let w = file.witness(&decided);
+        if w.is_empty() {
+            String::new()
+        } else {
+            format!(" when {w}")
+        }
+    };
+    let marker_span = |m: u32| file.markers[m as usize].span.clone();
+    let opener_span = |b: u32| file.opener(b as usize).span.clone();
+    let blanks = |nl: u8| {
+        let n = nl - 1;
+        if nl >= NL_CAP {
+            format!("{n} or more blank lines")
+        } else {
+            format!("{n} blank lines")
+        }
+    };
+    let span = match hit {
+        Hit::Blank { marker, drop, .. } => {
+            if *drop != NONE {
+                opener_span(*drop)
+            } else {
+                marker_span(*marker)
+            }
+        }
+        Hit::Start { marker, end, .. } => {
+            if *marker != NONE {
+                marker_span(*marker)
+            } else {
+                file.body..(*end as usize).max(file.body)
+            }
+        }
+        Hit::End {
+            marker,
+            drop,
+            empty,
+            ..
+        } => {
+            let trimmed = text.trim_end_matches([' ', '\t', '\r', '\n']).len();
+            if *empty && *drop != NONE {
+                opener_span(*drop)
+            } else if trimmed < text.len() && trimmed >= file.body {
+                trimmed..text.len()
+            } else if *marker != NONE {
+                marker_span(*marker)
+            } else {
+                file.body..text.len()
+            }
+        }
+        Hit::Row { start, .. } => {
+            let line = line_span(text, *start as usize);
+            line.start.max(*start as usize)..line.end
+        }
+        Hit::Leak { start, end, .. } => {
+            let start = if *start == NONE {
+                *end as usize - 1
+            } else {
+                *start as usize
+            };
+            start..*end as usize
+        }
+    };
+    let Some(d) = out.report(code, Some(span)) else {
+        return;
+    };
+    match hit {
+        Hit::Blank { nl, drop, .. } => {
+            d.message(format!("{} in a row{when}", blanks(*nl)));
+            if *drop != NONE {
+                d.label("dropping this block leaves the line breaks on both sides of it");
+            } else {
+                d.label("the line breaks on both sides of this marker add up");
+            }
+            d.help(
+                "keep a block's paragraph and the blank line after it inside the block \
+                 (`{{IF:x}}Paragraph.⏎⏎{{/IF}}Next paragraph.`), so that one blank line is left \
+                 either way",
+            );
+        }
+        Hit::Start { nl, .. } => {
+            d.message(format!(
+                "the text starts with a line break{when}: with the blank line that joins it to the \
+                 file before, that makes {}",
+                blanks(*nl)
+            ))
+            .label("the first line of the file is blank")
+            .help("start the file with its first line of text");
+        }
+        Hit::End { nl, empty, .. } => {
+            if *empty {
+                d.message(format!(
+                    "nothing of this file is left{when}, but it is still joined to the others: \
+                     that makes {}",
+                    blanks(*nl)
+                ))
+                .label("every part of the file can be dropped")
+                .help(
+                    "gate the whole file in its frontmatter (`requires_setting:` or `requires:`) \
+                     instead of wrapping all of its text in a block",
+                );
+            } else {
+                d.message(format!(
+                    "the text ends with a line break{when}: with the blank line that joins it to \
+                     the next file, that makes {}",
+                    blanks(*nl)
+                ))
+                .label("the file ends here")
+                .help("end the file right after its last line of text, without a line break");
+            }
+        }
+        Hit::Row { drop, .. } => {
+            d.message(format!("this table row has only empty cells{when}"))
+                .label("every cell of this row can be dropped");
+            if *drop != NONE {
+                d.secondary(opener_span(*drop), "dropping this block empties the row");
+            }
+            d.help(
+                "put the whole row inside one block, with its line break: `{{IF:x}}| a | b |⏎{{/IF}}`",
+            );
+        }
+        Hit::Leak { len, .. } => {
+            let pattern = if *len == 4 { "{{IF" } else { "{{/IF" };
+            d.message(format!(
+                "the text around removed markers joins into `{pattern}`{when}"
+            ))
+            .label("this becomes marker text in the prompt, which is never evaluated")
+            .help("do not put `{{`, `IF` or `/IF` right beside a marker");
+        }
+    }
+    if state.truncated {
+        d.note(format!(
+            "only the first {MAX_STATES} combinations of settings were followed here; others \
+             were not checked"
+        ));
+    }
+}
