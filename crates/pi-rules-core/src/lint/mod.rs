@@ -421,7 +421,7 @@ mod tests {
             ),
             prefixed(
                 LayerKind::Project,
-                vec![("00-a.md", bytes("{{IF:dco}}override{{/IF}}"))],
+                vec![("00-a.md", bytes("Override{{IF:dco}} when signing{{/IF}}."))],
             ),
         ];
         let schema = testing::schema();
@@ -447,7 +447,7 @@ mod tests {
     fn blocks_inside_dropped_blocks_are_checked() {
         let layers = vec![prefixed(
             LayerKind::Package,
-            vec![("00-a.md", bytes("{{IF:dco}}{{IF:dcoo}}x{{/IF}}{{/IF}}"))],
+            vec![("00-a.md", bytes("A{{IF:dco}}{{IF:dcoo}}x{{/IF}}{{/IF}}"))],
         )];
         assert_eq!(
             run(&layers),
