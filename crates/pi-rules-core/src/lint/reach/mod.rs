@@ -525,6 +525,10 @@ impl<'t> File<'t> {
         let parts: Vec<String> = local
             .iter()
             .filter_map(|&(var, mask)| {
+                let full = self.vars[var].classes.full();
+                if mask & full == full {
+                    return None;
+                }
                 let class = (0..64).find(|i| mask >> i & 1 == 1)?;
                 Some(format!(
                     "`{}` is {}",

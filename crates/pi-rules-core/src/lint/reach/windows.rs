@@ -123,6 +123,8 @@ enum Hit {
         nl: u8,
         marker: u32,
         drop: u32,
+        /// The character that ends the run: runs that end at the same place are one finding.
+        end: u32,
     },
     /// At the start of the file (the join before it counted).
     Start {
@@ -215,6 +217,7 @@ fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
                         nl: t.nl,
                         marker: s.wit.run_marker,
                         drop: s.wit.run_drop,
+                        end: at,
                     };
                     hits.push((hit, s.clone()));
                 }
@@ -555,7 +558,7 @@ fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
     let mut found: Vec<(usize, Code, Hit, State)> = Vec::new();
     for (hit, state) in hits {
         let (kind, anchor, position) = match &hit {
-            Hit::Blank { marker, .. } => (0, *marker, file.markers[*marker as usize].span.start),
+            Hit::Blank { marker, end, .. } => (0, *end, file.markers[*marker as usize].span.start),
             Hit::Start { .. } => (1, 0, file.body),
             Hit::End { .. } => (2, 0, text.len()),
             Hit::Row { start, .. } => (3, *start, *start as usize),
@@ -644,6 +647,7 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
             start..*end as usize
         }
     };
+    let span_is_end = span.end == text.len() && text[span.clone()].trim().is_empty();
     let Some(d) = out.report(code, Some(span)) else {
         return;
     };
@@ -688,7 +692,11 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
                      the next file, that makes {}",
                     blanks(*nl)
                 ))
-                .label("the file ends here")
+                .label(if span_is_end {
+                    "the file ends here"
+                } else {
+                    "what follows this marker is dropped, down to the end of the file"
+                })
                 .help("end the file right after its last line of text, without a line break");
             }
         }
