@@ -95,3 +95,165 @@ fn reasoning_table() {
         assert_eq!(codes(text), *expected, "{text:?}: {:#?}", findings(text));
     }
 }
+
+mod properties {
+    //! The reasoning against the real engine, by brute force over every combination of
+    //! representative values of the settings a random file tests.
+    use super::*;
+    use crate::event::{BlockDecision, Observer};
+    use crate::lint::Diagnostic;
+    use crate::{assemble_observed, Features, Scope, Settings, Value};
+    use proptest::prelude::*;
+    use std::ops::Range;
+
+    const CONDITIONS: &[&str] = &[
+        "dco",
+        "dco == true",
+        "dco == false",
+        "review_loop_max_cycles",
+        "review_loop_max_cycles == 3",
+        "review_loop_max_cycles != 5",
+        "review_loop_max_cycles == 0",
+        "commit_trailer",
+        "commit_trailer == true",
+        "commit_trailer == Signed-off-by",
+        "commit_trailer != \"x\"",
+        "log_rules == debug",
+        "log_rules != info",
+        "log_rules == verbose",
+        "log_rules",
+        "coms_active",
+        "external_ai_agents",
+        "dcoo",
+        "a b",
+    ];
+    const TEXTS: &[&str] = &["a", "\n", "\n\n", " ", "| ", "|\n", "{{", "IF:x}}"];
+    const GATES: &[&str] = &[
+        "",
+        "---\nrequires_setting: dco\n---\n",
+        "---\nrequires: coms_active\n---\n",
+        "---\nrequires_setting: review_loop_max_cycles\n---\n",
+    ];
+
+    /// A body of balanced blocks.
+    fn body() -> impl Strategy<Value = String> {
+        let leaf = (0..TEXTS.len()).prop_map(|i| TEXTS[i].to_owned());
+        leaf.prop_recursive(6, 64, 4, |inner| {
+            prop_oneof![
+                1 => prop::collection::vec(inner.clone(), 1..4).prop_map(|v| v.concat()),
+                3 => (any::<bool>(), 0..CONDITIONS.len(), inner).prop_map(|(not, c, body)| {
+                    let kind = if not { "IFNOT" } else { "IF" };
+                    format!("{{{{{kind}:{}}}}}{body}{{{{/{kind}}}}}", CONDITIONS[c])
+                }),
+            ]
+        })
+    }
+
+    /// Every combination of values that covers each class of the keys above.
+    fn scopes() -> Vec<(Settings, Features)> {
+        let schema = crate::settings::Schema::embedded();
+        let s = |x: &str| Value::String(x.to_owned());
+        let mut out = Vec::new();
+        for dco in [true, false] {
+            for cycles in [1.0, 3.0, 5.0, 10.0] {
+                for trailer in [
+                    Value::Bool(false),
+                    Value::Bool(true),
+                    s(""),
+                    s("x"),
+                    s("y"),
+                    s("Signed-off-by"),
+                ] {
+                    for log in ["off", "debug", "info"] {
+                        for (coms, external) in [(false, false), (true, false), (false, true)] {
+                            let mut settings = Settings::new();
+                            for spec in schema.keys() {
+                                settings.insert(spec.name.clone(), spec.default.clone());
+                            }
+                            settings.insert("dco", Value::Bool(dco));
+                            settings.insert("review_loop_max_cycles", Value::Number(cycles));
+                            settings.insert("commit_trailer", trailer.clone());
+                            settings.insert("log_rules", s(log));
+                            let mut features = Features::new();
+                            features.set("coms_active", coms);
+                            features.set("external_ai_agents", external);
+                            out.push((settings, features));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Which openers (by span) the engine evaluated, and whether it kept them.
+    #[derive(Default)]
+    struct Kept(Vec<(Range<usize>, bool)>);
+
+    impl Observer for Kept {
+        fn block(&mut self, decision: &BlockDecision<'_>) {
+            self.0.push((decision.opener.clone(), decision.kept));
+        }
+    }
+
+    fn diagnostics(text: &str) -> Vec<Diagnostic> {
+        let layers = vec![LayerInput {
+            kind: LayerKind::Project,
+            entries: vec![Entry {
+                name: "90-x.md".into(),
+                path: "90-x.md".into(),
+                link: None,
+                content: Content::Bytes(text.as_bytes().to_vec()),
+            }],
+        }];
+        let schema = schema();
+        let input = LintInput {
+            layers: &layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: &|a: &str, b: &str| a.cmp(b),
+        };
+        lint(&input).diagnostics
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// An unreachable block is never kept; a redundant condition, or one that always holds,
+        /// is kept whenever it is evaluated; one that never holds is never kept.
+        #[test]
+        fn reasoning_agrees_with_the_engine(gate in 0..GATES.len(), body in body()) {
+            let text = format!("{}{body}", GATES[gate]);
+            let found = diagnostics(&text);
+            let spans = |code: Code, words: &str| -> Vec<Range<usize>> {
+                found
+                    .iter()
+                    .filter(|d| d.code == code && d.message.contains(words))
+                    .filter_map(|d| d.span.clone())
+                    .collect()
+            };
+            let unreachable = spans(Code::UnreachableBlock, "");
+            let redundant = spans(Code::RedundantCondition, "");
+            let always = spans(Code::ConstantCondition, "always holds");
+            let never = spans(Code::ConstantCondition, "never holds");
+            if unreachable.is_empty() && redundant.is_empty() && always.is_empty() && never.is_empty() {
+                return Ok(());
+            }
+            for (settings, features) in scopes() {
+                let scope = Scope { settings: &settings, features: &features, review_loop_max_cycles: "3" };
+                let mut kept = Kept::default();
+                assemble_observed(&[text.as_str()], &scope, &mut kept);
+                for (opener, was_kept) in &kept.0 {
+                    let condition = |spans: &[Range<usize>]| {
+                        spans.iter().any(|s| s.start >= opener.start && s.end <= opener.end)
+                    };
+                    prop_assert!(!(unreachable.contains(opener) && *was_kept), "{text:?}: {opener:?} kept");
+                    prop_assert!(!redundant.contains(opener) || *was_kept, "{text:?}: {opener:?} dropped");
+                    prop_assert!(!condition(&always) || *was_kept, "{text:?}: {opener:?} dropped");
+                    prop_assert!(!condition(&never) || !*was_kept, "{text:?}: {opener:?} kept");
+                }
+            }
+        }
+    }
+}
