@@ -111,13 +111,19 @@ pub(crate) fn check_layers(
         }
     }
 
+    let mut numbered: Vec<&str> = names
+        .keys()
+        .copied()
+        .filter(|n| prefix(n).is_some())
+        .collect();
+    numbered.sort_by(|a, b| (input.collate)(a, b));
     let mut shadowed = HashMap::new();
     for (name, copies) in &names {
         // `copies` is in layer order, lowest first; the loader tries the highest first.
         let order: Vec<Copy<'_>> = copies.iter().rev().copied().collect();
         let winner = order.iter().position(Copy::handles);
         resolve_name(name, &order, winner, files, &mut shadowed);
-        check_prefix(name, copies, files);
+        check_prefix(input, name, copies, &numbered, files);
     }
     check_collation(input, &names, files);
     shadowed
@@ -267,7 +273,35 @@ fn prefix(name: &str) -> Option<(u64, usize)> {
     Some((value, digits))
 }
 
-fn check_prefix(name: &str, copies: &[Copy<'_>], files: &mut IndexMap<String, FileDiagnostics>) {
+/// Where the loader's order puts `name` among the `numbered` names (sorted), in words.
+fn place_among(input: &LintInput<'_>, name: &str, numbered: &[&str]) -> String {
+    let after = numbered.partition_point(|n| (input.collate)(n, name).is_lt());
+    match (
+        after.checked_sub(1).map(|i| numbered[i]),
+        numbered.get(after),
+    ) {
+        (None, None) => "there is no numbered name to order it against".to_owned(),
+        (None, Some(_)) => {
+            "under ICU root collation it sorts before every numbered name, so it loads first"
+                .to_owned()
+        }
+        (Some(last), None) => format!(
+            "under ICU root collation it sorts after every numbered name (after `{last}`), so it \
+             loads last"
+        ),
+        (Some(before), Some(next)) => {
+            format!("under ICU root collation it sorts between `{before}` and `{next}`")
+        }
+    }
+}
+
+fn check_prefix(
+    input: &LintInput<'_>,
+    name: &str,
+    copies: &[Copy<'_>],
+    numbered: &[&str],
+    files: &mut IndexMap<String, FileDiagnostics>,
+) {
     // Only the lowest layer that introduces a name is judged: overrides must reuse the name.
     let Some(first) = copies.first() else { return };
     let (lo, hi) = first.layer.prefix_range();
@@ -278,8 +312,8 @@ fn check_prefix(name: &str, copies: &[Copy<'_>], files: &mut IndexMap<String, Fi
             if let Some(d) = file(files, path).report(Code::NameOutOfRange, None) {
                 d.message(format!("`{name}` has no numeric prefix"))
                     .note(format!(
-                        "{layer} rules are named `{lo:02}-…` to `{hi:02}-…`; a name without a \
-                         prefix sorts after all numbered ones"
+                        "{layer} rules are named `{lo:02}-…` to `{hi:02}-…`; {}",
+                        place_among(input, name, numbered)
                     ))
                     .help(format!("rename it with a prefix from {lo:02} to {hi:02}"));
             }
@@ -311,30 +345,78 @@ fn check_collation(
     names: &IndexMap<&str, Vec<Copy<'_>>>,
     files: &mut IndexMap<String, FileDiagnostics>,
 ) {
-    let mut sorted: Vec<&str> = names.keys().copied().collect();
-    sorted.sort_by(|a, b| (input.collate)(a, b));
-    let mut highest: Option<(u64, &str)> = None;
-    for name in sorted {
-        let Some((value, _)) = prefix(name) else {
+    let mut sorted: Vec<(&str, u64, usize)> = names
+        .keys()
+        .filter_map(|n| prefix(n).map(|(value, digits)| (*n, value, digits)))
+        .collect();
+    sorted.sort_by(|a, b| (input.collate)(a.0, b.0));
+    // An inversion (a higher prefix loaded before a lower one) always involves a prefix that is
+    // not two digits: two-digit prefixes sort as their numbers do. That name is reported once,
+    // with the names it is out of order with.
+    const SHOWN: usize = 8;
+    for (i, &(name, value, digits)) in sorted.iter().enumerate() {
+        if digits == 2 {
+            continue;
+        }
+        let before: Vec<&str> = sorted[..i]
+            .iter()
+            .filter(|(_, v, _)| *v > value)
+            .map(|(n, _, _)| *n)
+            .collect();
+        let after: Vec<&str> = sorted[i + 1..]
+            .iter()
+            .filter(|(_, v, _)| *v < value)
+            .map(|(n, _, _)| *n)
+            .collect();
+        if before.is_empty() && after.is_empty() {
+            continue;
+        }
+        // Report on the copy the loader tries first.
+        let Some(copy) = names.get(name).and_then(|c| c.last()) else {
             continue;
         };
-        match highest {
-            Some((top, top_name)) if value < top => {
-                // Report on the copy the loader tries first.
-                let Some(copy) = names.get(name).and_then(|c| c.last()) else {
-                    continue;
-                };
-                if let Some(d) = file(files, &copy.entry.path).report(Code::CollationOrder, None) {
-                    d.message(format!(
-                        "`{name}` (prefix {value}) is loaded after `{top_name}` (prefix {top})"
-                    ))
-                    .note("rule files are joined in text order of their names, not numeric order")
-                    .help("pad prefixes to two digits so that both orders agree");
-                }
+        let Some(d) = file(files, &copy.entry.path).report(Code::CollationOrder, None) else {
+            continue;
+        };
+        let list = |names: &[&str]| {
+            let mut shown: Vec<String> =
+                names.iter().take(SHOWN).map(|n| format!("`{n}`")).collect();
+            if names.len() > SHOWN {
+                shown.push(format!("{} more", names.len() - SHOWN));
             }
-            Some((top, _)) if value <= top => {}
-            _ => highest = Some((value, name)),
-        }
+            shown.join(", ")
+        };
+        let which = |names: &[&str], what: &str| {
+            if names.len() == 1 {
+                format!("which has a {what} prefix")
+            } else {
+                format!("which have {what} prefixes")
+            }
+        };
+        let message = match (before.is_empty(), after.is_empty()) {
+            (true, _) => format!(
+                "`{name}` (prefix {value}) loads before {}, {}",
+                list(&after),
+                which(&after, "lower")
+            ),
+            (_, true) => format!(
+                "`{name}` (prefix {value}) loads after {}, {}",
+                list(&before),
+                which(&before, "higher")
+            ),
+            _ => format!(
+                "`{name}` (prefix {value}) loads after {} and before {}",
+                list(&before),
+                list(&after)
+            ),
+        };
+        d.message(message)
+            .note("rule files are joined in text order of their names, not numeric order")
+            .help(format!(
+                "rename it with a two-digit prefix, such as `{:02}{}`",
+                value.min(99),
+                &name[digits..]
+            ));
     }
 }
 

@@ -20,23 +20,61 @@ fn shown(text: &str, marker: &Marker) -> String {
 }
 
 /// Reports unclosed openers, stray closers and mismatched closers among `markers`.
+///
+/// A mismatched closer leaves the blocks open at that point without a closer; the closers written
+/// further on to close them then find no open block. Those follow from the mismatch, so they are
+/// shown in its finding rather than reported as stray closers of their own.
 pub(crate) fn check_balance(text: &str, markers: &[Marker], out: &mut FileDiagnostics) {
+    struct Mismatch {
+        closer: usize,
+        /// The blocks left open, outermost first.
+        open: Vec<usize>,
+        /// Later closers that match them.
+        consequences: Vec<usize>,
+    }
     let mut stack: Vec<usize> = Vec::new();
+    let mut mismatches: Vec<Mismatch> = Vec::new();
+    // The blocks the last mismatch left open, innermost last, still waiting for their closers.
+    let mut waiting: Vec<usize> = Vec::new();
     for (i, marker) in markers.iter().enumerate() {
         if marker.is_opener() {
             stack.push(i);
             continue;
         }
         let Some(&top) = stack.last() else {
-            stray(text, marker, out);
+            // The innermost waiting block of this kind, and those inside it, count as closed.
+            let meant = waiting
+                .iter()
+                .rposition(|&open| markers[open].kind == marker.kind);
+            match (meant, mismatches.last_mut()) {
+                (Some(j), Some(last)) => {
+                    waiting.truncate(j);
+                    last.consequences.push(i);
+                }
+                _ => stray(text, marker, out),
+            }
             continue;
         };
         if markers[top].kind == marker.kind {
             stack.pop();
             continue;
         }
-        mismatched(text, markers, &stack, marker, out);
-        stack.clear();
+        mismatches.push(Mismatch {
+            closer: i,
+            open: stack.clone(),
+            consequences: Vec::new(),
+        });
+        waiting = std::mem::take(&mut stack);
+    }
+    for m in &mismatches {
+        mismatched(
+            text,
+            markers,
+            &m.open,
+            &markers[m.closer],
+            &m.consequences,
+            out,
+        );
     }
     for &open in &stack {
         let marker = &markers[open];
@@ -70,6 +108,7 @@ fn mismatched(
     markers: &[Marker],
     stack: &[usize],
     closer: &Marker,
+    consequences: &[usize],
     out: &mut FileDiagnostics,
 ) {
     let Some(d) = out.report(Code::MismatchedCloser, Some(closer.span.clone())) else {
@@ -101,6 +140,25 @@ fn mismatched(
         );
     } else {
         d.note("from the open block on, the text is kept verbatim, markers included");
+    }
+    for &c in consequences {
+        d.secondary(
+            markers[c].span.clone(),
+            "meant to close a block left open above; kept verbatim, with no block to close",
+        );
+    }
+    if !consequences.is_empty() {
+        let n = consequences.len();
+        d.note(if n == 1 {
+            "the later closer meant for the blocks left open closes nothing either: it stays in \
+             the prompt as text"
+                .to_owned()
+        } else {
+            format!(
+                "the {n} later closers meant for the blocks left open close nothing either: they \
+                 stay in the prompt as text"
+            )
+        });
     }
 }
 
@@ -358,10 +416,16 @@ mod tests {
             ("{{IF:a}}x", &[UnclosedBlock]),
             ("x{{/IF}}", &[StrayCloser]),
             ("{{IF:a}}x{{/IFNOT}}", &[MismatchedCloser]),
+            // The two `{{/IF}}` follow from the mismatch: one finding.
             (
                 "{{IF:a}}{{IF:b}}{{/IFNOT}}{{/IF}}{{/IF}}",
-                &[MismatchedCloser, StrayCloser, StrayCloser],
+                &[MismatchedCloser],
             ),
+            (
+                "{{IF:a}}{{IF:b}}{{/IFNOT}}{{/IF}}{{/IF}}{{/IF}}",
+                &[MismatchedCloser, StrayCloser],
+            ),
+            ("{{IF:a}}{{IFNOT:b}}{{/IF}}{{/IF}}", &[MismatchedCloser]),
             ("{{IF:a}}{{IF:b}}{{/IF}}", &[UnclosedBlock]),
             ("{{if:a}}", &[NearMissMarker]),
             ("{{ IF:a}}", &[NearMissMarker]),

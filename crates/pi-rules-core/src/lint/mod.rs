@@ -148,7 +148,7 @@ pub struct LintInput<'a> {
 /// The findings, and the texts they point into.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// In file order (layers lowest first, then settings files), by position within a file.
+    /// Sorted by layer (package, user, project, then settings files), path, line and column.
     pub diagnostics: Vec<Diagnostic>,
     /// The text of each file that was read, by path, as the spans index it.
     pub sources: IndexMap<String, String>,
@@ -208,6 +208,15 @@ pub fn lint(input: &LintInput<'_>) -> Report {
             .insert(settings.path.clone(), settings.text.clone());
         report.files += 1;
     }
+    // Sorted by layer (settings files last), then path; within a file by position.
+    let rank: std::collections::HashMap<&str, LayerKind> = layers
+        .iter()
+        .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
+        .collect();
+    files.sort_by(|a, _, b, _| {
+        let key = |p: &String| (rank.get(p.as_str()).map_or(3, |k| *k as u8), p.clone());
+        key(a).cmp(&key(b))
+    });
     for (path, out) in files {
         debug_assert_eq!(path, out.path());
         let note = shadowed.get(&path).map(String::as_str);
@@ -444,6 +453,86 @@ mod tests {
     }
 
     #[test]
+    fn a_misnamed_file_is_reported_once_with_the_files_it_displaces() {
+        let layers = vec![prefixed(
+            LayerKind::Package,
+            vec![
+                ("00-a.md", bytes("a")),
+                ("100-x.md", bytes("x")),
+                ("20-y.md", bytes("y")),
+                ("30-z.md", bytes("z")),
+            ],
+        )];
+        let schema = testing::schema();
+        let input = LintInput {
+            layers: &layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: &|a: &str, b: &str| a.cmp(b),
+        };
+        let report = lint(&input);
+        let order: Vec<&Diagnostic> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::CollationOrder)
+            .collect();
+        assert_eq!(order.len(), 1, "{order:#?}");
+        assert_eq!(order[0].path, "package/100-x.md");
+        assert!(
+            order[0].message.contains("`20-y.md`, `30-z.md`"),
+            "{}",
+            order[0].message
+        );
+    }
+
+    #[test]
+    fn a_name_without_prefix_is_placed_by_the_collator() {
+        // ICU root collation puts `_` before digits and digits before letters.
+        let icu_like = |a: &str, b: &str| {
+            let key = |s: &str| -> Vec<u8> {
+                s.bytes()
+                    .map(|c| match c {
+                        b'_' => 0,
+                        b'-' => 1,
+                        b'0'..=b'9' => 2 + c - b'0',
+                        _ => c,
+                    })
+                    .collect()
+            };
+            key(a).cmp(&key(b))
+        };
+        let layers = vec![prefixed(
+            LayerKind::Project,
+            vec![
+                ("_x.md", bytes("x")),
+                ("90-a.md", bytes("a")),
+                ("95-b.md", bytes("b")),
+                ("zz.md", bytes("z")),
+            ],
+        )];
+        let schema = testing::schema();
+        let input = LintInput {
+            layers: &layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: &icu_like,
+        };
+        let report = lint(&input);
+        let note = |path: &str| {
+            report
+                .diagnostics
+                .iter()
+                .find(|d| d.path == path && d.code == Code::NameOutOfRange)
+                .map(|d| d.notes.join(" "))
+                .unwrap_or_default()
+        };
+        assert!(note("project/_x.md").contains("before every numbered name"));
+        assert!(note("project/zz.md").contains("after every numbered name (after `95-b.md`)"));
+    }
+
+    #[test]
     fn blocks_inside_dropped_blocks_are_checked() {
         let layers = vec![prefixed(
             LayerKind::Package,
@@ -529,6 +618,12 @@ mod properties {
                 collate: &|a: &str, b: &str| a.cmp(b),
             };
             let report = lint(&input);
+            let keys: Vec<(bool, &str, usize)> = report
+                .diagnostics
+                .iter()
+                .map(|d| (d.path.starts_with('q'), d.path.as_str(), d.span.as_ref().map_or(0, |s| s.start)))
+                .collect();
+            prop_assert!(keys.windows(2).all(|w| w[0] <= w[1]), "not sorted: {keys:?}");
             for d in &report.diagnostics {
                 let text = report.source(&d.path).unwrap_or_default();
                 let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));

@@ -13,12 +13,14 @@
 //!
 //! Invisible and bidirectional characters in a snippet are shown as `<U+202E>`, tabs as four
 //! spaces, and very long lines are cut around the span, so that the output is safe to print and
-//! bounded.
+//! bounded. Carets are placed by display width (a CJK character or an emoji takes two columns of
+//! a terminal), as codespan-reporting does.
 
 use super::{counts, Positions};
 use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, LineIndex, Report, Severity};
 use std::io::{self, Write};
 use std::ops::Range;
+use unicode_width::UnicodeWidthStr;
 
 /// Lines longer than this (in bytes) are cut around the span.
 const MAX_LINE_BYTES: usize = 240;
@@ -219,7 +221,8 @@ fn shown_char(c: char, out: &mut String) {
     }
 }
 
-/// Line `line` as shown, and the display columns (0-based) that `span` covers on it.
+/// Line `line` as shown, and the display columns (0-based, in terminal cells) that `span` covers
+/// on it.
 fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, Range<usize>) {
     let text = index.text();
     let range = index.line_range(line);
@@ -273,7 +276,7 @@ fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, R
         } else {
             shown_char(c, &mut shown);
         }
-        cols += shown[before..].chars().count();
+        cols += shown[before..].width();
     }
     if span_start >= to {
         columns.start = cols;
@@ -301,6 +304,10 @@ mod tests {
             ("x\r\n", 0..3, "x", 0..1),
             ("é{{/IF}}", 2..9, "é{{/IF}}", 1..8),
             ("a\u{e0041}\u{e0042}b", 1..9, "a<2 tag characters>b", 1..19),
+            // Wide characters take two cells each.
+            ("漢字{{/IF}}", 6..13, "漢字{{/IF}}", 4..11),
+            ("🦀 {{IF:x}}", 5..13, "🦀 {{IF:x}}", 3..11),
+            ("e\u{301}{{/IF}}", 3..10, "e\u{301}{{/IF}}", 1..8),
         ];
         for (text, span, line, columns) in cases {
             let index = LineIndex::new(text);
