@@ -9,6 +9,7 @@ pub mod check;
 pub mod commands;
 pub mod embedded;
 pub mod eval;
+pub mod fix;
 pub mod invocation;
 pub mod json;
 pub mod loader;

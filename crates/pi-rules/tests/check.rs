@@ -275,7 +275,7 @@ fn json_has_exactly_the_documented_fields() {
     for d in diagnostics {
         assert_eq!(
             keys(d),
-            ["code", "severity", "path", "line", "column", "message", "help"]
+            ["code", "severity", "path", "line", "column", "message", "help", "fix"]
         );
         assert!(["error", "warning", "info"].contains(&d["severity"].as_str().unwrap_or("")));
         assert!(d["line"].as_u64().is_some_and(|l| l >= 1));
@@ -636,4 +636,322 @@ fn shipped_rules_assemble_cleanly_in_every_combination() {
         }
     }
     assert_eq!(combinations, 1 << (bools.len() + 4));
+}
+
+mod fixing {
+    //! `check --fix`, `--dry-run`, `--list-codes` and `--explain --format json`, black-box, and
+    //! the property that fixing repairs what it says and nothing else.
+    use super::*;
+    use proptest::prelude::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A project with a home, a package directory and a project layer.
+    struct Project {
+        _tmp: tempfile::TempDir,
+        root: PathBuf,
+    }
+
+    impl Project {
+        fn new() -> Project {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let root = fs::canonicalize(tmp.path()).expect("canonical");
+            for dir in ["home/.pi/agent/rules", "proj/.pi/rules", "pkg"] {
+                fs::create_dir_all(root.join(dir)).expect("dir");
+            }
+            Project { _tmp: tmp, root }
+        }
+        fn project(&self, name: &str) -> PathBuf {
+            self.root.join("proj/.pi/rules").join(name)
+        }
+        fn user(&self, name: &str) -> PathBuf {
+            self.root.join("home/.pi/agent/rules").join(name)
+        }
+        fn check(&self, args: &[&str]) -> (i32, String, String) {
+            let out = assert_cmd::Command::cargo_bin("pi-rules")
+                .expect("binary")
+                .arg("check")
+                .args(["--cwd", "proj", "--package-dir", "pkg", "--color", "never"])
+                .args(args)
+                .current_dir(&self.root)
+                .env_clear()
+                .env("HOME", self.root.join("home"))
+                .output()
+                .expect("run");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+    }
+
+    const BROKEN: &str = "--- \r\nrequires_setting: dco\r\n---\r\nUse {{if:use_worktrees}}a worktree{{/IF }}.\r\n\u{feff}Run {{REVIEW_LOOP_MAX_CYCLE}} cycles{{IF:review_loop_enforcment}} strictly{{/IF}}.";
+    const FIXED: &str = "---\r\nrequires_setting: dco\r\n---\r\nUse {{IF:use_worktrees}}a worktree{{/IF}}.\r\n\u{feff}Run {{REVIEW_LOOP_MAX_CYCLES}} cycles{{IF:review_loop_enforcement}} strictly{{/IF}}.";
+
+    #[test]
+    fn dry_run_prints_a_diff_and_writes_nothing() {
+        let p = Project::new();
+        fs::write(p.project("90-x.md"), BROKEN).expect("write");
+        let (code, out, _) = p.check(&["--fix", "--dry-run"]);
+        assert_eq!(code, 0);
+        assert!(
+            out.starts_with(
+                "--- a/proj/.pi/rules/90-x.md\n+++ b/proj/.pi/rules/90-x.md\n@@ -1,5 +1,5 @@\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("\n---- \r\n+---\r\n"), "{out:?}");
+        assert!(
+            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\r\n"),
+            "{out:?}"
+        );
+        assert!(
+            out.ends_with("strictly{{/IF}}.\n\\ No newline at end of file\n"),
+            "{out:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(p.project("90-x.md")).expect("read"),
+            BROKEN
+        );
+    }
+
+    #[test]
+    fn fix_rewrites_project_and_user_files_then_reports_what_remains() {
+        let p = Project::new();
+        fs::write(p.project("90-x.md"), BROKEN).expect("write");
+        fs::set_permissions(p.project("90-x.md"), fs::Permissions::from_mode(0o640))
+            .expect("chmod");
+        // A lone look-alike opener is not repaired: it would open a block that never closes.
+        fs::write(
+            p.user("75-y.md"),
+            "Mind {{if:dco}} this and {{IF:dcoo}}that{{/IF}}.",
+        )
+        .expect("write");
+        let (code, out, err) = p.check(&["--fix", "--format", "short"]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(
+            fs::read_to_string(p.project("90-x.md")).expect("read"),
+            FIXED
+        );
+        let mode = fs::metadata(p.project("90-x.md"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640);
+        assert_eq!(
+            fs::read_to_string(p.user("75-y.md")).expect("read"),
+            "Mind {{if:dco}} this and {{IF:dco}}that{{/IF}}."
+        );
+        assert!(
+            err.contains("fixed 5 findings in `proj/.pi/rules/90-x.md`"),
+            "{err}"
+        );
+        assert!(
+            err.contains("fixed 1 finding in `home/.pi/agent/rules/75-y.md`"),
+            "{err}"
+        );
+        assert_eq!(
+            out,
+            "home/.pi/agent/rules/75-y.md:1:6: warning[PR204]: `{{if:dco}}` looks like a marker but is plain text\n\
+             proj/.pi/rules/90-x.md:5:1: warning[PR504]: invisible character: U+FEFF ZERO WIDTH NO-BREAK SPACE (BOM)\n"
+        );
+        // Nothing but the rules is left in the directories.
+        for dir in ["proj/.pi/rules", "home/.pi/agent/rules"] {
+            let names: Vec<String> = fs::read_dir(p.root.join(dir))
+                .expect("list")
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect();
+            assert!(names.iter().all(|n| n.ends_with(".md")), "{names:?}");
+        }
+        // Running it again changes nothing.
+        let (_, _, err) = p.check(&["--fix", "--format", "short"]);
+        assert!(!err.contains("fixed"), "{err}");
+    }
+
+    #[test]
+    fn fix_never_rewrites_the_package_layer_or_links_that_leave_their_layer() {
+        let p = Project::new();
+        let typo = "Sign off{{IF:dcoo}} always{{/IF}}.";
+        fs::write(p.root.join("pkg/10-a.md"), typo).expect("write");
+        fs::write(p.root.join("outside.md"), typo).expect("write");
+        std::os::unix::fs::symlink(p.root.join("outside.md"), p.project("91-out.md"))
+            .expect("link");
+        // A link to another file of the same layer is followed, and stays a link.
+        fs::write(p.project("92-real.md"), typo).expect("write");
+        std::os::unix::fs::symlink("92-real.md", p.project("93-alias.md")).expect("link");
+        let (_, _, err) = p.check(&["--fix", "--format", "short"]);
+        assert_eq!(
+            fs::read_to_string(p.root.join("pkg/10-a.md")).expect("read"),
+            typo
+        );
+        assert_eq!(
+            fs::read_to_string(p.root.join("outside.md")).expect("read"),
+            typo
+        );
+        assert!(
+            err.contains("not fixed: `pkg/10-a.md`: the package layer is never rewritten"),
+            "{err}"
+        );
+        assert!(
+            err.contains("not fixed: `proj/.pi/rules/91-out.md`: it is a link to"),
+            "{err}"
+        );
+        let fixed = "Sign off{{IF:dco}} always{{/IF}}.";
+        assert_eq!(
+            fs::read_to_string(p.project("92-real.md")).expect("read"),
+            fixed
+        );
+        assert!(fs::symlink_metadata(p.project("93-alias.md"))
+            .expect("meta")
+            .file_type()
+            .is_symlink());
+    }
+
+    #[test]
+    fn list_codes_in_text_and_json() {
+        let p = Project::new();
+        let (code, out, _) = p.check(&["--list-codes"]);
+        assert_eq!(code, 0);
+        assert_eq!(out.lines().count(), CODES.len());
+        for info in CODES {
+            assert!(out.contains(&format!("{}  ", info.id)) && out.contains(info.summary));
+        }
+        let (_, out, _) = p.check(&["--list-codes", "--format", "json"]);
+        let value: Value = serde_json::from_str(&out).expect("json");
+        let codes = value.as_array().expect("array");
+        assert_eq!(codes.len(), CODES.len());
+        for (json, info) in codes.iter().zip(CODES) {
+            assert_eq!(json["id"], info.id);
+            assert_eq!(json["name"], info.name);
+            assert_eq!(json["severity"], info.severity.as_str());
+            assert_eq!(json["explanation"], info.explanation);
+        }
+    }
+
+    #[test]
+    fn explain_as_json() {
+        let p = Project::new();
+        let (code, out, _) = p.check(&["--explain", "unreachable-block", "--format", "json"]);
+        assert_eq!(code, 0);
+        let value: Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(value["id"], "PR801");
+        assert_eq!(value["severity"], "error");
+        assert!(value["explanation"]
+            .as_str()
+            .is_some_and(|t| t.contains("IFNOT:x")));
+        let (code, _, err) = p.check(&["--explain", "PR999", "--format", "json"]);
+        assert_eq!(code, 2, "{err}");
+    }
+
+    #[test]
+    fn json_and_sarif_carry_the_fixes() {
+        let p = Project::new();
+        fs::write(p.project("90-x.md"), "é{{IF:dcoo}}x{{/IF}}").expect("write");
+        let (_, out, _) = p.check(&["--format", "json"]);
+        let value: Value = serde_json::from_str(&out).expect("json");
+        let fix = &value["diagnostics"][0]["fix"];
+        assert_eq!(fix["description"], "replace `dcoo` with `dco`");
+        assert_eq!(fix["edits"][0]["start"], 7);
+        assert_eq!(fix["edits"][0]["end"], 11);
+        assert_eq!(fix["edits"][0]["column"], 7);
+        assert_eq!(fix["edits"][0]["replacement"], "dco");
+        let (_, out, _) = p.check(&["--format", "sarif"]);
+        let log: Value = serde_json::from_str(&out).expect("json");
+        assert_sarif_shape(&log);
+        let change = &log["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0];
+        assert_eq!(change["artifactLocation"]["uri"], "proj/.pi/rules/90-x.md");
+        let replacement = &change["replacements"][0];
+        assert_eq!(replacement["deletedRegion"]["startColumn"], 7);
+        assert_eq!(replacement["deletedRegion"]["endColumn"], 11);
+        assert_eq!(replacement["insertedContent"]["text"], "dco");
+    }
+
+    /// Pieces of rule text with things `--fix` repairs and things it must leave alone.
+    const PIECES: &[&str] = &[
+        "{{if:dco}}",
+        "{{IF:dco}}",
+        "{{ IF:use_worktrees}}",
+        "{{/IF }}",
+        "{{/IF}}",
+        "{{IFNOT :dco}}",
+        "{{/ifnot}}",
+        "{{IF:dcoo}}",
+        "{{IF:use_worktree == true}}",
+        "{{IF:xyz}}",
+        "{{REVIEW_LOOP_MAX_CYCLE}}",
+        "{{review_loop_max_cycles}}",
+        "{{IF:}}",
+        "text",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+        "é",
+        "漢",
+        "\u{feff}",
+        "|",
+    ];
+
+    fn content() -> impl Strategy<Value = String> {
+        (
+            prop::sample::select(vec![
+                "",
+                "---  \nrequires: coms_active\n---\n",
+                "---\t\r\nrequires_setting: dco\r\n---\r\n",
+            ]),
+            prop::collection::vec(prop::sample::select(PIECES.to_vec()), 0..24),
+        )
+            .prop_map(|(head, body)| format!("{head}{}", body.concat()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// After `--fix` no finding with a fix is left, every line break is where it was, and the
+        /// file holds exactly what the fixes say: the original with their edits applied, round
+        /// after round.
+        #[test]
+        fn fix_repairs_what_it_says_and_nothing_else(text in content()) {
+            let p = Project::new();
+            let path = p.project("90-x.md");
+            fs::write(&path, &text).expect("write");
+            let session = Session::from_parts(
+                p.root.join("proj"),
+                Some(p.root.join("home")),
+                Cow::Borrowed(Schema::embedded()),
+            );
+            let opts = options(&session, PackageSource::Dir(p.root.join("pkg")), Format::Short);
+            let plan = pi_rules::fix::plan(&opts).expect("plan");
+            prop_assert!(pi_rules::fix::apply(&plan).is_empty());
+            let after = fs::read_to_string(&path).expect("read");
+
+            // Independently: apply every fix the check offers, round after round.
+            let mut expected = text.clone();
+            for _ in 0..pi_rules::fix::MAX_PASSES {
+                fs::write(&path, &expected).expect("write");
+                let report = check::check(&opts).expect("check");
+                let mut edits: Vec<&pi_rules_core::lint::Edit> = Vec::new();
+                let mut end = 0;
+                let mut fixes: Vec<&pi_rules_core::lint::Fix> = report.diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
+                fixes.sort_by_key(|f| f.edits[0].span.start);
+                for fix in fixes {
+                    if fix.edits[0].span.start >= end {
+                        end = fix.edits.last().map_or(end, |e| e.span.end);
+                        edits.extend(&fix.edits);
+                    }
+                }
+                if edits.is_empty() {
+                    break;
+                }
+                expected = pi_rules_core::lint::apply_edits(&expected, &edits);
+            }
+            prop_assert_eq!(&after, &expected);
+            fs::write(&path, &after).expect("write");
+            let report = check::check(&opts).expect("check");
+            prop_assert!(report.diagnostics.iter().all(|d| d.fix.is_none()), "{:#?}", report.diagnostics);
+            // Fixes never touch line breaks.
+            let breaks = |t: &str| t.match_indices('\n').count() + t.match_indices('\r').count();
+            prop_assert_eq!(breaks(&text), breaks(&after));
+        }
+    }
 }

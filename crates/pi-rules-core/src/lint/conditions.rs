@@ -5,7 +5,7 @@
 //! Conditions are parsed with [`crate::condition::parse`], exactly as the engine parses them.
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, offset_in, FileDiagnostics};
+use super::diagnostic::{excerpt, offset_in, FileDiagnostics, Fix};
 use super::schema::{KeyInfo, SchemaInfo};
 use super::suggest;
 use crate::condition::{self, Condition, Operator};
@@ -33,6 +33,24 @@ impl Context<'_> {
             .map(|s| format!("did you mean `{s}`?"))
     }
 
+    /// The one settings key (or feature, with `features`) within edit distance 2 of `word`, when
+    /// exactly one is: a misspelling that can be corrected without guessing.
+    fn sole_match(&self, word: &str, features: bool) -> Option<&str> {
+        let lower: Vec<char> = word.chars().map(|c| c.to_ascii_lowercase()).collect();
+        let feature_names = self.features.iter().copied().filter(|_| features);
+        let mut found = None;
+        for candidate in self.schema.names().chain(feature_names) {
+            let cand: Vec<char> = candidate.chars().map(|c| c.to_ascii_lowercase()).collect();
+            if suggest::distance(&lower, &cand, 2).is_some() {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(candidate);
+            }
+        }
+        found.filter(|f| *f != word)
+    }
+
     fn feature_list(&self) -> String {
         let names: Vec<String> = self.features.iter().map(|f| format!("`{f}`")).collect();
         names.join(" and ")
@@ -58,7 +76,7 @@ pub(crate) fn check_condition(
             if cx.is_feature(key) || cx.schema.contains(key) {
                 return;
             }
-            unknown_key(cx, key, key_span, "condition", out);
+            unknown_key(cx, key, key_span, "condition", true, out);
         }
         Condition::Compare {
             key,
@@ -71,7 +89,7 @@ pub(crate) fn check_condition(
             } else if cx.is_feature(key) {
                 feature_comparison(marker, key, op, &literal, out);
             } else {
-                unknown_key(cx, key, key_span, "condition", out);
+                unknown_key(cx, key, key_span, "condition", false, out);
             }
         }
     }
@@ -82,11 +100,19 @@ fn unknown_key(
     key: &str,
     span: Range<usize>,
     place: &str,
+    features: bool,
     out: &mut FileDiagnostics,
 ) {
-    let Some(d) = out.report(Code::UnknownSettingKey, Some(span)) else {
+    let Some(d) = out.report(Code::UnknownSettingKey, Some(span.clone())) else {
         return;
     };
+    if let Some(to) = cx.sole_match(key, features) {
+        d.fix(Fix::replace(
+            span,
+            to,
+            format!("replace `{}` with `{to}`", excerpt(key, 60)),
+        ));
+    }
     d.message(format!(
         "unknown settings key `{}` in a {place}",
         excerpt(key, 60)
@@ -361,9 +387,20 @@ pub(crate) fn check_requires_setting(
         return;
     }
     let span = offset_in(text, value).map(|s| s..s + value.len());
+    let fix = match (&span, cx.sole_match(value, false)) {
+        (Some(span), Some(to)) if !cx.is_feature(value) => Some(Fix::replace(
+            span.clone(),
+            to,
+            format!("replace `{}` with `{to}`", excerpt(value, 60)),
+        )),
+        _ => None,
+    };
     let Some(d) = out.report(Code::UnknownSettingKey, span) else {
         return;
     };
+    if let Some(fix) = fix {
+        d.fix(fix);
+    }
     let help = if cx.is_feature(value) {
         Some(format!(
             "`{value}` is a feature predicate: gate on it with `requires: {value}`"

@@ -40,6 +40,54 @@ pub struct Label {
     pub message: String,
 }
 
+/// One replacement of a byte range of a file's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Range<usize>,
+    pub replacement: String,
+}
+
+/// Edits that repair a finding without changing what the author meant: a misspelt key with a
+/// single close match, a marker or placeholder with the wrong case or spacing, trailing white
+/// space after a frontmatter fence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, e.g. "replace `dcoo` with `dco`".
+    pub description: String,
+    /// Non-overlapping, in order.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// One edit.
+    pub fn replace(
+        span: Range<usize>,
+        replacement: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Fix {
+        Fix {
+            description: description.into(),
+            edits: vec![Edit {
+                span,
+                replacement: replacement.into(),
+            }],
+        }
+    }
+}
+
+/// Applies `edits` (sorted, non-overlapping, on char boundaries) to `text`.
+pub fn apply_edits(text: &str, edits: &[&Edit]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for edit in edits {
+        out.push_str(&text[copied..edit.span.start]);
+        out.push_str(&edit.replacement);
+        copied = edit.span.end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -57,6 +105,8 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     pub notes: Vec<String>,
     pub help: Option<String>,
+    /// A repair `check --fix` may apply.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -72,7 +122,13 @@ impl Diagnostic {
             labels: Vec::new(),
             notes: Vec::new(),
             help: None,
+            fix: None,
         }
+    }
+
+    pub fn fix(&mut self, fix: Fix) -> &mut Self {
+        self.fix = Some(fix);
+        self
     }
 
     pub fn message(&mut self, message: impl Into<String>) -> &mut Self {
@@ -169,6 +225,22 @@ impl FileDiagnostics {
         self.items
             .push(Diagnostic::new(code, self.path.clone(), span));
         self.items.last_mut()
+    }
+
+    /// The fixes attached to findings of `code`.
+    pub(crate) fn fixes_of(&self, code: Code) -> Vec<&Fix> {
+        self.items
+            .iter()
+            .filter(|d| d.code == code)
+            .filter_map(|d| d.fix.as_ref())
+            .collect()
+    }
+
+    /// Removes the fixes of the findings of `code`.
+    pub(crate) fn drop_fixes(&mut self, code: Code) {
+        for d in self.items.iter_mut().filter(|d| d.code == code) {
+            d.fix = None;
+        }
     }
 
     /// The findings in position order (whole-file ones first), each code's overflow summarised,

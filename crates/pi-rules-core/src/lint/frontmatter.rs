@@ -6,7 +6,7 @@
 
 use super::codes::Code;
 use super::conditions::{self, Context};
-use super::diagnostic::{excerpt, FileDiagnostics};
+use super::diagnostic::{excerpt, FileDiagnostics, Fix};
 use super::suggest;
 use crate::frontmatter::Frontmatter;
 use crate::text::js_trim;
@@ -150,11 +150,28 @@ fn check_unparsed(text: &str, out: &mut FileDiagnostics) {
     let Some((span, why, help)) = unparsed_reason(text) else {
         return;
     };
+    // A fence followed by spaces or tabs only: deleting them is the whole repair.
+    let line = &text[span.clone()];
+    let trailing = line
+        .strip_prefix("---")
+        .map(|rest| rest.strip_suffix('\r').unwrap_or(rest))
+        .filter(|ws| !ws.is_empty() && ws.bytes().all(|b| b == b' ' || b == b'\t'));
+    let fix = trailing.map(|ws| {
+        let start = span.start + 3;
+        Fix::replace(
+            start..start + ws.len(),
+            "",
+            "delete the white space after `---`",
+        )
+    });
     if let Some(d) = out.report(Code::BrokenFrontmatter, Some(span)) {
         d.message("this looks like frontmatter but is not read as a header")
             .label(why)
             .note("without a header the file is not gated, and these lines are part of the prompt")
             .help(help);
+        if let Some(fix) = fix {
+            d.fix(fix);
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! block is checked, including those inside blocks that evaluation would drop.
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, FileDiagnostics};
+use super::diagnostic::{excerpt, FileDiagnostics, Fix};
 use super::suggest;
 use crate::markers::{BlockKind, Marker};
 use crate::placeholder::REVIEW_LOOP_MAX_CYCLES;
@@ -254,7 +254,12 @@ fn classify(text: &str, p: usize, out: &mut FileDiagnostics) {
             excerpt(&text[p..end], 60)
         ))
         .label("left in the prompt as written")
-        .help(format!("write `{REVIEW_LOOP_MAX_CYCLES}`"));
+        .help(format!("write `{REVIEW_LOOP_MAX_CYCLES}`"))
+        .fix(Fix::replace(
+            p..end,
+            REVIEW_LOOP_MAX_CYCLES,
+            format!("write `{REVIEW_LOOP_MAX_CYCLES}`"),
+        ));
     }
 }
 
@@ -343,6 +348,8 @@ fn near_miss_marker(
     };
     let keyword = shape.kind.keyword();
     let after = &w[shape.word_end..];
+    // Only case and spacing are repaired, and only when the result is exactly one marker.
+    let mut exact: Option<String> = None;
     let (why, meant) = if shape.closer {
         let why = if shape.cased {
             "markers are upper case"
@@ -353,6 +360,10 @@ fn near_miss_marker(
         } else {
             "a closer ends with `}}` right after the keyword"
         };
+        let spacing_only = after.trim_start_matches([' ', '\t']).starts_with("}}");
+        if spacing_only || shape.cased || shape.spaced {
+            exact = Some(format!("{{{{/{keyword}}}}}"));
+        }
         (why, format!("{{{{/{keyword}}}}}"))
     } else {
         let rest = after.trim_start_matches([' ', '\t']);
@@ -375,15 +386,53 @@ fn near_miss_marker(
         } else {
             "the condition must end with `}}` and cannot contain `}`"
         };
+        let raw = crate::text::js_trim(&cond_src[..cond_end]);
+        let repairable = shape.cased || shape.spaced || (rest.starts_with(':') && after != rest);
+        if repairable
+            && !raw.is_empty()
+            && !raw.contains('{')
+            && cond_src[cond_end..].starts_with("}}")
+        {
+            exact = Some(format!("{{{{{keyword}:{raw}}}}}"));
+        }
         (why, format!("{{{{{keyword}:{}}}}}", excerpt(cond, 40)))
     };
+    // The text replaced must be the whole look-alike, up to its `}}`.
+    let exact = exact.filter(|m| {
+        text[span.clone()].ends_with("}}")
+            && crate::markers::scan(m)
+                .first()
+                .is_some_and(|k| k.span == (0..m.len()))
+    });
     d.message(format!(
         "`{}` looks like a marker but is plain text",
-        excerpt(&text[span], 60)
+        excerpt(&text[span.clone()], 60)
     ))
     .label(why)
     .note("it is not evaluated and stays in the prompt as written")
     .help(format!("write `{meant}`"));
+    if let Some(exact) = exact {
+        let description = format!("write `{}`", excerpt(&exact, 60));
+        d.fix(Fix::replace(span, exact, description));
+    }
+}
+
+/// How many balance problems (unclosed openers, stray and mismatched closers) `text` has.
+pub(crate) fn balance_problems(text: &str) -> usize {
+    let markers = crate::markers::scan(text);
+    let mut stack: Vec<crate::markers::BlockKind> = Vec::new();
+    let mut problems = 0;
+    for m in &markers {
+        if m.is_opener() {
+            stack.push(m.kind);
+        } else if stack.last() == Some(&m.kind) {
+            stack.pop();
+        } else {
+            problems += 1;
+            stack.clear();
+        }
+    }
+    problems + stack.len()
 }
 
 #[cfg(test)]

@@ -28,7 +28,8 @@ mod text;
 
 pub use codes::{explain, lookup, Code, CodeInfo, CODES};
 pub use diagnostic::{
-    is_unsafe_to_print, visible, Diagnostic, Label, LineIndex, Severity, MAX_PER_CODE,
+    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, Fix, Label, LineIndex, Severity,
+    MAX_PER_CODE,
 };
 pub use files::is_rule_name;
 pub use schema::{KeyInfo, SchemaInfo};
@@ -243,6 +244,17 @@ fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) ->
     }
     reach::check(cx, text, &front, &markers, out);
     markers::check_near_misses(text, body, &markers, out);
+    // Repairing look-alike markers must not unbalance the file (a lone `{{if:x}}` would become
+    // an unclosed block): then none of them is offered.
+    let marker_fixes = out.fixes_of(Code::NearMissMarker);
+    if !marker_fixes.is_empty() {
+        let mut edits: Vec<&Edit> = marker_fixes.iter().flat_map(|f| &f.edits).collect();
+        edits.sort_by_key(|e| e.span.start);
+        let fixed = apply_edits(text, &edits);
+        if markers::balance_problems(&fixed) > markers::balance_problems(text) {
+            out.drop_fixes(Code::NearMissMarker);
+        }
+    }
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, &markers, out);
     text.to_owned()

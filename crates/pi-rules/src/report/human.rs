@@ -190,7 +190,7 @@ fn diagnostic(
             )?;
         }
     }
-    if !d.notes.is_empty() || d.help.is_some() {
+    if !d.notes.is_empty() || d.help.is_some() || d.fix.is_some() {
         writeln!(out, "{pad} {}", style.gutter("|"))?;
     }
     trailer(d, width + 1, style, out)
@@ -204,6 +204,14 @@ fn trailer(d: &Diagnostic, indent: usize, style: Style, out: &mut dyn Write) -> 
     }
     if let Some(help) = &d.help {
         writeln!(out, "{pad}{} {}", style.bold("= help:"), visible(help))?;
+    }
+    if let Some(fix) = &d.fix {
+        writeln!(
+            out,
+            "{pad}{} {} (`pi-rules check --fix` does this)",
+            style.bold("= fix:"),
+            visible(&fix.description)
+        )?;
     }
     Ok(())
 }

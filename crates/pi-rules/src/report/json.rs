@@ -1,7 +1,9 @@
 //! `--format json`: one object,
-//! `{"diagnostics": [{"code", "severity", "path", "line", "column", "message", "help"}],
-//! "summary": {"errors", "warnings", "infos", "files"}}`. The field names are stable; `help` is
-//! `null` when there is none; `line` and `column` are 1-based (columns in characters).
+//! `{"diagnostics": [{"code", "severity", "path", "line", "column", "message", "help", "fix"}],
+//! "summary": {"errors", "warnings", "infos", "files"}}`. The field names are stable; `help` and
+//! `fix` are `null` when there is none; `line` and `column` are 1-based (columns in characters).
+//! A `fix` is `{"description", "edits": [{"start", "end", "line", "column", "end_line",
+//! "end_column", "replacement"}]}`, with `start` and `end` byte offsets into the file.
 
 use super::{counts, Positions};
 use pi_rules_core::lint::Report;
@@ -26,6 +28,26 @@ pub(super) fn render(
                 "column": p.column,
                 "message": d.message,
                 "help": d.help,
+                "fix": d.fix.as_ref().map(|fix| {
+                    let edits: Vec<serde_json::Value> = fix
+                        .edits
+                        .iter()
+                        .map(|e| {
+                            let (line, column) = positions.at(&d.path, e.span.start);
+                            let (end_line, end_column) = positions.at(&d.path, e.span.end);
+                            json!({
+                                "start": e.span.start,
+                                "end": e.span.end,
+                                "line": line,
+                                "column": column,
+                                "end_line": end_line,
+                                "end_column": end_column,
+                                "replacement": e.replacement,
+                            })
+                        })
+                        .collect();
+                    json!({ "description": fix.description, "edits": edits })
+                }),
             })
         })
         .collect();

@@ -90,6 +90,14 @@ impl<'r> Positions<'r> {
         }
     }
 
+    /// The 1-based (line, column) of byte `offset` in the file at `path`.
+    pub(crate) fn at(&self, path: &str, offset: usize) -> (usize, usize) {
+        self.index(path).map_or((1, 1), |index| {
+            let p = index.line_col(offset);
+            (p.line, p.column)
+        })
+    }
+
     /// Whether `d` has a position in a text (so a snippet can be shown).
     pub(crate) fn has_position(&self, d: &Diagnostic) -> bool {
         d.span.is_some() && self.index(&d.path).is_some()

@@ -71,13 +71,47 @@ pub(super) fn render(
                     "endColumn": p.end_column,
                 });
             }
-            json!({
+            let fixes: Vec<Value> = d
+                .fix
+                .iter()
+                .map(|fix| {
+                    let replacements: Vec<Value> = fix
+                        .edits
+                        .iter()
+                        .map(|e| {
+                            let (start_line, start_column) = positions.at(&d.path, e.span.start);
+                            let (end_line, end_column) = positions.at(&d.path, e.span.end);
+                            json!({
+                                "deletedRegion": {
+                                    "startLine": start_line,
+                                    "startColumn": start_column,
+                                    "endLine": end_line,
+                                    "endColumn": end_column,
+                                },
+                                "insertedContent": { "text": e.replacement },
+                            })
+                        })
+                        .collect();
+                    json!({
+                        "description": { "text": fix.description },
+                        "artifactChanges": [ {
+                            "artifactLocation": { "uri": uri(&d.path) },
+                            "replacements": replacements,
+                        } ],
+                    })
+                })
+                .collect();
+            let mut result = json!({
                 "ruleId": d.code.id(),
                 "ruleIndex": d.code as usize,
                 "level": level(d.severity),
                 "message": { "text": text },
                 "locations": [ { "physicalLocation": physical } ],
-            })
+            });
+            if !fixes.is_empty() {
+                result["fixes"] = Value::Array(fixes);
+            }
+            result
         })
         .collect();
     let log = json!({
