@@ -220,6 +220,29 @@ mod properties {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
+        /// Whenever the engine, joining the file between two others, leaves two blank lines in
+        /// a row, the check reports a blank run in the file. (Files are generated without such a
+        /// run written out in one piece of text, which is not reported on purpose.)
+        #[test]
+        fn every_blank_run_the_engine_makes_is_reported(gate in 0..GATES.len(), body in body()) {
+            let text = format!("{}{body}", GATES[gate]);
+            let static_run = text.split("{{").any(|piece| {
+                let piece = piece.split("}}").last().unwrap_or("");
+                piece.replace([' ', '\t'], "").contains("\n\n\n")
+            });
+            prop_assume!(!static_run);
+            let reported = diagnostics(&text).iter().any(|d| d.code == Code::BlankRun);
+            for (settings, features) in scopes() {
+                let scope = Scope { settings: &settings, features: &features, review_loop_max_cycles: "3" };
+                let assembly = crate::assemble(&["X", text.as_str(), "Y"], &scope);
+                let lines: Vec<&str> = assembly.text.split('\n').collect();
+                let run = lines.windows(2).any(|w| {
+                    w.iter().all(|l| l.trim_matches([' ', '\t', '\r']).is_empty())
+                });
+                prop_assert!(!run || reported, "{text:?}: {:?}", assembly.text);
+            }
+        }
+
         /// An unreachable block is never kept; a redundant condition, or one that always holds,
         /// is kept whenever it is evaluated; one that never holds is never kept.
         #[test]

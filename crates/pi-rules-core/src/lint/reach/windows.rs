@@ -289,25 +289,21 @@ impl Segment {
         let base = range.start;
         let hard = bytes.iter().position(|&c| is_hard(c));
         let lead_end = hard.map_or(bytes.len(), |h| h + 1);
-        let mut lead: Vec<(u8, u32)> = Vec::with_capacity(lead_end.min(64));
-        for (i, &c) in bytes[..lead_end].iter().enumerate() {
-            // The first five characters may complete a match across the marker before; after
-            // them, repeating a character changes nothing beyond these counts.
-            if i >= 5 && i + 1 < lead_end {
-                let run = lead.iter().rev().take_while(|(p, _)| *p == c).count();
-                let keep = match c {
-                    b'\n' => usize::from(NL_CAP) + 1,
-                    b'|' | b'{' | b'I' | b'F' | b'/' => 2,
-                    _ => 1,
-                };
-                if run >= keep {
-                    continue;
-                }
-            }
-            lead.push((c, (base + i) as u32));
-        }
+        let lead = shortened(&bytes[..lead_end], base, 5);
         let after = hard.map(|h| {
-            let variant = |line_pipe: bool| {
+            // Only what follows the last hard character matters, and the line it is on.
+            let last = bytes.iter().rposition(|&c| is_hard(c)).unwrap_or(h);
+            let between = if last > h {
+                &bytes[h + 1..last]
+            } else {
+                &[][..]
+            };
+            let line_break = memchr::memrchr(b'\n', between);
+            let variant = |line_pipe_in: bool| {
+                let line_pipe = match line_break {
+                    Some(nl) => memchr::memchr(b'|', &between[nl + 1..]).is_some(),
+                    None => line_pipe_in || memchr::memchr(b'|', between).is_some(),
+                };
                 let mut s = State {
                     local: Vec::new(),
                     pruned: Vec::new(),
@@ -330,13 +326,13 @@ impl Segment {
                         row_start: NONE,
                         row_drop: NONE,
                         kmp_start: NONE,
-                        last_at: (base + h) as u32,
+                        last_at: (base + last) as u32,
                     },
                     truncated: false,
                 };
                 let mut ignored = Vec::new();
-                for (i, &c) in bytes.iter().enumerate().skip(h + 1) {
-                    push(&mut s, c, (base + i) as u32, &mut ignored);
+                for (c, at) in shortened(&bytes[last + 1..], base + last + 1, 0) {
+                    push(&mut s, c, at, &mut ignored);
                 }
                 debug_assert!(ignored.is_empty(), "no finding without a marker");
                 (s.tail, s.wit)
@@ -349,6 +345,28 @@ impl Segment {
             fresh: memchr::memchr(b'\n', bytes).is_some(),
         }
     }
+}
+
+/// The characters of `bytes` (at offsets from `base`) with long runs shortened where that
+/// changes nothing for [`push`]: the first `exact` characters are kept as they are (they may
+/// complete a match across the marker before them), and the last one always.
+fn shortened(bytes: &[u8], base: usize, exact: usize) -> Vec<(u8, u32)> {
+    let mut out: Vec<(u8, u32)> = Vec::with_capacity(bytes.len().min(64));
+    for (i, &c) in bytes.iter().enumerate() {
+        if i >= exact && i + 1 < bytes.len() {
+            let run = out.iter().rev().take_while(|(p, _)| *p == c).count();
+            let keep = match c {
+                b'\n' => usize::from(NL_CAP) + 1,
+                b'|' | b'{' | b'I' | b'F' | b'/' => 2,
+                _ => 1,
+            };
+            if run >= keep {
+                continue;
+            }
+        }
+        out.push((c, (base + i) as u32));
+    }
+    out
 }
 
 /// Follows the states through the file and reports what they find.
@@ -508,6 +526,9 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
     report(file, hits, out);
 }
 
+/// What makes two states the same: their decisions and their tail.
+type StateKey = (Vec<(usize, u64)>, Tail);
+
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
 /// [`MAX_STATES`].
 fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
@@ -530,15 +551,28 @@ fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
             })
             .collect();
     }
-    let mut seen: HashMap<(Vec<(usize, u64)>, Tail), usize> = HashMap::new();
+    let mut seen: HashMap<StateKey, usize, foldhash::fast::RandomState> = HashMap::default();
     let mut out: Vec<State> = Vec::new();
     for mut s in states {
         prune(&mut s);
-        let key = (s.local.clone(), s.tail.clone());
-        match seen.get(&key) {
-            Some(&i) => out[i].truncated |= s.truncated,
+        // A few states are compared directly; many go through a map.
+        let found = if out.len() < 16 {
+            out.iter()
+                .position(|o| o.tail == s.tail && o.local == s.local)
+        } else {
+            if seen.is_empty() {
+                for (i, o) in out.iter().enumerate() {
+                    seen.insert((o.local.clone(), o.tail.clone()), i);
+                }
+            }
+            seen.get(&(s.local.clone(), s.tail.clone())).copied()
+        };
+        match found {
+            Some(i) => out[i].truncated |= s.truncated,
             None => {
-                seen.insert(key, out.len());
+                if !seen.is_empty() {
+                    seen.insert((s.local.clone(), s.tail.clone()), out.len());
+                }
                 out.push(s);
             }
         }
