@@ -96,6 +96,62 @@ fn reasoning_table() {
     }
 }
 
+#[test]
+fn a_region_with_too_many_combinations_says_so() {
+    // Ten blocks on ten keys in one blank stretch, each key tested again later so that no
+    // decision can be forgotten: 1024 combinations in one region.
+    let keys = [
+        "dco",
+        "use_worktrees",
+        "comment_signature",
+        "review_loop_enforcement",
+        "orchestrator_edit_write_block",
+        "vertex_claude_1m",
+        "graft_enable",
+        "task_reminder_enabled",
+        "task_auto_clear_enabled",
+        "allow_push_to_protected_branches",
+    ];
+    let mut text = String::from("Start.\n");
+    for key in keys {
+        text.push_str(&format!("{{{{IF:{key}}}}}\n{{{{/IF}}}}"));
+    }
+    text.push_str("End.");
+    for key in keys {
+        text.push_str(&format!("{{{{IF:{key}}}}} {key}{{{{/IF}}}}"));
+    }
+    let layers = vec![LayerInput {
+        kind: LayerKind::Project,
+        entries: vec![Entry {
+            name: "90-x.md".into(),
+            path: "90-x.md".into(),
+            link: None,
+            content: Content::Bytes(text.into_bytes()),
+        }],
+    }];
+    let schema = schema();
+    let input = LintInput {
+        layers: &layers,
+        settings: &[],
+        schema: &schema,
+        features: FEATURES,
+        collate: &|a: &str, b: &str| a.cmp(b),
+    };
+    let report = lint(&input);
+    let blank = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::BlankRun)
+        .expect("a blank run");
+    assert!(
+        blank
+            .notes
+            .iter()
+            .any(|n| n.contains("only the first 256 combinations")),
+        "{blank:#?}"
+    );
+}
+
 mod properties {
     //! The reasoning against the real engine, by brute force over every combination of
     //! representative values of the settings a random file tests.
