@@ -13,6 +13,8 @@
 //! atomically: a temporary file beside it, then a rename over it, keeping its permissions.
 
 use crate::check::{gather, CheckOptions};
+use crate::terminal::Paint;
+use crate::unified_diff;
 use anyhow::Result;
 use pi_rules_core::lint::{
     self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
@@ -216,77 +218,19 @@ pub fn fix_text(
     (current, fixed)
 }
 
-/// Writes the plan as a unified diff, one file after another.
-pub fn write_diff(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the plan as a unified diff, one file after another, with the project's diff writer
+/// (which shows control characters escaped, so the diff is for reading, not for `patch`).
+pub fn write_diff(plan: &Plan, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
     for file in &plan.files {
-        out.write_all(unified_diff(&file.path, &file.before, &file.after).as_bytes())?;
+        unified_diff::write(
+            out,
+            (&format!("a/{}", file.path), &file.before),
+            (&format!("b/{}", file.path), &file.after),
+            unified_diff::DEFAULT_CONTEXT,
+            paint,
+        )?;
     }
     Ok(())
-}
-
-/// Lines of context around each change.
-const CONTEXT: usize = 3;
-
-/// A unified diff of `before` and `after`. Fixes never add or remove a line break, so the texts
-/// have the same lines, some of them changed; other texts are diffed line by line with the
-/// `similar` crate.
-pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
-    let old: Vec<&str> = before.split_inclusive('\n').collect();
-    let new: Vec<&str> = after.split_inclusive('\n').collect();
-    let header = format!("--- a/{path}\n+++ b/{path}\n");
-    if old.len() != new.len() {
-        let diff = similar::TextDiff::from_lines(before, after);
-        let body = diff.unified_diff().context_radius(CONTEXT).to_string();
-        return format!("{header}{body}");
-    }
-    let changed: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
-    if changed.is_empty() {
-        return String::new();
-    }
-    // Group the changed lines into hunks whose context windows touch.
-    let mut hunks: Vec<(usize, usize)> = Vec::new();
-    for &i in &changed {
-        let start = i.saturating_sub(CONTEXT);
-        let end = (i + CONTEXT + 1).min(old.len());
-        match hunks.last_mut() {
-            Some(last) if start <= last.1 => last.1 = end,
-            _ => hunks.push((start, end)),
-        }
-    }
-    let mut out = header;
-    let line = |out: &mut String, sign: char, text: &str| {
-        out.push(sign);
-        out.push_str(text);
-        if !text.ends_with('\n') {
-            out.push_str("\n\\ No newline at end of file\n");
-        }
-    };
-    for (start, end) in hunks {
-        let count = end - start;
-        out.push_str(&format!(
-            "@@ -{},{count} +{},{count} @@\n",
-            start + 1,
-            start + 1
-        ));
-        let mut i = start;
-        while i < end {
-            if old[i] == new[i] {
-                line(&mut out, ' ', old[i]);
-                i += 1;
-                continue;
-            }
-            // A run of changed lines: the old ones, then the new ones.
-            let run_end = (i..end).find(|&k| old[k] == new[k]).unwrap_or(end);
-            for text in &old[i..run_end] {
-                line(&mut out, '-', text);
-            }
-            for text in &new[i..run_end] {
-                line(&mut out, '+', text);
-            }
-            i = run_end;
-        }
-    }
-    out
 }
 
 /// Writes every planned file. A file that changed on disk since it was read is left alone.

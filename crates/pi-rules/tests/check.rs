@@ -700,9 +700,10 @@ mod fixing {
             ),
             "{out}"
         );
-        assert!(out.contains("\n---- \r\n+---\r\n"), "{out:?}");
+        // Control characters are shown escaped: the diff is for reading.
+        assert!(out.contains("\n---- \\r\n+---\\r\n"), "{out:?}");
         assert!(
-            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\r\n"),
+            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\\r\n"),
             "{out:?}"
         );
         assert!(

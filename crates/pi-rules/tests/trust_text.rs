@@ -21,6 +21,11 @@ impl Project {
         let root = fs::canonicalize(tmp.path()).unwrap();
         fs::create_dir_all(root.join("home")).unwrap();
         fs::create_dir_all(root.join("proj/.pi/rules")).unwrap();
+        // Without the final line break, which `check` reports as a blank run at the join (PR804).
+        let rule = rule
+            .strip_suffix(b"\r\n")
+            .or_else(|| rule.strip_suffix(b"\n"))
+            .unwrap_or(rule);
         fs::write(root.join("proj/.pi/rules/90-x.md"), rule).unwrap();
         Project { _tmp: tmp, root }
     }

@@ -151,7 +151,11 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             );
         }
         if args.dry_run {
-            output(fix::write_diff(&plan, cx.out))?;
+            output(fix::write_diff(
+                &plan,
+                cx.out,
+                crate::terminal::Paint { on: cx.color_out },
+            ))?;
             return Ok(Exit::Success);
         }
         let failed = fix::apply(&plan);
