@@ -270,6 +270,38 @@ pub(crate) mod testing {
         SchemaInfo::from_schema(crate::settings::Schema::embedded())
     }
 
+    /// Lints `layers` with the embedded schema, in byte order of names unless `collate` says
+    /// otherwise.
+    pub fn lint_layers(
+        layers: &[LayerInput],
+        collate: Option<&dyn Fn(&str, &str) -> Ordering>,
+    ) -> Report {
+        let schema = schema();
+        let bytes = |a: &str, b: &str| a.cmp(b);
+        let input = LintInput {
+            layers,
+            settings: &[],
+            schema: &schema,
+            features: FEATURES,
+            collate: collate.unwrap_or(&bytes),
+        };
+        lint(&input)
+    }
+
+    /// Lints one project rule `90-x.md` holding `text`.
+    pub fn lint_one(text: &str) -> Report {
+        let layers = [LayerInput {
+            kind: LayerKind::Project,
+            entries: vec![Entry {
+                name: "90-x.md".into(),
+                path: "90-x.md".into(),
+                link: None,
+                content: Content::Bytes(text.as_bytes().to_vec()),
+            }],
+        }];
+        lint_layers(&layers, None)
+    }
+
     /// The codes of a list of findings.
     pub fn codes_of<T>(found: &[(Code, T)]) -> Vec<Code> {
         found.iter().map(|(c, _)| *c).collect()
@@ -294,15 +326,7 @@ mod tests {
     }
 
     fn run(layers: &[LayerInput]) -> Vec<(String, Code)> {
-        let schema = testing::schema();
-        let input = LintInput {
-            layers,
-            settings: &[],
-            schema: &schema,
-            features: FEATURES,
-            collate: &|a: &str, b: &str| a.cmp(b),
-        };
-        lint(&input)
+        testing::lint_layers(layers, None)
             .diagnostics
             .into_iter()
             .map(|d| (d.path, d.code))
@@ -445,15 +469,7 @@ mod tests {
                 vec![("00-a.md", bytes("Override{{IF:dco}} when signing{{/IF}}."))],
             ),
         ];
-        let schema = testing::schema();
-        let input = LintInput {
-            layers: &layers,
-            settings: &[],
-            schema: &schema,
-            features: FEATURES,
-            collate: &|a: &str, b: &str| a.cmp(b),
-        };
-        let report = lint(&input);
+        let report = testing::lint_layers(&layers, None);
         assert_eq!(report.diagnostics.len(), 1);
         let d = &report.diagnostics[0];
         assert_eq!(d.code, Code::StrayCloser);
@@ -475,15 +491,7 @@ mod tests {
                 ("30-z.md", bytes("z")),
             ],
         )];
-        let schema = testing::schema();
-        let input = LintInput {
-            layers: &layers,
-            settings: &[],
-            schema: &schema,
-            features: FEATURES,
-            collate: &|a: &str, b: &str| a.cmp(b),
-        };
-        let report = lint(&input);
+        let report = testing::lint_layers(&layers, None);
         let order: Vec<&Diagnostic> = report
             .diagnostics
             .iter()
@@ -523,15 +531,7 @@ mod tests {
                 ("zz.md", bytes("z")),
             ],
         )];
-        let schema = testing::schema();
-        let input = LintInput {
-            layers: &layers,
-            settings: &[],
-            schema: &schema,
-            features: FEATURES,
-            collate: &icu_like,
-        };
-        let report = lint(&input);
+        let report = testing::lint_layers(&layers, Some(&icu_like));
         let note = |path: &str| {
             report
                 .diagnostics

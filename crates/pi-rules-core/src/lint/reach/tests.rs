@@ -1,29 +1,11 @@
 //! Tests of the reasoning: tables of small files and what they give.
 
 use crate::lint::codes::Code;
-use crate::lint::testing::schema;
-use crate::lint::{lint, Content, Entry, LayerInput, LayerKind, LintInput, FEATURES};
+use crate::lint::testing::lint_one;
 
 /// The findings of the reasoning codes for one file: (code, message).
 pub(crate) fn findings(text: &str) -> Vec<(Code, String)> {
-    let layers = vec![LayerInput {
-        kind: LayerKind::Project,
-        entries: vec![Entry {
-            name: "90-x.md".into(),
-            path: "90-x.md".into(),
-            link: None,
-            content: Content::Bytes(text.as_bytes().to_vec()),
-        }],
-    }];
-    let schema = schema();
-    let input = LintInput {
-        layers: &layers,
-        settings: &[],
-        schema: &schema,
-        features: FEATURES,
-        collate: &|a: &str, b: &str| a.cmp(b),
-    };
-    lint(&input)
+    lint_one(text)
         .diagnostics
         .into_iter()
         .filter(|d| {
@@ -120,24 +102,7 @@ fn a_region_with_too_many_combinations_says_so() {
     for key in keys {
         text.push_str(&format!("{{{{IF:{key}}}}} {key}{{{{/IF}}}}"));
     }
-    let layers = vec![LayerInput {
-        kind: LayerKind::Project,
-        entries: vec![Entry {
-            name: "90-x.md".into(),
-            path: "90-x.md".into(),
-            link: None,
-            content: Content::Bytes(text.into_bytes()),
-        }],
-    }];
-    let schema = schema();
-    let input = LintInput {
-        layers: &layers,
-        settings: &[],
-        schema: &schema,
-        features: FEATURES,
-        collate: &|a: &str, b: &str| a.cmp(b),
-    };
-    let report = lint(&input);
+    let report = lint_one(&text);
     let blank = report
         .diagnostics
         .iter()
@@ -253,24 +218,7 @@ mod properties {
     }
 
     fn diagnostics(text: &str) -> Vec<Diagnostic> {
-        let layers = vec![LayerInput {
-            kind: LayerKind::Project,
-            entries: vec![Entry {
-                name: "90-x.md".into(),
-                path: "90-x.md".into(),
-                link: None,
-                content: Content::Bytes(text.as_bytes().to_vec()),
-            }],
-        }];
-        let schema = schema();
-        let input = LintInput {
-            layers: &layers,
-            settings: &[],
-            schema: &schema,
-            features: FEATURES,
-            collate: &|a: &str, b: &str| a.cmp(b),
-        };
-        lint(&input).diagnostics
+        lint_one(text).diagnostics
     }
 
     proptest! {

@@ -78,6 +78,51 @@ struct Witness {
     last_at: u32,
 }
 
+impl Witness {
+    /// Nothing to point at yet; the last character output was at `last_at`.
+    fn none(last_at: u32) -> Witness {
+        Witness {
+            run_marker: NONE,
+            run_drop: NONE,
+            row_start: NONE,
+            row_drop: NONE,
+            kmp_start: NONE,
+            last_at,
+        }
+    }
+}
+
+impl Tail {
+    /// At the start of a file, after the blank line that joins it to the file before.
+    fn at_start() -> Tail {
+        Tail {
+            nl: 2,
+            first_line_pipe: false,
+            blank_cr: false,
+            seam: false,
+            started: false,
+            line: Line::Start,
+            line_pipe: false,
+            line_drop: false,
+            col0: true,
+            kmp: 0,
+            since_seam: 5,
+        }
+    }
+
+    /// Just after a character that ends every window, on a line that holds a `|` or not.
+    fn after_hard(line_pipe: bool) -> Tail {
+        Tail {
+            nl: 0,
+            started: true,
+            line: Line::Other,
+            line_pipe,
+            col0: false,
+            ..Tail::at_start()
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct State {
     /// Decisions since the last point the output no longer depends on: (variable, classes),
@@ -307,27 +352,8 @@ impl Segment {
                 let mut s = State {
                     local: Vec::new(),
                     pruned: Vec::new(),
-                    tail: Tail {
-                        nl: 0,
-                        first_line_pipe: false,
-                        blank_cr: false,
-                        seam: false,
-                        started: true,
-                        line: Line::Other,
-                        line_pipe,
-                        line_drop: false,
-                        col0: false,
-                        kmp: 0,
-                        since_seam: 5,
-                    },
-                    wit: Witness {
-                        run_marker: NONE,
-                        run_drop: NONE,
-                        row_start: NONE,
-                        row_drop: NONE,
-                        kmp_start: NONE,
-                        last_at: (base + last) as u32,
-                    },
+                    tail: Tail::after_hard(line_pipe),
+                    wit: Witness::none((base + last) as u32),
                     truncated: false,
                 };
                 let mut ignored = Vec::new();
@@ -376,27 +402,8 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
     buckets[0].push(State {
         local: Vec::new(),
         pruned: Vec::new(),
-        tail: Tail {
-            nl: 2,
-            first_line_pipe: false,
-            blank_cr: false,
-            seam: false,
-            started: false,
-            line: Line::Start,
-            line_pipe: false,
-            line_drop: false,
-            col0: true,
-            kmp: 0,
-            since_seam: 5,
-        },
-        wit: Witness {
-            run_marker: NONE,
-            run_drop: NONE,
-            row_start: NONE,
-            row_drop: NONE,
-            kmp_start: NONE,
-            last_at: NONE,
-        },
+        tail: Tail::at_start(),
+        wit: Witness::none(NONE),
         truncated: false,
     });
     let mut cur: Vec<u64> = file.vars.iter().map(|v| v.classes.full()).collect();
