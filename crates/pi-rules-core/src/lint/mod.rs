@@ -270,12 +270,12 @@ pub(crate) mod testing {
         SchemaInfo::from_schema(crate::settings::Schema::embedded())
     }
 
+    /// An order of file names.
+    pub type Collate<'c> = &'c dyn Fn(&str, &str) -> Ordering;
+
     /// Lints `layers` with the embedded schema, in byte order of names unless `collate` says
     /// otherwise.
-    pub fn lint_layers(
-        layers: &[LayerInput],
-        collate: Option<&dyn Fn(&str, &str) -> Ordering>,
-    ) -> Report {
+    pub fn lint_layers(layers: &[LayerInput], collate: Option<Collate<'_>>) -> Report {
         let schema = schema();
         let bytes = |a: &str, b: &str| a.cmp(b);
         let input = LintInput {
