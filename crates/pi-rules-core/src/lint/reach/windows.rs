@@ -363,7 +363,14 @@ impl Segment {
                 debug_assert!(ignored.is_empty(), "no finding without a marker");
                 (s.tail, s.wit)
             };
-            [variant(false), variant(true)]
+            let first = variant(false);
+            // With a line break before the last hard character the line is known: one variant.
+            let second = if line_break.is_some() {
+                first.clone()
+            } else {
+                variant(true)
+            };
+            [first, second]
         });
         Segment {
             lead,
