@@ -10,19 +10,21 @@
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
-use crate::loader::{self, compare_names, FailureReason, PackageSource, RawRead, SpecialKind};
-use crate::repo;
+use crate::loader::{
+    self, compare_names, FailureReason, Layer, PackageSource, Policy, RawRead, SpecialKind,
+};
 pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
 use pi_rules_core::lint::{
-    self, Content, Entry, LayerInput, LayerKind, Link, LintInput, Report, SchemaInfo,
+    self, Content, Entry, Escape, LayerInput, LayerKind, Link, LintInput, Report, SchemaInfo,
     SettingsInput, Severity,
 };
+use pi_rules_core::settings::SettingsFile;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// What `pi-rules check` runs on and how it reports.
 pub struct CheckOptions<'a> {
@@ -105,55 +107,94 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
 pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
     let session = opts.session;
     let display = Display::new();
-    let project_root = repo::repo_root(&session.cwd).unwrap_or_else(|| session.cwd.clone());
-    let project_root = fs::canonicalize(&project_root).unwrap_or(project_root);
+    let policy = session.policy(false);
 
     let package = match &opts.package {
-        PackageSource::Embedded(rules) => LayerInput {
-            kind: LayerKind::Package,
-            entries: rules
+        PackageSource::Embedded(rules) => LayerInput::new(
+            LayerKind::Package,
+            rules
                 .iter()
-                .map(|(name, text)| Entry {
-                    name: (*name).to_owned(),
-                    path: format!("<embedded>/{name}"),
-                    link: None,
-                    content: Content::Bytes(text.as_bytes().to_vec()),
+                .map(|(name, text)| {
+                    let content = Content::Bytes(text.as_bytes().to_vec());
+                    Entry::new(*name, format!("<embedded>/{name}"), content)
                 })
                 .collect(),
-        },
-        PackageSource::Dir(dir) => list_layer(LayerKind::Package, dir, None, &display)?,
+        ),
+        // A package directory is asked for by name, so its absence is a problem too.
+        PackageSource::Dir(dir) => list_layer(LayerKind::Package, dir, true, &policy, &display),
     };
     let mut layers = vec![package];
     if let Some(home) = &session.home {
         let dir = home.join(".pi").join("agent").join("rules");
-        layers.push(list_layer(LayerKind::User, &dir, None, &display)?);
+        layers.push(list_layer(LayerKind::User, &dir, false, &policy, &display));
     }
     let dir = session.cwd.join(".pi").join("rules");
     layers.push(list_layer(
         LayerKind::Project,
         &dir,
-        Some(&project_root),
+        false,
+        &policy,
         &display,
-    )?);
+    ));
 
     let (project, global) = session.settings_files();
+    // The project settings file must stay inside the directory it was looked for in: the
+    // repository root (or the working directory outside a repository).
+    let settings_root = canonical(session.repo_root().unwrap_or(&session.cwd));
     let mut settings: Vec<SettingsInput> = Vec::new();
-    for found in std::iter::once(project).chain(global) {
-        if !found.file.is_present() {
-            continue;
+    for (found, is_project) in [(Some(project), true), (global, false)] {
+        let Some(found) = found else { continue };
+        let dir = found.path.parent().map(Path::to_path_buf);
+        if found.file.is_present() {
+            let path = display.path(&found.path);
+            if settings.iter().any(|s| s.path == path) {
+                continue;
+            }
+            let escape = is_project
+                .then(|| fs::canonicalize(&found.path).ok())
+                .flatten()
+                .filter(|real| !real.starts_with(&settings_root))
+                .map(|real| Escape::OutsideProject {
+                    real: real.display().to_string(),
+                });
+            settings.push(SettingsInput {
+                path,
+                text: found.text.unwrap_or_default(),
+                file: found.file,
+                ignored_json: found.ignored_json.as_deref().map(|p| display.path(p)),
+                escape,
+            });
         }
-        let path = display.path(&found.path);
-        if settings.iter().any(|s| s.path == path) {
-            continue;
+        // A settings file name that is a link leading nowhere counts as missing for the
+        // loader, silently; say so.
+        for name in pi_rules_core::settings::SETTINGS_FILE_NAMES {
+            let Some(path) = dir.as_ref().map(|d| d.join(name)) else {
+                continue;
+            };
+            let (Ok(_), Err(err)) = (fs::symlink_metadata(&path), fs::metadata(&path)) else {
+                continue;
+            };
+            let shown = display.path(&path);
+            if settings.iter().any(|s| s.path == shown) {
+                continue;
+            }
+            let reason =
+                format!("it is a link that leads nowhere ({err}), so it counts as missing");
+            settings.push(SettingsInput {
+                path: shown,
+                text: String::new(),
+                file: SettingsFile::unreadable(reason),
+                ignored_json: None,
+                escape: None,
+            });
         }
-        settings.push(SettingsInput {
-            path,
-            text: found.text.unwrap_or_default(),
-            file: found.file,
-            ignored_json: found.ignored_json.as_deref().map(|p| display.path(p)),
-        });
     }
     Ok((layers, settings))
+}
+
+/// `path` resolved, or as it is when it cannot be.
+fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Paths for messages: relative to the process's directory when under it, else as they are.
@@ -178,36 +219,61 @@ impl Display {
     }
 }
 
-/// Lists one layer directory. A missing directory is an empty layer; so is one that cannot be
-/// listed (the loader then contributes nothing from it either).
+/// Lists one layer directory, every entry included. A missing directory is an empty layer, and
+/// a problem when it was asked for by name (`required`); a directory that cannot be listed is an
+/// empty layer with a problem.
 fn list_layer(
     kind: LayerKind,
     dir: &Path,
-    project_root: Option<&Path>,
+    required: bool,
+    policy: &Policy,
     display: &Display,
-) -> Result<LayerInput> {
-    let mut entries = Vec::new();
+) -> LayerInput {
     let read_dir = match fs::read_dir(dir) {
         Ok(read_dir) => read_dir,
-        Err(_) => return Ok(LayerInput { kind, entries }),
+        Err(err) => {
+            let problem =
+                layer_problem(dir, &err, required).map(|reason| (display.path(dir), reason));
+            return LayerInput {
+                kind,
+                entries: Vec::new(),
+                problem,
+            };
+        }
     };
+    let layer = match kind {
+        LayerKind::Package => Layer::Package,
+        LayerKind::User => Layer::User,
+        LayerKind::Project => Layer::Project,
+    };
+    let mut entries = Vec::new();
     for item in read_dir {
         let Ok(item) = item else { continue };
-        let Ok(name) = item.file_name().into_string() else {
-            continue;
+        let path = item.path();
+        let (name, invalid_name) = match item.file_name().into_string() {
+            Ok(name) => (name, false),
+            Err(raw) if raw.as_encoded_bytes().ends_with(b".md") => {
+                (raw.to_string_lossy().into_owned(), true)
+            }
+            Err(_) => continue,
         };
-        let path = dir.join(&name);
         let Ok(file_type) = item.file_type() else {
             continue;
         };
-        let link = file_type.is_symlink().then(|| {
-            let target = fs::read_link(&path).unwrap_or_default();
-            Link {
-                target: target.display().to_string(),
-                outside_project: project_root.is_some_and(|root| outside(&path, &target, root)),
-            }
+        if invalid_name {
+            let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
+            entry.invalid_name = true;
+            entries.push(entry);
+            continue;
+        }
+        let link = file_type.is_symlink().then(|| Link {
+            target: fs::read_link(&path)
+                .unwrap_or_default()
+                .display()
+                .to_string(),
         });
-        let content = if !lint::is_rule_name(&name) {
+        let rule = lint::is_rule_name(&name);
+        let content = if !rule {
             if file_type.is_dir() {
                 Content::Directory
             } else {
@@ -222,14 +288,61 @@ fn list_layer(
         } else {
             read_bounded(&path, file_type.is_symlink())
         };
+        // Where the rule really is: links on the file and on the directories above it followed.
+        let escape = rule
+            .then(|| fs::canonicalize(&path).ok())
+            .flatten()
+            .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref()))
+            .map(|escape| match escape {
+                loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
+                    real: real.display().to_string(),
+                },
+                loader::Escape::SpecialFile { real } => Escape::SpecialFile {
+                    real: real.display().to_string(),
+                },
+                loader::Escape::Unverifiable => Escape::SpecialFile {
+                    real: path.display().to_string(),
+                },
+            });
         entries.push(Entry {
             name,
             path: display.path(&path),
             link,
+            escape,
+            invalid_name: false,
             content,
         });
     }
-    Ok(LayerInput { kind, entries })
+    LayerInput {
+        kind,
+        entries,
+        problem: None,
+    }
+}
+
+/// Why a layer directory that could not be listed is a problem; `None` when it simply does not
+/// exist and was not asked for.
+fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> {
+    if err.kind() == io::ErrorKind::NotFound {
+        return match fs::symlink_metadata(dir) {
+            Ok(_) => Some("it is a link that leads nowhere".to_owned()),
+            Err(_) if required => Some("it does not exist".to_owned()),
+            Err(_) => None,
+        };
+    }
+    if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+        return Some("it is a link loop".to_owned());
+    }
+    match fs::metadata(dir) {
+        Ok(metadata) if !metadata.is_dir() => Some(format!(
+            "it is {}, not a directory",
+            match special_name(&metadata.file_type()) {
+                "special file" if metadata.is_file() => "a file".to_owned(),
+                kind => format!("a {kind}"),
+            }
+        )),
+        _ => Some(format!("it cannot be listed: {err}")),
+    }
 }
 
 fn special_name(file_type: &fs::FileType) -> &'static str {
@@ -271,49 +384,9 @@ fn read_bounded(path: &Path, is_symlink: bool) -> Content {
     }
 }
 
-/// Whether the link at `path` (with `target` as written) resolves outside `root`. A link to
-/// `/dev/null` (a mask) is not counted.
-fn outside(path: &Path, target: &Path, root: &Path) -> bool {
-    if target == Path::new("/dev/null") {
-        return false;
-    }
-    let resolved = fs::canonicalize(path).unwrap_or_else(|_| {
-        let base = path.parent().unwrap_or(Path::new("/"));
-        normalize(&base.join(target))
-    });
-    !resolved.starts_with(root)
-}
-
-/// `path` with `.` and `..` resolved lexically.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn normalize_table() {
-        let cases = [
-            ("/a/b/../c", "/a/c"),
-            ("/a/./b", "/a/b"),
-            ("/a/../../b", "/b"),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(normalize(Path::new(input)), PathBuf::from(expected));
-        }
-    }
 
     #[test]
     fn status_table() {

@@ -153,15 +153,14 @@ fn lint_alone(
     entry: &Entry,
     text: &str,
 ) -> Vec<lint::Diagnostic> {
-    let layers = [LayerInput {
+    let layers = [LayerInput::new(
         kind,
-        entries: vec![Entry {
-            name: entry.name.clone(),
-            path: entry.path.clone(),
-            link: None,
-            content: Content::Bytes(text.as_bytes().to_vec()),
-        }],
-    }];
+        vec![Entry::new(
+            entry.name.clone(),
+            entry.path.clone(),
+            Content::Bytes(text.as_bytes().to_vec()),
+        )],
+    )];
     let input = LintInput {
         layers: &layers,
         settings: &[],

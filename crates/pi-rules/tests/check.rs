@@ -143,6 +143,27 @@ fn extras(name: &str, t: &Tree) {
                 .expect("symlink");
             std::os::unix::fs::symlink("/dev/null", project.join("91-masked.md")).expect("symlink");
         }
+        "err_unusable_layer" => {
+            fs::create_dir_all(t.root.join("proj/.pi")).expect(".pi");
+            fs::write(&project, "not a directory").expect("file in place of the layer");
+        }
+        "err_non_utf8_name" => {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(b"90-caf\xe9.md");
+            fs::create_dir_all(&project).expect("project");
+            fs::write(project.join(name), "Never loaded.").expect("non-UTF-8 name");
+        }
+        "err_special_file" => {
+            fs::create_dir_all(t.user()).expect("user");
+            std::os::unix::fs::symlink("/dev/zero", t.user().join("75-zero.md")).expect("symlink");
+        }
+        "err_settings_unreadable" => {
+            let dir = t.root.join("proj/.pi");
+            fs::create_dir_all(&dir).expect(".pi");
+            let looped = dir.join("pi-config-settings.jsonc");
+            std::os::unix::fs::symlink(&looped, &looped).expect("link loop");
+            fs::create_dir_all(t.root.join("home/.pi/pi-config-settings.json")).expect("dir");
+        }
         _ => {}
     }
 }
@@ -531,15 +552,14 @@ fn renderers_handle_hostile_text() {
         let text: String = (0..len)
             .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
             .collect();
-        let layers = vec![LayerInput {
-            kind: LayerKind::Project,
-            entries: vec![Entry {
-                name: "90-x.md".into(),
-                path: "90-x.md".into(),
-                link: None,
-                content: Content::Bytes(text.clone().into_bytes()),
-            }],
-        }];
+        let layers = vec![LayerInput::new(
+            LayerKind::Project,
+            vec![Entry::new(
+                "90-x.md",
+                "90-x.md",
+                Content::Bytes(text.clone().into_bytes()),
+            )],
+        )];
         let input = LintInput {
             layers: &layers,
             settings: &[],

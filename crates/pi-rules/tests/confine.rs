@@ -240,3 +240,104 @@ fn a_package_dir_that_does_not_exist_is_said_on_stderr() {
         );
     }
 }
+
+/// `pi-rules check` in the dotfiles home, as short lines.
+fn check(home: &Home, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["check", "--format", "short"];
+    args.extend_from_slice(extra);
+    let output = home.run(&args, &[]);
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn check_reports_rules_and_settings_that_leave_the_project() {
+    let home = Home::new();
+    symlink(
+        home.home.join(".ssh/id_ed25519"),
+        home.rules().join("90-key.md"),
+    )
+    .unwrap();
+    symlink("/proc/self/environ", home.rules().join("95-env.md")).unwrap();
+    let (code, out) = check(&home, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("90-key.md") && out.contains("error[PR601]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("95-env.md") && out.contains("error[PR602]"),
+        "{out}"
+    );
+    // A project outside any repository whose settings file links elsewhere.
+    let plain = tempfile::tempdir().unwrap();
+    let project = plain.path().join("project");
+    fs::create_dir_all(project.join(".pi")).unwrap();
+    fs::write(plain.path().join("settings.json"), "{}").unwrap();
+    symlink(
+        plain.path().join("settings.json"),
+        project.join(".pi/pi-config-settings.json"),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+        .args(["check", "--format", "short"])
+        .env_clear()
+        .env("HOME", &home.home)
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.contains("pi-config-settings.json") && l.contains("error[PR601]")),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_reports_a_package_dir_that_does_not_exist() {
+    let home = Home::new();
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+        .args(["check", "--format", "short", "--package-dir", "/typo"])
+        .env_clear()
+        .env("HOME", &home.home)
+        .current_dir(&home.project)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("error[PR409]") && out.contains("/typo"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_reports_unusable_layers_and_settings_files() {
+    let home = Home::new();
+    // The user layer is a FIFO, the project settings file is over the size limit.
+    fs::create_dir_all(home.home.join(".pi/agent")).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(home.home.join(".pi/agent/rules"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let big = format!("{{\"dco\": true{}}}", " ".repeat(2 << 20));
+    // Under a dotfiles home, `$HOME/.pi` holds the project settings file too.
+    fs::write(home.home.join(".pi/pi-config-settings.jsonc"), big).unwrap();
+    let (code, out) = check(&home, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("PR409") && l.contains("FIFO")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.contains("PR706") && l.contains("limit")),
+        "{out}"
+    );
+    assert!(!out.contains("PR701"), "not a syntax error: {out}");
+}

@@ -315,6 +315,23 @@ layer provides a readable copy the rule is missing from the prompt.
 
 Fix: repair or remove the entry.";
 
+    UnusableLayer = "PR409" "unusable-layer" Error
+        "A rule layer directory that cannot be listed, so none of its rules load."
+        "The package directory given with `--package-dir` or `PI_RULES_PACKAGE_DIR` that does not
+exist, or a layer path (`~/.pi/agent/rules`, `.pi/rules`) that is a file, a FIFO, a link loop or a
+directory that cannot be read, contributes nothing. The loader says nothing about it, as the
+reference does; the rules simply vanish, and with a mistyped package directory the prompt is the
+one-line fallback.
+
+Fix: correct the path, or make it a readable directory.";
+
+    NonUtf8Name = "PR410" "non-utf8-name" Error
+        "A rule file whose name is not valid UTF-8, which is never loaded."
+        "The reference lists names as text, and a name with bytes that are not UTF-8 does not match
+`*.md` there, so the file is skipped without a word.
+
+Fix: rename the file to a UTF-8 name.";
+
     CrTableGap = "PR501" "cr-table-gap" Warning
         "A blank line containing `\\r` between table rows, which table repair does not remove."
         "After conditional rows are dropped, table repair removes blank lines between rows, but
@@ -434,14 +451,27 @@ opaque code. This is informational: icon fonts use them legitimately.
 
 Fix: replace them with plain text if the model should understand them.";
 
-    LinkOutsideProject = "PR601" "link-outside-project" Warning
-        "A project-layer link that points outside the project."
-        "A project rule that is a symbolic link to a file outside the repository makes the prompt
-depend on whatever that path holds on each machine, and can pull in text that nobody reviewed with
-the project.
+    LinkOutsideProject = "PR601" "link-outside-project" Error
+        "A project rule or settings file that resolves outside the project."
+        "A project rule or project settings file that is, or sits in a directory that is, a symbolic
+link leading outside the project makes the prompt depend on whatever that path holds on each
+machine. A cloned project can use it to pull a private file (`~/.ssh/id_ed25519`) into a prompt
+that is sent to a model provider. The project is the repository root of the working directory,
+or the working directory itself when that root is `$HOME` or above it (a dotfiles repository).
+`assemble` still reads such a file, as the reference does, and names it on stderr; with
+`--confine` it is refused and the lower copy is used.
 
-Fix: commit the rule file itself, or put a personal rule in the user layer
-(`~/.pi/agent/rules`).";
+Fix: commit the file itself, or put a personal rule in the user layer (`~/.pi/agent/rules`).";
+
+    SpecialFile = "PR602" "special-file" Error
+        "A rule that is, or links to, a special file such as `/proc/self/environ`."
+        "A rule file that resolves under `/proc`, `/sys` or `/dev` (other than `/dev/null`, which
+masks a rule), or to a device, puts whatever the kernel or the device gives into the prompt: a link
+to `/proc/self/environ` sends every environment variable, API keys included, to the model
+provider. This is checked in every layer. `assemble` still reads such a file, as the reference
+does, and names it on stderr; with `--confine` it is refused and the lower copy is used.
+
+Fix: remove the link.";
 
     SettingsParseError = "PR701" "settings-parse-error" Error
         "A settings file that does not parse; the whole file is ignored."
@@ -479,6 +509,15 @@ Fix: move what you need into the `.jsonc` file and delete the `.json`.";
 that a reader may take for the setting in force.
 
 Fix: keep one entry per key.";
+
+    SettingsUnreadable = "PR706" "settings-unreadable" Error
+        "A settings file that exists but cannot be read; the whole file is ignored."
+        "A settings file that is larger than the 1 MiB limit, is not a regular file (a FIFO, a
+directory), is a link that leads nowhere (a link loop, a dangling link), or cannot be opened
+(permissions) counts as `{}`: every setting in it comes from the other file, the environment or
+the default instead.
+
+Fix: make it a readable file of JSON with comments, or remove it.";
 
     UnreachableBlock = "PR801" "unreachable-block" Error
         "A block whose condition can never hold where it stands: its text never reaches the prompt."

@@ -8,7 +8,7 @@
 
 use super::codes::Code;
 use super::diagnostic::{excerpt, file, FileDiagnostics};
-use super::{Content, Entry, LayerInput, LayerKind, LintInput, MAX_RULE_BYTES};
+use super::{Content, Entry, Escape, LayerInput, LayerKind, LintInput, MAX_RULE_BYTES};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
@@ -72,11 +72,18 @@ pub(crate) fn check_layers(
 ) -> HashMap<String, String> {
     let mut names: IndexMap<&str, Vec<Copy<'_>>> = IndexMap::new();
     for layer in layers {
+        if let Some((path, reason)) = &layer.problem {
+            unusable_layer(layer.kind, path, reason, files);
+        }
         for entry in &layer.entries {
             let copy = Copy {
                 layer: layer.kind,
                 entry,
             };
+            if entry.invalid_name {
+                non_utf8_name(entry, files);
+                continue;
+            }
             if !is_rule_name(&entry.name) {
                 if looks_like_rule(&entry.name) {
                     ignored(entry, "its name does not end in `.md` (lower case)", files);
@@ -94,19 +101,8 @@ pub(crate) fn check_layers(
             if copy.is_candidate() {
                 names.entry(entry.name.as_str()).or_default().push(copy);
             }
-            if let Some(link) = entry.link.as_ref().filter(|l| l.outside_project) {
-                if layer.kind == LayerKind::Project {
-                    if let Some(d) = file(files, &entry.path).report(Code::LinkOutsideProject, None)
-                    {
-                        d.message(format!(
-                            "`{}` links to `{}`, outside the project",
-                            excerpt(&entry.name, 80),
-                            excerpt(&link.target, 200)
-                        ))
-                        .note("the rule then depends on what that path holds on each machine")
-                        .help("commit the file itself, or move a personal rule to the user layer");
-                    }
-                }
+            if let Some(escape) = &entry.escape {
+                escaped(layer.kind, entry, escape, files);
             }
         }
     }
@@ -138,11 +134,86 @@ fn ignored(entry: &Entry, why: &str, files: &mut IndexMap<String, FileDiagnostic
         .note(format!(
             "{why}; only files and links named `*.md` are rules"
         ))
-        .help(if entry.name.to_ascii_lowercase().ends_with(".md") {
-            "rename it to end in `.md`, or move it out of the rules directory"
+        .help(if is_rule_name(&entry.name) {
+            // The name is right; the kind of entry is not (a directory, a FIFO).
+            "replace it with a regular file, or move it out of the rules directory"
+        } else if entry.name.to_ascii_lowercase().ends_with(".md") {
+            "rename it to end in `.md` (lower case), or move it out of the rules directory"
         } else {
             "rename it to end in `.md` to load it, or move it out of the rules directory"
         });
+    }
+}
+
+/// A layer directory that cannot be listed.
+fn unusable_layer(
+    layer: LayerKind,
+    path: &str,
+    reason: &str,
+    files: &mut IndexMap<String, FileDiagnostics>,
+) {
+    if let Some(d) = file(files, path).report(Code::UnusableLayer, None) {
+        d.message(format!(
+            "the {} layer `{}` cannot be used: {reason}",
+            layer.as_str(),
+            excerpt(path, 200)
+        ))
+        .note("none of its rules load, and nothing else says so")
+        .help(if layer == LayerKind::Package {
+            "correct --package-dir or PI_RULES_PACKAGE_DIR, or leave both unset for the embedded rules"
+        } else {
+            "make it a readable directory, or remove it"
+        });
+    }
+}
+
+fn non_utf8_name(entry: &Entry, files: &mut IndexMap<String, FileDiagnostics>) {
+    if let Some(d) = file(files, &entry.path).report(Code::NonUtf8Name, None) {
+        d.message(format!(
+            "`{}` is never loaded: its name is not valid UTF-8",
+            excerpt(&entry.name, 80)
+        ))
+        .help("rename it; the invalid bytes are shown as `\u{fffd}`");
+    }
+}
+
+/// A rule that resolves outside the project, or to a special file.
+fn escaped(
+    layer: LayerKind,
+    entry: &Entry,
+    escape: &Escape,
+    files: &mut IndexMap<String, FileDiagnostics>,
+) {
+    match escape {
+        Escape::OutsideProject { real } if layer == LayerKind::Project => {
+            if let Some(d) = file(files, &entry.path).report(Code::LinkOutsideProject, None) {
+                d.message(format!(
+                    "`{}` resolves to `{}`, outside the project",
+                    excerpt(&entry.name, 80),
+                    excerpt(real, 200)
+                ))
+                .note(
+                    "assemble reads it as the reference does and names it on stderr; with \
+                     --confine it is refused",
+                )
+                .help("commit the file itself, or move a personal rule to the user layer");
+            }
+        }
+        Escape::OutsideProject { .. } => {}
+        Escape::SpecialFile { real } => {
+            if let Some(d) = file(files, &entry.path).report(Code::SpecialFile, None) {
+                d.message(format!(
+                    "`{}` resolves to `{}`, a special file",
+                    excerpt(&entry.name, 80),
+                    excerpt(real, 200)
+                ))
+                .note(
+                    "whatever it gives goes into the prompt, and to the model provider; with \
+                     --confine it is refused",
+                )
+                .help("remove the link");
+            }
+        }
     }
 }
 

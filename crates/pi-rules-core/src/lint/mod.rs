@@ -79,6 +79,9 @@ impl LayerKind {
 pub struct LayerInput {
     pub kind: LayerKind,
     pub entries: Vec<Entry>,
+    /// Why the layer directory cannot be listed, when it exists but is unusable, or when a
+    /// package directory that was asked for is missing: (path, reason).
+    pub problem: Option<(String, String)>,
 }
 
 /// One directory entry.
@@ -90,7 +93,37 @@ pub struct Entry {
     pub path: String,
     /// Set when the entry is a symbolic link.
     pub link: Option<Link>,
+    /// Set when the file resolves somewhere it must not.
+    pub escape: Option<Escape>,
+    /// The name on disk is not valid UTF-8 (`name` has it with replacement characters); the
+    /// loader never lists it.
+    pub invalid_name: bool,
     pub content: Content,
+}
+
+impl Entry {
+    /// A plain entry: not a link, where it should be, with a UTF-8 name.
+    pub fn new(name: impl Into<String>, path: impl Into<String>, content: Content) -> Entry {
+        Entry {
+            name: name.into(),
+            path: path.into(),
+            link: None,
+            escape: None,
+            invalid_name: false,
+            content,
+        }
+    }
+}
+
+impl LayerInput {
+    /// A layer of `entries` whose directory was listed without a problem.
+    pub fn new(kind: LayerKind, entries: Vec<Entry>) -> LayerInput {
+        LayerInput {
+            kind,
+            entries,
+            problem: None,
+        }
+    }
 }
 
 /// Where a symbolic link points.
@@ -98,9 +131,15 @@ pub struct Entry {
 pub struct Link {
     /// The target as written in the link.
     pub target: String,
-    /// Whether the target resolves outside the project (decided by the caller, who can resolve
-    /// paths).
-    pub outside_project: bool,
+}
+
+/// Where a file really is, when that is a problem: decided by the caller, who can resolve paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Escape {
+    /// A project rule or settings file whose real path is outside the project.
+    OutsideProject { real: String },
+    /// A rule that is, or links to, a special file (`/proc`, `/sys`, a device).
+    SpecialFile { real: String },
 }
 
 /// What reading an entry gave (following links).
@@ -132,6 +171,8 @@ pub struct SettingsInput {
     pub file: SettingsFile,
     /// The `pi-config-settings.json` beside this `.jsonc`, ignored because this one exists.
     pub ignored_json: Option<String>,
+    /// Set when the project settings file resolves outside the project.
+    pub escape: Option<Escape>,
 }
 
 /// Everything [`lint`] looks at.
@@ -292,12 +333,12 @@ pub(crate) mod testing {
     pub fn lint_one(text: &str) -> Report {
         let layers = [LayerInput {
             kind: LayerKind::Project,
-            entries: vec![Entry {
-                name: "90-x.md".into(),
-                path: "90-x.md".into(),
-                link: None,
-                content: Content::Bytes(text.as_bytes().to_vec()),
-            }],
+            entries: vec![Entry::new(
+                "90-x.md",
+                "90-x.md",
+                Content::Bytes(text.as_bytes().to_vec()),
+            )],
+            problem: None,
         }];
         lint_layers(&layers, None)
     }
@@ -313,12 +354,7 @@ mod tests {
     use super::*;
 
     fn entry(name: &str, content: Content) -> Entry {
-        Entry {
-            name: name.to_owned(),
-            path: name.to_owned(),
-            link: None,
-            content,
-        }
+        Entry::new(name, name, content)
     }
 
     fn bytes(text: &str) -> Content {
@@ -334,7 +370,7 @@ mod tests {
     }
 
     fn layer(kind: LayerKind, entries: Vec<Entry>) -> LayerInput {
-        LayerInput { kind, entries }
+        LayerInput::new(kind, entries)
     }
 
     fn prefixed(kind: LayerKind, entries: Vec<(&str, Content)>) -> LayerInput {
@@ -612,14 +648,12 @@ mod properties {
         #[test]
         fn any_text_lints_without_panic_and_spans_are_valid(bytes in text(), lower in text()) {
             let layers = vec![
-                LayerInput { kind: LayerKind::Package, entries: vec![Entry {
-                    name: "00-a.md".into(), path: "p/00-a.md".into(), link: None,
-                    content: Content::Bytes(lower),
-                }] },
-                LayerInput { kind: LayerKind::Project, entries: vec![Entry {
-                    name: "00-a.md".into(), path: "q/00-a.md".into(), link: None,
-                    content: Content::Bytes(bytes),
-                }] },
+                LayerInput::new(LayerKind::Package, vec![
+                    Entry::new("00-a.md", "p/00-a.md", Content::Bytes(lower)),
+                ]),
+                LayerInput::new(LayerKind::Project, vec![
+                    Entry::new("00-a.md", "q/00-a.md", Content::Bytes(bytes)),
+                ]),
             ];
             let schema = testing::schema();
             let input = LintInput {

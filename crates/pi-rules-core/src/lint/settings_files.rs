@@ -9,7 +9,7 @@ use super::diagnostic::{excerpt, file, FileDiagnostics};
 use super::schema::SchemaInfo;
 use super::suggest;
 use super::text::{self, Place, Unit};
-use super::SettingsInput;
+use super::{Escape, SettingsInput};
 use crate::settings::FileProblem;
 use indexmap::IndexMap;
 use std::ops::Range;
@@ -66,6 +66,16 @@ pub(crate) fn check(
                 .help("move what you need into the `.jsonc` file and delete this one");
         }
     }
+    if let Some(Escape::OutsideProject { real } | Escape::SpecialFile { real }) = &input.escape {
+        if let Some(d) = file(files, &input.path).report(Code::LinkOutsideProject, None) {
+            d.message(format!(
+                "the project settings file resolves to `{}`, outside the project",
+                excerpt(real, 200)
+            ))
+            .note("its settings change every rule and agent prompt of the project")
+            .help("commit the file itself, or put personal settings in ~/.pi");
+        }
+    }
     let text = input.text.as_str();
     let out = file(files, &input.path);
     check_hidden(text, out);
@@ -87,7 +97,16 @@ pub(crate) fn check(
             }
         };
         let comma = matches!(problem, FileProblem::Syntax(e) if trailing_comma(text, e.offset));
-        if let Some(d) = out.report(Code::SettingsParseError, span) {
+        if matches!(problem, FileProblem::Unreadable { .. }) {
+            if let Some(d) = out.report(Code::SettingsUnreadable, span) {
+                d.message(message)
+                    .note(
+                        "the whole file is ignored: its settings come from the other file, the \
+                         environment or the defaults",
+                    )
+                    .help("make it a readable file of at most 1 MiB, or remove it");
+            }
+        } else if let Some(d) = out.report(Code::SettingsParseError, span) {
             d.message(message)
                 .label("reading stops here")
                 .note(
@@ -334,6 +353,7 @@ mod tests {
             text: text.to_owned(),
             file: SettingsFile::parse(Schema::embedded(), text),
             ignored_json: None,
+            escape: None,
         };
         let mut files = IndexMap::new();
         check(&schema(), &input, &mut files);
