@@ -290,7 +290,8 @@ fn json_has_exactly_the_documented_fields() {
             .map(|o| o.keys().cloned().collect())
             .unwrap_or_default()
     };
-    assert_eq!(keys(&value), ["diagnostics", "summary"]);
+    assert_eq!(keys(&value), ["format", "diagnostics", "summary"]);
+    assert_eq!(value["format"], 1);
     let diagnostics = value["diagnostics"].as_array().expect("array");
     assert_eq!(diagnostics.len(), report.diagnostics.len());
     for d in diagnostics {

@@ -75,7 +75,7 @@ impl From<CheckFormat> for Format {
 }
 
 /// The version of the JSON form, documented in `docs/check-json.md`.
-pub const FORMAT_VERSION: u32 = 1;
+pub use crate::report::JSON_FORMAT_VERSION as FORMAT_VERSION;
 
 /// One code as `--list-codes` and `--explain --format json` show it.
 fn code_json(info: &CodeInfo) -> serde_json::Value {

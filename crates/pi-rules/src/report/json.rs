@@ -1,66 +1,112 @@
-//! `--format json`: one object,
-//! `{"diagnostics": [{"code", "severity", "path", "line", "column", "message", "help", "fix"}],
-//! "summary": {"errors", "warnings", "infos", "files"}}`. The field names are stable; `help` and
-//! `fix` are `null` when there is none; `line` and `column` are 1-based (columns in characters).
-//! A `fix` is `{"description", "edits": [{"start", "end", "line", "column", "end_line",
-//! "end_column", "replacement"}]}`, with `start` and `end` byte offsets into the file.
+//! `--format json`: one object on one line, written as it is built (see `docs/check-json.md`):
+//! `{"format", "diagnostics": [{"code", "severity", "path", "line", "column", "message", "help",
+//! "fix"}], "summary": {"errors", "warnings", "infos", "files"}}`. The field names are stable;
+//! `help` and `fix` are `null` when there is none; `line` and `column` are 1-based (columns in
+//! characters). A `fix` is `{"description", "edits": [{"start", "end", "line", "column",
+//! "end_line", "end_column", "replacement"}]}`, with `start` and `end` byte offsets into the file.
 
 use super::{counts, Positions};
-use pi_rules_core::lint::Report;
-use serde_json::json;
+use crate::json::{self, Seq};
+use pi_rules_core::lint::{Diagnostic, Report};
+use serde::Serialize;
 use std::io::{self, Write};
+
+/// The version of this form.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+#[serde(bound = "")]
+struct JsonReport<'a, I: Iterator<Item = JsonDiagnostic<'a>>> {
+    format: u32,
+    diagnostics: Seq<I>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    files: usize,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'static str,
+    severity: &'static str,
+    path: &'a str,
+    line: usize,
+    column: usize,
+    message: &'a str,
+    help: Option<&'a str>,
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    description: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    start: usize,
+    end: usize,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    replacement: &'a str,
+}
+
+fn diagnostic<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> JsonDiagnostic<'a> {
+    let p = positions.of(d);
+    JsonDiagnostic {
+        code: d.code.id(),
+        severity: d.severity.as_str(),
+        path: &d.path,
+        line: p.line,
+        column: p.column,
+        message: &d.message,
+        help: d.help.as_deref(),
+        fix: d.fix.as_ref().map(|fix| JsonFix {
+            description: &fix.description,
+            edits: fix
+                .edits
+                .iter()
+                .map(|e| {
+                    let (line, column) = positions.at(&d.path, e.span.start);
+                    let (end_line, end_column) = positions.at(&d.path, e.span.end);
+                    JsonEdit {
+                        start: e.span.start,
+                        end: e.span.end,
+                        line,
+                        column,
+                        end_line,
+                        end_column,
+                        replacement: &e.replacement,
+                    }
+                })
+                .collect(),
+        }),
+    }
+}
 
 pub(super) fn render(
     report: &Report,
     positions: &Positions<'_>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let diagnostics: Vec<serde_json::Value> = report
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let p = positions.of(d);
-            json!({
-                "code": d.code.id(),
-                "severity": d.severity.as_str(),
-                "path": d.path,
-                "line": p.line,
-                "column": p.column,
-                "message": d.message,
-                "help": d.help,
-                "fix": d.fix.as_ref().map(|fix| {
-                    let edits: Vec<serde_json::Value> = fix
-                        .edits
-                        .iter()
-                        .map(|e| {
-                            let (line, column) = positions.at(&d.path, e.span.start);
-                            let (end_line, end_column) = positions.at(&d.path, e.span.end);
-                            json!({
-                                "start": e.span.start,
-                                "end": e.span.end,
-                                "line": line,
-                                "column": column,
-                                "end_line": end_line,
-                                "end_column": end_column,
-                                "replacement": e.replacement,
-                            })
-                        })
-                        .collect();
-                    json!({ "description": fix.description, "edits": edits })
-                }),
-            })
-        })
-        .collect();
     let (errors, warnings, infos) = counts(report);
-    let value = json!({
-        "diagnostics": diagnostics,
-        "summary": {
-            "errors": errors,
-            "warnings": warnings,
-            "infos": infos,
-            "files": report.files,
+    let report_json = JsonReport {
+        format: FORMAT_VERSION,
+        diagnostics: Seq::new(report.diagnostics.iter().map(|d| diagnostic(d, positions))),
+        summary: Summary {
+            errors,
+            warnings,
+            infos,
+            files: report.files,
         },
-    });
-    serde_json::to_writer(&mut *out, &value)?;
-    writeln!(out)
+    };
+    json::write_line(out, &report_json)
 }

@@ -7,6 +7,8 @@
 
 mod human;
 mod json;
+
+pub use json::FORMAT_VERSION as JSON_FORMAT_VERSION;
 mod sarif;
 mod short;
 
