@@ -2,13 +2,16 @@
 //! adversarial single files, with the settings the reference figures were measured with
 //! (`review_loop_enforcement` and `dco` on, `coms_active` on, everything else at its default).
 //!
-//! Run with `cargo bench -p pi-rules-core`.
+//! `typical_memcpy_floor` copies the typical layer's bytes into a reused buffer: the floor the
+//! typical assembly is measured against (the target is at most ten times it).
+//!
+//! Run with `cargo bench -p pi-rules-core --bench assemble`.
 
 // The benchmark harness reads its inputs; the no-I/O rule is for the library itself.
 #![allow(clippy::disallowed_methods)]
 
 use pi_rules_core::settings::Schema;
-use pi_rules_core::{assemble, Features, Scope, Settings, Value};
+use pi_rules_core::{assemble, Assembler, Features, Scope, Settings, Value};
 use std::path::{Path, PathBuf};
 
 fn bench_dir() -> PathBuf {
@@ -32,24 +35,33 @@ fn settings() -> Settings {
     let schema = Schema::embedded();
     let mut settings: Settings = schema
         .keys()
-        .map(|k| (k.name.clone(), k.default.clone()))
+        .map(|k| (k.name.to_string(), k.default.clone()))
         .collect();
     settings.insert("review_loop_enforcement", Value::Bool(true));
     settings.insert("dco", Value::Bool(true));
     settings
 }
 
-/// Times assembling `files`, with the settings and features built once outside the loop.
-fn bench_files(bencher: divan::Bencher, files: &[String]) {
-    let settings = settings();
+fn features() -> Features {
     let mut features = Features::new();
     features.set("coms_active", true);
     features.set("external_ai_agents", false);
-    let scope = Scope {
-        settings: &settings,
-        features: &features,
+    features
+}
+
+fn scope<'a>(settings: &'a Settings, features: &'a Features) -> Scope<'a> {
+    Scope {
+        settings,
+        features,
         review_loop_max_cycles: "3",
-    };
+    }
+}
+
+/// Times assembling `files`, with the settings and features built once outside the loop.
+fn bench_files(bencher: divan::Bencher, files: &[String]) {
+    let settings = settings();
+    let features = features();
+    let scope = scope(&settings, &features);
     bencher
         .counter(divan::counter::BytesCount::new(
             files.iter().map(String::len).sum::<usize>(),
@@ -62,9 +74,66 @@ fn typical_package_layer(bencher: divan::Bencher) {
     bench_files(bencher, &typical());
 }
 
+/// The same with one [`Assembler`] kept across iterations, as a long-running host does.
+#[divan::bench]
+fn typical_package_layer_reused(bencher: divan::Bencher) {
+    let files = typical();
+    let settings = settings();
+    let features = features();
+    let scope = scope(&settings, &features);
+    let mut assembler = Assembler::new();
+    bencher
+        .counter(divan::counter::BytesCount::new(
+            files.iter().map(String::len).sum::<usize>(),
+        ))
+        .bench_local(|| {
+            assembler
+                .assemble(divan::black_box(&files), &scope)
+                .text
+                .len()
+        });
+}
+
+/// The floor for `typical_package_layer`: copying the same bytes into a reused buffer.
+#[divan::bench]
+fn typical_memcpy_floor(bencher: divan::Bencher) {
+    let files = typical();
+    let mut buffer = String::with_capacity(files.iter().map(String::len).sum());
+    bencher
+        .counter(divan::counter::BytesCount::new(
+            files.iter().map(String::len).sum::<usize>(),
+        ))
+        .bench_local(|| {
+            buffer.clear();
+            for file in divan::black_box(&files) {
+                buffer.push_str(file);
+            }
+            divan::black_box(&buffer).len()
+        });
+}
+
 #[divan::bench(args = ["many-blocks.md", "deep-nesting.md", "stray-closers.md"])]
 fn adversarial(bencher: divan::Bencher, name: &str) {
     bench_files(bencher, &[read(&bench_dir().join(name))]);
+}
+
+/// The same with one [`Assembler`] kept across iterations: no large allocation is made and
+/// freed (and its pages faulted in again) on every iteration.
+#[divan::bench(args = ["many-blocks.md", "deep-nesting.md", "stray-closers.md"])]
+fn adversarial_reused(bencher: divan::Bencher, name: &str) {
+    let files = [read(&bench_dir().join(name))];
+    let settings = settings();
+    let features = features();
+    let scope = scope(&settings, &features);
+    let mut assembler = Assembler::new();
+    bencher
+        .counter(divan::counter::BytesCount::new(files[0].len()))
+        .bench_local(|| {
+            assembler
+                .assemble(divan::black_box(&files), &scope)
+                .text
+                .len()
+        });
 }
 
 fn main() {

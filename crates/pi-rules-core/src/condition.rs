@@ -47,6 +47,10 @@ impl<'a> Condition<'a> {
 
 /// Parses a condition as written between the marker's `:` and `}}`. `None` means malformed.
 pub fn parse(raw: &str) -> Option<Condition<'_>> {
+    // The common case first: a bare key with nothing around it.
+    if identifier_len(raw) == Some(raw.len()) {
+        return Some(Condition::Bare { key: raw });
+    }
     let cond = js_trim(raw);
     let key_len = identifier_len(cond)?;
     let (key, rest) = cond.split_at(key_len);
@@ -79,16 +83,36 @@ pub fn parse(raw: &str) -> Option<Condition<'_>> {
 fn identifier_len(s: &str) -> Option<usize> {
     let bytes = s.as_bytes();
     let first = *bytes.first()?;
-    if !(first.is_ascii_alphabetic() || first == b'_') {
+    if IDENTIFIER[usize::from(first)] != START {
         return None;
     }
     Some(
         bytes
             .iter()
-            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+            .position(|&b| IDENTIFIER[usize::from(b)] == NONE)
             .unwrap_or(bytes.len()),
     )
 }
+
+const NONE: u8 = 0;
+const START: u8 = 1;
+const CONTINUE: u8 = 2;
+
+/// Per byte: [`START`] for `[A-Za-z_]`, [`CONTINUE`] for `[0-9]`, else [`NONE`].
+const IDENTIFIER: [u8; 256] = {
+    let mut table = [NONE; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            table[b] = START;
+        } else if c.is_ascii_digit() {
+            table[b] = CONTINUE;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Whether `s` is a whole settings-key identifier.
 pub fn is_identifier(s: &str) -> bool {

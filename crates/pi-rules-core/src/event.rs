@@ -3,70 +3,136 @@
 //!
 //! Spans are byte ranges into the file's whole text, frontmatter included. Line and column are
 //! computed only when printing (see [`crate::span`]).
+//!
+//! Warnings are kept in bulk (a file of stray closers has one per marker), so they are small,
+//! copyable records that point into the file's text; their message is produced on demand by
+//! [`Warning::message`]. Gate and block decisions are not kept: they go to an [`Observer`] as
+//! they are made, borrowing the file's text and the setting values, and an observer that wants
+//! them keeps what it needs.
 
 use crate::markers::BlockKind;
+use crate::span::{saturate, Span};
 use crate::value::Value;
 use std::fmt;
 use std::ops::Range;
 
-/// A warning, with the exact message the reference logs (see its [`fmt::Display`]).
-#[derive(Debug, Clone, PartialEq)]
+/// A warning: 16 bytes of file index, span and kind. Its message, the exact text the reference
+/// logs, is made only when printed, from the file's text: see [`Warning::message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Warning {
-    /// Index of the rule file in the assembly's input.
-    pub file: usize,
-    /// What the warning is about: the frontmatter line, the marker, or the condition.
-    pub span: Range<usize>,
+    span: Span,
+    file: u32,
     pub kind: WarningKind,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// What a warning is about. The warning's span covers the text its message quotes (see each
+/// variant), so the message needs nothing but the span and the file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarningKind {
-    /// `requires_setting` names a key that is not a settings key.
-    UnknownRequiresSetting { key: String },
-    /// `requires` names something that is not a feature predicate.
-    UnknownFeature { name: String },
-    /// A closer with no opener before it; kept verbatim.
+    /// `requires_setting` names a key that is not a settings key; the span is the key as
+    /// written in the frontmatter, trimmed.
+    UnknownRequiresSetting,
+    /// `requires` names something that is not a feature predicate; the span is the name, trimmed.
+    UnknownFeature,
+    /// A closer with no opener before it, kept verbatim; the span is the marker.
     StrayCloser { kind: BlockKind },
-    /// An opener with no closer; it and the rest of its text are kept verbatim.
-    Unbalanced { kind: BlockKind, condition: String },
-    /// A condition that is neither a key nor a comparison; the block is dropped.
-    MalformedCondition { condition: String },
-    /// A condition on a key that is neither a setting nor a feature; the block is dropped.
-    UnknownKey { key: String },
+    /// An opener with no closer; it and the rest of its text are kept verbatim. The span is the
+    /// opener marker, `{{IF:COND}}`, condition as written.
+    Unbalanced { kind: BlockKind },
+    /// A condition that is neither a key nor a comparison, so the block is dropped; the span is
+    /// the condition as written (untrimmed).
+    MalformedCondition,
+    /// A condition on a key that is neither a setting nor a feature, so the block is dropped; the
+    /// span is the key.
+    UnknownKey,
 }
 
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.kind.fmt(f)
+impl WarningKind {
+    /// The fixed start of the message, before the quoted text.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            WarningKind::UnknownRequiresSetting => "unknown requires_setting key: ",
+            WarningKind::UnknownFeature => "unknown feature predicate: ",
+            WarningKind::StrayCloser { .. } => "unbalanced conditional marker: ",
+            WarningKind::Unbalanced { .. } => "unbalanced conditional block starting at ",
+            WarningKind::MalformedCondition => "malformed conditional condition: ",
+            WarningKind::UnknownKey => "unknown setting key in conditional: ",
+        }
     }
 }
 
-impl fmt::Display for WarningKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WarningKind::UnknownRequiresSetting { key } => {
-                write!(f, "unknown requires_setting key: {key}")
-            }
-            WarningKind::UnknownFeature { name } => write!(f, "unknown feature predicate: {name}"),
-            WarningKind::StrayCloser { kind } => {
-                write!(
-                    f,
-                    "unbalanced conditional marker: {{{{/{}}}}}",
-                    kind.keyword()
-                )
-            }
-            WarningKind::Unbalanced { kind, condition } => write!(
-                f,
-                "unbalanced conditional block starting at {{{{{}:{condition}}}}}",
-                kind.keyword()
-            ),
-            WarningKind::MalformedCondition { condition } => {
-                write!(f, "malformed conditional condition: {condition}")
-            }
-            WarningKind::UnknownKey { key } => {
-                write!(f, "unknown setting key in conditional: {key}")
-            }
+impl Warning {
+    /// A warning about `span` of file `file` (offsets and index saturate at `u32::MAX`; see
+    /// [`crate::span`]).
+    pub fn new(file: usize, span: Range<usize>, kind: WarningKind) -> Warning {
+        Warning {
+            span: Span::new(span),
+            file: saturate(file),
+            kind,
         }
+    }
+
+    /// Index of the rule file in the assembly's input.
+    pub fn file(&self) -> usize {
+        self.file as usize
+    }
+
+    /// The byte range of the quoted text in the file's whole text, frontmatter included.
+    pub fn span(&self) -> Range<usize> {
+        self.span.range()
+    }
+
+    /// The message, given the whole text of file [`Warning::file`]. Printing it never panics: a
+    /// span that does not fit `text` quotes nothing.
+    pub fn message<'t>(&self, text: &'t str) -> Message<'t> {
+        let subject = match self.kind {
+            // The closer is fixed text; no need to trust the span.
+            WarningKind::StrayCloser { kind } => match kind {
+                BlockKind::If => "{{/IF}}",
+                BlockKind::IfNot => "{{/IFNOT}}",
+            },
+            _ => self.span.of(text),
+        };
+        Message {
+            prefix: self.kind.prefix(),
+            subject,
+        }
+    }
+}
+
+/// A warning's message, exactly as the reference logs it (without the `rule assembly: ` that
+/// is put before it when printed): a fixed prefix and the quoted text of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message<'t> {
+    prefix: &'static str,
+    subject: &'t str,
+}
+
+impl<'t> Message<'t> {
+    /// The fixed part, such as `unknown setting key in conditional: ` (ASCII, no escapes).
+    pub fn prefix(&self) -> &'static str {
+        self.prefix
+    }
+
+    /// The quoted part, such as the key, taken from the file's text.
+    pub fn subject(&self) -> &'t str {
+        self.subject
+    }
+
+    /// The length of the message in bytes.
+    pub fn len(&self) -> usize {
+        self.prefix.len() + self.subject.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.prefix)?;
+        f.write_str(self.subject)
     }
 }
 
@@ -138,9 +204,103 @@ pub struct BlockDecision<'a> {
 
 /// Receives the decisions of an assembly as it makes them. Every method does nothing by default,
 /// and `()` ignores everything, so the plain path pays nothing for the hooks.
+///
+/// Decisions come in input order: for each file its [`GateDecision`], then (when the file is
+/// included) a [`BlockDecision`] for every block whose condition was tested, in text order.
+/// Warnings are not repeated here; they are in [`crate::Assembly::warnings`].
 pub trait Observer {
+    /// The frontmatter decision of one file (also for files without a gate).
     fn gate(&mut self, _decision: &GateDecision<'_>) {}
+    /// One block whose condition was tested.
     fn block(&mut self, _decision: &BlockDecision<'_>) {}
 }
 
 impl Observer for () {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{assemble, Features, Scope, Settings};
+    use std::mem::size_of;
+
+    #[test]
+    fn records_are_small() {
+        assert!(size_of::<Warning>() <= 16, "{}", size_of::<Warning>());
+        assert!(size_of::<WarningKind>() <= 2);
+        assert!(size_of::<crate::markers::Marker>() <= 12);
+    }
+
+    /// (file text, expected messages): every kind, with the quoted text taken from the file.
+    #[test]
+    fn messages_quote_the_file() {
+        let mut settings = Settings::new();
+        settings.insert("on", Value::Bool(true));
+        let mut features = Features::new();
+        features.set("f", true);
+        let scope = Scope {
+            settings: &settings,
+            features: &features,
+            review_loop_max_cycles: "3",
+        };
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "---\nrequires_setting: \u{feff} nope \t\n---\nx",
+                &["unknown requires_setting key: nope"],
+            ),
+            (
+                "---\nrequires: on\nrequires:   g  \n---\nx",
+                &["unknown feature predicate: g"],
+            ),
+            (
+                "a{{/IF}}b{{/IFNOT}}",
+                &[
+                    "unbalanced conditional marker: {{/IF}}",
+                    "unbalanced conditional marker: {{/IFNOT}}",
+                ],
+            ),
+            (
+                "{{IFNOT: on }}x",
+                &["unbalanced conditional block starting at {{IFNOT: on }}"],
+            ),
+            (
+                "{{IF: a b }}x{{/IF}}",
+                &["malformed conditional condition:  a b "],
+            ),
+            (
+                "{{IF:\u{a0} typo == 3}}x{{/IF}}{{IFNOT:typo2}}y{{/IFNOT}}",
+                &[
+                    "unknown setting key in conditional: typo",
+                    "unknown setting key in conditional: typo2",
+                ],
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = assemble(&[*text], &scope);
+            let messages: Vec<String> = got.messages(&[*text]).map(|m| m.to_string()).collect();
+            assert_eq!(messages, *expected, "{text:?}");
+            for (w, m) in got.warnings.iter().zip(got.messages(&[*text])) {
+                assert_eq!(m.len(), m.to_string().len());
+                assert_eq!(m.prefix(), w.kind.prefix());
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_never_panics_on_the_wrong_text() {
+        let w = Warning::new(0, 2..4, WarningKind::UnknownKey);
+        assert_eq!(w.message("é").to_string(), WarningKind::UnknownKey.prefix());
+        assert_eq!(w.message("abcdef").subject(), "cd");
+        let far = Warning::new(
+            usize::MAX,
+            usize::MAX - 1..usize::MAX,
+            WarningKind::UnknownKey,
+        );
+        assert_eq!(
+            (far.file(), far.span()),
+            (MAX as usize, MAX as usize..MAX as usize)
+        );
+        assert_eq!(far.message("abc").subject(), "");
+    }
+
+    const MAX: u32 = u32::MAX;
+}

@@ -4,7 +4,7 @@
 //! `^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$` does: the first closing fence wins. It is not YAML:
 //! each line is trimmed, blank and `#` lines are skipped, and the first `:` splits key from value.
 
-use crate::text::js_trim;
+use crate::text::{js_trim, js_trim_start};
 use std::ops::Range;
 
 /// A rule file split into its header and body.
@@ -25,6 +25,8 @@ pub struct Attribute<'a> {
     pub value: &'a str,
     /// Byte range of the whole (untrimmed) line in the file.
     pub line: Range<usize>,
+    /// Byte range of [`Attribute::value`] in the file.
+    pub value_span: Range<usize>,
 }
 
 impl<'a> Frontmatter<'a> {
@@ -66,10 +68,20 @@ pub fn split(text: &str) -> Frontmatter<'_> {
         let Some(colon) = trimmed.find(':').filter(|&i| i > 0) else {
             continue;
         };
+        let after_colon = &trimmed[colon + 1..];
+        let value = js_trim(after_colon);
+        // Offsets within the line: `trimmed` starts after the leading whitespace of `content`,
+        // and `value` after the leading whitespace of `after_colon`.
+        let value_start = line.start
+            + (content.len() - js_trim_start(content).len())
+            + colon
+            + 1
+            + (after_colon.len() - js_trim_start(after_colon).len());
         attributes.push(Attribute {
             key: js_trim(&trimmed[..colon]),
-            value: js_trim(&trimmed[colon + 1..]),
+            value,
             line,
+            value_span: value_start..value_start + value.len(),
         });
     }
     Frontmatter {
@@ -181,6 +193,9 @@ mod tests {
         for (text, attrs, body) in cases {
             let fm = split(text);
             let got: Vec<(&str, &str)> = fm.attributes.iter().map(|a| (a.key, a.value)).collect();
+            for a in &fm.attributes {
+                assert_eq!(&text[a.value_span.clone()], a.value, "{text:?}");
+            }
             assert_eq!(got, *attrs, "{text:?}");
             assert_eq!(&text[fm.body_start..], *body, "{text:?}");
         }

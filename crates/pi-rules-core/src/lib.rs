@@ -28,9 +28,9 @@ pub mod table;
 pub mod text;
 pub mod value;
 
-pub use assemble::{assemble, assemble_observed, Assembly};
+pub use assemble::{assemble, assemble_observed, Assembler, Assembly};
 pub use event::{
-    BlockDecision, BlockReason, GateDecision, GateReason, Observer, Warning, WarningKind,
+    BlockDecision, BlockReason, GateDecision, GateReason, Message, Observer, Warning, WarningKind,
 };
 pub use scope::{Features, Scope, Settings};
 pub use value::{Object, Value};

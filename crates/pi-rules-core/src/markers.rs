@@ -5,6 +5,7 @@
 //! `\{\{(IFNOT:([^}]+)|IF:([^}]+)|\/IFNOT|\/IF)\}\}`. [`match_opener`] pairs an opener with its
 //! closer using an explicit stack. Neither recurses, and both are linear in their input.
 
+use crate::span::{Span, MAX_OFFSET};
 use std::ops::Range;
 
 /// Which of the two block kinds a marker belongs to.
@@ -26,61 +27,165 @@ impl BlockKind {
     }
 }
 
-/// One marker found in a text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One marker found in a text: 12 bytes, its position kept as `u32` offsets (see
+/// [`crate::span`] for texts over 4 GiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
+    span: Span,
     pub kind: BlockKind,
     /// True for `{{/IF}}` and `{{/IFNOT}}`.
     pub closer: bool,
-    /// The whole marker, braces included.
-    pub span: Range<usize>,
-    /// The condition text between `:` and `}}`, exactly as written; empty for closers.
-    pub condition: Range<usize>,
 }
 
 impl Marker {
     pub fn is_opener(&self) -> bool {
         !self.closer
     }
+
+    /// The whole marker, braces included.
+    #[inline]
+    pub fn span(&self) -> Range<usize> {
+        self.span.range()
+    }
+
+    /// The condition text between `:` and `}}`, exactly as written; an empty range at the end of
+    /// the marker for closers.
+    #[inline]
+    pub fn condition(&self) -> Range<usize> {
+        let Range { start, end } = self.span.range();
+        if self.closer {
+            end..end
+        } else {
+            // `{{` + keyword + `:` … `}}`; a scanned opener is always that long.
+            (start + 3 + self.kind.keyword().len()).min(end)..end.saturating_sub(2)
+        }
+    }
 }
 
 /// Finds every marker in `text`, in order.
 pub fn scan(text: &str) -> Vec<Marker> {
+    scan_from(text, 0)
+}
+
+/// Finds every marker in `text[from..]` (a body after its frontmatter), with offsets into the
+/// whole `text`.
+pub fn scan_from(text: &str, from: usize) -> Vec<Marker> {
     let mut markers = Vec::new();
-    scan_into(text, &mut markers);
+    scan_into(text, from, &mut markers);
     markers
 }
 
-/// Like [`scan`], appending to `out` so a caller can reuse the allocation.
-pub fn scan_into(text: &str, out: &mut Vec<Marker>) {
-    let bytes = text.as_bytes();
-    // End of the run of non-`}` bytes that starts at or before the cached position. Condition runs
-    // of neighbouring candidates overlap, so caching the next `}` keeps the scan linear on text
-    // such as `{{IF:{{IF:{{IF:…` with no closing brace.
-    let mut next_brace = NextBrace::default();
-    let mut pos = 0;
-    while let Some(found) = find_open_braces(bytes, pos) {
-        match match_at(bytes, found, &mut next_brace) {
+/// Like [`scan_from`], appending to `out` so a caller can reuse the allocation. Returns whether
+/// `text[from..]` holds a `{` other than the two that open each marker found (one in plain text,
+/// or inside a condition). When it does not, no text made of pieces of `text[from..]` that
+/// leave markers whole can hold `{{REVIEW_LOOP_MAX_CYCLES}}`.
+///
+/// Only the first [`MAX_OFFSET`] bytes of `text` are scanned (see [`crate::span`]).
+pub fn scan_into(text: &str, from: usize, out: &mut Vec<Marker>) -> bool {
+    let bytes = &text.as_bytes()[..text.len().min(MAX_OFFSET)];
+    let mut scan = Scan {
+        bytes,
+        next_brace: NextBrace::default(),
+        other_braces: false,
+    };
+    let mut pos = from;
+    while let Some(found) = scan.find_open_braces(pos) {
+        match scan.match_at(found) {
             Some(marker) => {
-                pos = marker.span.end;
+                pos = marker.span.end as usize;
                 out.push(marker);
             }
-            None => pos = found + 1,
+            None => {
+                scan.other_braces = true;
+                pos = found + 1;
+            }
         }
     }
+    scan.other_braces
 }
 
-/// Position of the next `{{` at or after `from`.
-fn find_open_braces(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while let Some(off) = memchr::memchr(b'{', bytes.get(i..)?) {
-        let j = i + off;
-        if bytes.get(j + 1) == Some(&b'{') {
-            return Some(j);
+struct Scan<'b> {
+    bytes: &'b [u8],
+    /// End of the run of non-`}` bytes that starts at or before the cached position. Condition
+    /// runs of neighbouring candidates overlap, so caching the next `}` keeps the scan linear on
+    /// text such as `{{IF:{{IF:{{IF:…` with no closing brace.
+    next_brace: NextBrace,
+    /// A `{` was seen that does not open a marker.
+    other_braces: bool,
+}
+
+impl Scan<'_> {
+    /// Position of the next `{{` at or after `from`.
+    fn find_open_braces(&mut self, from: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        // Markers often follow each other directly.
+        if bytes.get(from..from + 2) == Some(b"{{") {
+            return Some(from);
         }
-        i = j + 1;
+        let mut i = from;
+        while let Some(off) = memchr::memchr(b'{', bytes.get(i..)?) {
+            let j = i + off;
+            if bytes.get(j + 1) == Some(&b'{') {
+                return Some(j);
+            }
+            self.other_braces = true;
+            i = j + 1;
+        }
+        None
     }
-    None
+
+    /// The first `}` at or after `from` (or the end), noting a `{` on the way.
+    fn next_closing_brace(&mut self, from: usize) -> usize {
+        let bytes = self.bytes;
+        let cache = &mut self.next_brace;
+        if cache.valid && cache.from <= from && from <= cache.at {
+            // Inside a run looked at before, which began inside an earlier candidate: that
+            // candidate's `{{` is in this run.
+            self.other_braces = true;
+            return cache.at;
+        }
+        // One search finds the end of the condition, or a `{` before it.
+        let rest = &bytes[from.min(bytes.len())..];
+        let at = match memchr::memchr2(b'}', b'{', rest) {
+            Some(off) if rest[off] == b'}' => from + off,
+            Some(off) => {
+                self.other_braces = true;
+                memchr::memchr(b'}', &rest[off..]).map_or(bytes.len(), |o| from + off + o)
+            }
+            None => bytes.len(),
+        };
+        *cache = NextBrace {
+            from,
+            at,
+            valid: true,
+        };
+        at
+    }
+    /// Tries the marker regex at `start` (where `{{` stands). `bytes` is at most
+    /// [`MAX_OFFSET`] long, so every offset fits a `u32`.
+    fn match_at(&mut self, start: usize) -> Option<Marker> {
+        let rest = &self.bytes[start + 2..];
+        let marker = |kind: BlockKind, closer: bool, end: usize| Marker {
+            span: Span::new(start..end),
+            kind,
+            closer,
+        };
+        let kind = if rest.starts_with(b"IFNOT:") {
+            BlockKind::IfNot
+        } else if rest.starts_with(b"IF:") {
+            BlockKind::If
+        } else if rest.starts_with(b"/IFNOT}}") {
+            return Some(marker(BlockKind::IfNot, true, start + 10));
+        } else if rest.starts_with(b"/IF}}") {
+            return Some(marker(BlockKind::If, true, start + 7));
+        } else {
+            return None;
+        };
+        let cond_start = start + 3 + kind.keyword().len();
+        let cond_end = self.next_closing_brace(cond_start);
+        let closed = cond_end > cond_start && self.bytes.get(cond_end + 1) == Some(&b'}');
+        closed.then(|| marker(kind, false, cond_end + 2))
+    }
 }
 
 #[derive(Default)]
@@ -91,82 +196,48 @@ struct NextBrace {
     valid: bool,
 }
 
-impl NextBrace {
-    fn find(&mut self, bytes: &[u8], from: usize) -> usize {
-        if !(self.valid && self.from <= from && from <= self.at) {
-            self.at = memchr::memchr(b'}', &bytes[from.min(bytes.len())..])
-                .map_or(bytes.len(), |off| from + off);
-            self.from = from;
-            self.valid = true;
-        }
-        self.at
-    }
-}
-
-/// Tries the marker regex at `start` (where `{{` stands).
-fn match_at(bytes: &[u8], start: usize, next_brace: &mut NextBrace) -> Option<Marker> {
-    let rest = &bytes[start + 2..];
-    let opener = |kind: BlockKind, prefix_len: usize, next_brace: &mut NextBrace| {
-        let cond_start = start + 2 + prefix_len;
-        let cond_end = next_brace.find(bytes, cond_start);
-        let closed = cond_end > cond_start && bytes.get(cond_end + 1) == Some(&b'}');
-        closed.then(|| Marker {
-            kind,
-            closer: false,
-            span: start..cond_end + 2,
-            condition: cond_start..cond_end,
-        })
-    };
-    let closer = |kind: BlockKind, len: usize| Marker {
-        kind,
-        closer: true,
-        span: start..start + 2 + len,
-        condition: start + 2 + len..start + 2 + len,
-    };
-    if rest.starts_with(b"IFNOT:") {
-        opener(BlockKind::IfNot, 6, next_brace)
-    } else if rest.starts_with(b"IF:") {
-        opener(BlockKind::If, 3, next_brace)
-    } else if rest.starts_with(b"/IFNOT}}") {
-        Some(closer(BlockKind::IfNot, 8))
-    } else if rest.starts_with(b"/IF}}") {
-        Some(closer(BlockKind::If, 5))
-    } else {
-        None
-    }
-}
+/// Marks an index into a marker list that has no partner (see [`match_opener`]).
+pub const UNPAIRED: u32 = u32::MAX;
 
 /// Finds the closer of the opener `markers[open]`, considering markers up to `limit` (exclusive).
 ///
-/// The stack holds the kinds of the openers met so far. A closer of the kind on top pops it; the
-/// opener is closed when its own entry pops. A closer of the other kind means the opener has no
-/// closer. Every opener met on the way that is closed inside gets its closer written into `pairs`
-/// (indexed by marker), so evaluating the block needs no second search.
+/// The stack holds the indexes of the openers met so far. A closer of the kind on top pops it;
+/// the opener is closed when its own entry pops. A closer of the other kind means the opener has
+/// no closer. Every opener met on the way that is closed inside gets its closer written into
+/// `pairs` (indexed by marker), so evaluating the block needs no second search. Marker indexes
+/// are `u32`: a text of at most 4 GiB holds fewer than 2^32 / 7 markers.
 pub fn match_opener(
     markers: &[Marker],
     open: usize,
     limit: usize,
-    stack: &mut Vec<usize>,
-    pairs: &mut [usize],
+    stack: &mut Vec<u32>,
+    pairs: &mut [u32],
 ) -> Option<usize> {
     stack.clear();
-    stack.push(open);
-    for (i, marker) in markers.iter().enumerate().take(limit).skip(open + 1) {
+    stack.push(index(open));
+    let limit = limit.min(markers.len());
+    for i in open + 1..limit {
+        let marker = &markers[i];
         if marker.is_opener() {
-            stack.push(i);
+            stack.push(index(i));
             continue;
         }
-        let top = *stack.last()?;
+        let top = *stack.last()? as usize;
         if markers[top].kind != marker.kind {
             return None;
         }
         stack.pop();
-        pairs[top] = i;
+        pairs[top] = index(i);
         if stack.is_empty() {
             return Some(i);
         }
     }
     None
+}
+
+/// A marker index as stored in `pairs` and the stack.
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(UNPAIRED)
 }
 
 #[cfg(test)]
@@ -181,7 +252,7 @@ mod tests {
                 if m.closer {
                     format!("/{}", m.kind.keyword())
                 } else {
-                    format!("{}:{}", m.kind.keyword(), &text[m.condition.clone()])
+                    format!("{}:{}", m.kind.keyword(), &text[m.condition()])
                 }
             })
             .collect()
@@ -209,16 +280,32 @@ mod tests {
     }
 
     #[test]
+    fn markers_are_small() {
+        assert!(std::mem::size_of::<Marker>() <= 12);
+    }
+
+    #[test]
+    fn scan_from_keeps_whole_text_offsets() {
+        let text = "{{/IF}}ab{{IF:x}}";
+        let markers = scan_from(text, 3);
+        assert_eq!(markers.len(), 1);
+        assert_eq!(markers[0].span(), 9..17);
+        assert_eq!(&text[markers[0].condition()], "x");
+        let closer = scan(text)[0];
+        assert_eq!(closer.condition(), 7..7);
+    }
+
+    #[test]
     fn spans_cover_the_marker() {
         let text = "ab{{IF:x}}cd{{/IF}}";
         let markers = scan(text);
-        assert_eq!(&text[markers[0].span.clone()], "{{IF:x}}");
-        assert_eq!(&text[markers[1].span.clone()], "{{/IF}}");
+        assert_eq!(&text[markers[0].span()], "{{IF:x}}");
+        assert_eq!(&text[markers[1].span()], "{{/IF}}");
     }
 
     fn matched(text: &str) -> Option<usize> {
         let markers = scan(text);
-        let mut pairs = vec![usize::MAX; markers.len()];
+        let mut pairs = vec![UNPAIRED; markers.len()];
         match_opener(&markers, 0, markers.len(), &mut Vec::new(), &mut pairs)
     }
 

@@ -79,6 +79,14 @@ impl Features {
 
     /// The predicate's value, or `None` when `name` is not a predicate.
     pub fn get(&self, name: &str) -> Option<bool> {
+        // A host sets a handful of predicates; comparing them beats hashing the name.
+        if self.flags.len() <= 8 {
+            return self
+                .flags
+                .iter()
+                .find(|(flag, _)| flag.as_str() == name)
+                .map(|(_, &on)| on);
+        }
         self.flags.get(name).copied()
     }
 

@@ -3,141 +3,270 @@
 //! The reference runs `text.replace(/(\|[^\n]*)\n(?:[ \t]*\n)+(?=\|)/g, "$1\n")`: a run of blank
 //! lines (spaces and tabs only; a `\r` makes a line non-blank) goes when the line before it holds
 //! a `|` and the line after it starts with `|`. That is what dropping a conditional table row
-//! leaves behind. This is the same rewrite done line by line, in linear time (the regex itself
-//! rescans long lines once per `|`).
+//! leaves behind. This is the same rewrite in linear time (the regex itself rescans long lines
+//! once per `|`).
+//!
+//! The `find_*` functions only say where the gaps are, so that the assembler can close them in
+//! its own buffer without copying the text once more.
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Appends `text` with its table gaps closed to `out`.
 pub fn repair_into(text: &str, out: &mut String) {
-    let copied = for_each_gap(text, |copied, gap| {
-        out.push_str(&text[copied..gap.start]);
-    });
-    out.push_str(&text[copied..]);
+    let mut gaps = Vec::new();
+    find_gaps(text, 0, &mut gaps);
+    copy_without(text, &gaps, out);
 }
 
 /// Repairs `text`, borrowing it when there is nothing to repair.
 pub fn repair(text: &str) -> Cow<'_, str> {
-    let mut out = String::new();
-    let copied = for_each_gap(text, |copied, gap| {
-        if out.is_empty() {
-            out.reserve(text.len());
-        }
-        out.push_str(&text[copied..gap.start]);
-    });
-    if copied == 0 {
+    let mut gaps = Vec::new();
+    find_gaps(text, 0, &mut gaps);
+    if gaps.is_empty() {
         return Cow::Borrowed(text);
     }
-    out.push_str(&text[copied..]);
+    let mut out = String::with_capacity(text.len());
+    copy_without(text, &gaps, &mut out);
     Cow::Owned(out)
 }
 
 /// Repairs `joined`: texts that were each repaired already, joined with `"\n\n"` separators
-/// starting at the offsets `separators` (ascending). Gives the same text as [`repair`], looking
-/// only at the blank lines around each separator: a repaired text has no gap left inside it, so
-/// the only gaps the join can create are runs of blank lines that cross a separator.
+/// starting at the offsets `separators` (ascending). Gives the same text as [`repair`]; see
+/// [`find_joined_gaps`].
 pub fn repair_joined<'t>(joined: &'t str, separators: &[usize]) -> Cow<'t, str> {
-    let bytes = joined.as_bytes();
-    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
-    let mut gaps: Vec<Range<usize>> = Vec::new();
-    // End of the blank stretch looked at for the previous separator: a separator inside it
-    // (after a text that was all blank lines) belongs to the same run.
-    let mut covered = 0;
-    for &sep in separators {
-        if sep < covered || sep >= bytes.len() {
-            continue;
-        }
-        let next = sep + bytes[sep..].iter().take_while(|&&b| blank(b)).count();
-        covered = next;
-        // The line after the run must start with `|` (at `next`, so nothing blank before it).
-        if bytes.get(next) != Some(&b'|') || bytes[next - 1] != b'\n' {
-            continue;
-        }
-        // The line before the run: the one holding the last non-blank byte before `sep`.
-        let last = sep - bytes[..sep].iter().rev().take_while(|&&b| blank(b)).count();
-        if last == 0 {
-            continue;
-        }
-        let Some(newline) = memchr::memchr(b'\n', &bytes[last..]).map(|off| last + off) else {
-            continue;
-        };
-        let line_start = memchr::memrchr(b'\n', &bytes[..last]).map_or(0, |i| i + 1);
-        if memchr::memchr(b'|', &bytes[line_start..newline]).is_some() {
-            gaps.push(newline + 1..next);
-        }
-    }
+    let mut gaps = Vec::new();
+    find_joined_gaps(joined, separators, &mut gaps);
     if gaps.is_empty() {
         return Cow::Borrowed(joined);
     }
     let mut out = String::with_capacity(joined.len());
-    let mut copied = 0;
-    for gap in gaps {
-        out.push_str(&joined[copied..gap.start]);
-        copied = gap.end;
-    }
-    out.push_str(&joined[copied..]);
+    copy_without(joined, &gaps, &mut out);
     Cow::Owned(out)
 }
 
-/// Calls `gap(copied, range)` for each run of blank lines to remove, in order, where `copied` is
-/// the end of the previous run (0 at first); returns the end of the last run (0 for none).
-///
-/// Only lines holding a `|` can start a gap, so the scan jumps from `|` to `|` and looks at the
-/// end of each such line once.
-fn for_each_gap(text: &str, mut gap: impl FnMut(usize, Range<usize>)) -> usize {
-    let bytes = text.as_bytes();
+/// Appends `text` without the byte ranges `gaps` (ascending, disjoint) to `out`.
+fn copy_without(text: &str, gaps: &[Range<usize>], out: &mut String) {
     let mut copied = 0;
-    let mut pos = 0;
-    while let Some(pipe) = next_pipe(bytes, pos) {
-        // Table lines are short: a plain loop beats a vectorised search's set-up here.
-        let Some(nl) = bytes[pipe..].iter().position(|&b| b == b'\n') else {
-            break;
-        };
-        let run_start = pipe + nl + 1;
-        let run_end = blank_run_end(bytes, run_start);
-        if run_end > run_start && bytes.get(run_end) == Some(&b'|') {
-            gap(copied, run_start..run_end);
-            copied = run_end;
-            pos = run_end;
-        } else {
-            pos = run_start;
-        }
+    for gap in gaps {
+        out.push_str(&text[copied..gap.start]);
+        copied = gap.end;
     }
-    copied
+    out.push_str(&text[copied..]);
 }
 
-/// The next `|` at or after `pos`; a table row starts with one, so look there first.
-fn next_pipe(bytes: &[u8], pos: usize) -> Option<usize> {
-    match bytes.get(pos) {
-        Some(b'|') => Some(pos),
-        Some(_) => memchr::memchr(b'|', &bytes[pos..]).map(|off| pos + off),
-        None => None,
-    }
-}
-
-/// The end of the run of blank lines (`[ \t]*\n`) starting at `start`: the start of the first line
-/// that is not blank, or `start` when there is no blank line there.
-fn blank_run_end(bytes: &[u8], start: usize) -> usize {
-    let mut end = start;
-    let mut i = start;
-    while i < bytes.len() {
-        match bytes[i] {
-            b' ' | b'\t' => i += 1,
-            b'\n' => {
-                i += 1;
-                end = i;
+/// Appends to `gaps`, in order, the runs of blank lines that repair removes from `text[from..]`
+/// (which is repaired as a text of its own), as offsets into `text`.
+///
+/// A gap ends where a row (a line starting with `|`) follows a blank line, that is at `\n\n|`,
+/// ` \n|` or `\t\n|`; the search jumps from one of those to the next and looks backwards from
+/// there: over the blank lines, then over the line before them, which must hold a `|`. Every
+/// line is looked at a bounded number of times: a run of blank lines and the line before it
+/// belong to exactly one row.
+pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
+    let Some(region) = text.as_bytes().get(from..) else {
+        return;
+    };
+    // A gap lies after a `|` (in the line before it) and ends at a `|` (its row): only the text
+    // from the first `|` to the last is searched.
+    let (Some(first), Some(last)) = (memchr::memchr(b'|', region), memchr::memrchr(b'|', region))
+    else {
+        return;
+    };
+    let window = &region[first..=last];
+    let [a, b, c] = row_after_blank_finders();
+    let mut a = a.find_iter(window).peekable();
+    let mut b = b.find_iter(window).peekable();
+    // Tabs are rare in prose: a byte search is cheaper than the third pattern's search.
+    let has_tab = memchr::memchr(b'\t', window).is_some();
+    let mut c = has_tab
+        .then(|| c.find_iter(window))
+        .into_iter()
+        .flatten()
+        .peekable();
+    loop {
+        // The three patterns differ in their first byte, so they never match at one place; take
+        // the earliest.
+        let next = [a.peek(), b.peek(), c.peek()]
+            .into_iter()
+            .flatten()
+            .min()
+            .copied();
+        let Some(at) = next else { break };
+        a.next_if_eq(&at);
+        b.next_if_eq(&at);
+        c.next_if_eq(&at);
+        let at = first + at;
+        let newline = at + 1;
+        let row = at + 2;
+        // `end` is the line break that ends the line being looked at.
+        let mut end = newline;
+        let before_run = loop {
+            let last = region[..end].iter().rposition(|&b| b != b' ' && b != b'\t');
+            match last {
+                Some(i) if region[i] == b'\n' => end = i,
+                // A line with other text: the line before the run.
+                Some(_) => break Some(end),
+                // Only blanks back to the start: no line before the run.
+                None => break None,
             }
-            _ => break,
+        };
+        // The row follows a blank line, so the run holds at least one line.
+        let Some(line_end) = before_run else {
+            continue;
+        };
+        let line_start = memchr::memrchr(b'\n', &region[..line_end]).map_or(0, |i| i + 1);
+        if memchr::memchr(b'|', &region[line_start..line_end]).is_some() {
+            gaps.push(from + line_end + 1..from + row);
         }
     }
-    end
+}
+
+/// Searchers for the three ways a row can follow a blank line, built once.
+fn row_after_blank_finders() -> &'static [memchr::memmem::Finder<'static>; 3] {
+    static FINDERS: OnceLock<[memchr::memmem::Finder<'static>; 3]> = OnceLock::new();
+    FINDERS.get_or_init(|| {
+        let build = |needle: &'static [u8]| {
+            memchr::memmem::FinderBuilder::new().build_forward_with_ranker(RowRank, needle)
+        };
+        [build(b"\n\n|"), build(b" \n|"), build(b"\t\n|")]
+    })
+}
+
+/// Tells the substring searcher to look for the first and last bytes of each pattern (`|` and
+/// the blank before the line break) rather than the `\n|` that starts every table row.
+struct RowRank;
+
+impl memchr::arch::all::packedpair::HeuristicFrequencyRank for RowRank {
+    fn rank(&self, byte: u8) -> u8 {
+        match byte {
+            b'|' => 0,
+            b'\t' => 1,
+            b' ' => 2,
+            b'\n' => 3,
+            _ => 255,
+        }
+    }
+}
+
+/// Appends to `gaps` the runs of blank lines that repair removes from `joined`: texts that were
+/// each repaired already, joined with `"\n\n"` separators starting at the offsets `separators`
+/// (ascending). A repaired text has no gap left inside it, so the only gaps the join can create
+/// are runs of blank lines that cross a separator; only those are looked at.
+pub fn find_joined_gaps(joined: &str, separators: &[usize], gaps: &mut Vec<Range<usize>>) {
+    JoinedGaps::default().advance(joined, separators, gaps);
+}
+
+/// [`find_joined_gaps`] one text at a time, for an assembler that closes each gap as soon as it
+/// is known, while the text after it is short.
+///
+/// A separator is settled once the run of blank lines after it ends before the end of the text
+/// so far; until then a later text may still put a row after it. Each call resumes where the
+/// last one stopped, so the work over a whole assembly is linear.
+#[derive(Debug, Default, Clone)]
+pub struct JoinedGaps {
+    /// How many separators are settled.
+    settled: usize,
+    /// How far the run after the first unsettled separator has been looked at.
+    scanned: usize,
+}
+
+impl JoinedGaps {
+    /// Starts over, for a new text.
+    pub fn reset(&mut self) {
+        *self = JoinedGaps::default();
+    }
+
+    /// Appends to `gaps` the gaps of the separators that `joined` settles. `separators` is the
+    /// list given to the previous call with more appended, and `joined` the text given to it with
+    /// more appended (and the gaps it reported removed, which lie before every unsettled
+    /// separator).
+    pub fn advance(&mut self, joined: &str, separators: &[usize], gaps: &mut Vec<Range<usize>>) {
+        let bytes = joined.as_bytes();
+        let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
+        while let Some(&sep) = separators.get(self.settled) {
+            let from = self.scanned.max(sep).min(bytes.len());
+            let next = from + bytes[from..].iter().take_while(|&&b| blank(b)).count();
+            self.scanned = next;
+            if next == bytes.len() {
+                // The run reaches the end: a later text decides.
+                return;
+            }
+            // This separator and those inside its run (after texts that were all blank lines)
+            // are settled together.
+            while separators.get(self.settled).is_some_and(|&s| s < next) {
+                self.settled += 1;
+            }
+            // The caller may close the gap below, which moves the text after it.
+            self.scanned = 0;
+            if let Some(gap) = joined_gap(bytes, sep, next) {
+                gaps.push(gap);
+            }
+        }
+    }
+}
+
+/// The gap of the blank run from separator `sep` to `next` (the first byte after the run), if the
+/// line after the run is a row and the line before it holds a `|`.
+fn joined_gap(bytes: &[u8], sep: usize, next: usize) -> Option<Range<usize>> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n');
+    // The line after the run must start with `|` (at `next`, so nothing blank before it).
+    if bytes.get(next) != Some(&b'|') || bytes[next - 1] != b'\n' {
+        return None;
+    }
+    // The line before the run: the one holding the last non-blank byte before `sep`.
+    let last = sep - bytes[..sep].iter().rev().take_while(|&&b| blank(b)).count();
+    if last == 0 {
+        return None;
+    }
+    let newline = memchr::memchr(b'\n', &bytes[last..]).map(|off| last + off)?;
+    let line_start = memchr::memrchr(b'\n', &bytes[..last]).map_or(0, |i| i + 1);
+    memchr::memchr(b'|', &bytes[line_start..newline]).map(|_| newline + 1..next)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The reference's table repair, transcribed naively from its regex
+    /// `(\|[^\n]*)\n(?:[ \t]*\n)+(?=\|)` with the global flag: try every start, leftmost first.
+    pub(crate) fn naive_repair(text: &str) -> String {
+        let b = text.as_bytes();
+        let (mut out, mut copied, mut pos) = (String::new(), 0, 0);
+        while pos < b.len() {
+            if b[pos] != b'|' {
+                pos += 1;
+                continue;
+            }
+            let Some(newline) = b[pos..].iter().position(|&c| c == b'\n').map(|o| pos + o) else {
+                break;
+            };
+            let (mut end, mut lines) = (newline + 1, 0);
+            loop {
+                let mut j = end;
+                while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                    j += 1;
+                }
+                if j < b.len() && b[j] == b'\n' {
+                    lines += 1;
+                    end = j + 1;
+                } else {
+                    break;
+                }
+            }
+            if lines > 0 && b.get(end) == Some(&b'|') {
+                out.push_str(&text[copied..newline + 1]);
+                copied = end;
+                pos = end;
+            } else {
+                pos += 1;
+            }
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
 
     /// Repairs each text, joins them with separators, and returns the joined text and the
     /// separators' offsets.
@@ -161,6 +290,11 @@ mod tests {
         ) {
             let (joined, separators) = join_repaired(&texts);
             prop_assert_eq!(repair_joined(&joined, &separators), repair(&joined));
+        }
+
+        #[test]
+        fn repair_equals_the_regex_transcribed(text in "[| \t\n\rx]{0,60}") {
+            prop_assert_eq!(repair(&text), naive_repair(&text));
         }
 
         #[test]
@@ -193,6 +327,12 @@ mod tests {
         let cases = [
             ("| a |\n\n| b |", "| a |\n| b |"),
             ("| a |\n \t\n\n| b |", "| a |\n| b |"),
+            ("| a |\n\t\n| b |", "| a |\n| b |"),
+            ("| a |\n \n| b |", "| a |\n| b |"),
+            ("| a |\n\n \t\n| b |", "| a |\n| b |"),
+            ("  \n\n| b |", "  \n\n| b |"),
+            ("x\n\n| b |", "x\n\n| b |"),
+            ("| a | \n| b |", "| a | \n| b |"),
             ("| a |\n\n| b |\n\n\n| c |", "| a |\n| b |\n| c |"),
             ("x | y\n\n|z", "x | y\n|z"),
             ("| a |\n\n b |", "| a |\n\n b |"),

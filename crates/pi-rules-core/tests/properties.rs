@@ -69,8 +69,8 @@ fn reference_eval(
     while i < marks.len() {
         let m = &marks[i];
         if m.closer {
-            out.push_str(&text[pos..m.span.end]);
-            pos = m.span.end;
+            out.push_str(&text[pos..m.span().end]);
+            pos = m.span().end;
             warnings.push(format!("stray {}", m.kind.keyword()));
             i += 1;
             continue;
@@ -96,8 +96,8 @@ fn reference_eval(
             out.push_str(&text[pos..]);
             return out;
         };
-        out.push_str(&text[pos..m.span.start]);
-        let raw = &text[m.condition.clone()];
+        out.push_str(&text[pos..m.span().start]);
+        let raw = &text[m.condition()];
         let invert = m.kind == BlockKind::IfNot;
         let holds = match condition::parse(raw) {
             None => {
@@ -128,24 +128,25 @@ fn reference_eval(
             },
         };
         if holds {
-            let inner = &text[m.span.end..marks[j].span.start];
+            let inner = &text[m.span().end..marks[j].span().start];
             out.push_str(&reference_eval(inner, settings, features, warnings));
         }
-        pos = marks[j].span.end;
+        pos = marks[j].span().end;
         i = j + 1;
     }
     out.push_str(&text[pos..]);
     out
 }
 
-fn short_warning(w: &pi_rules_core::Warning) -> String {
+fn short_warning(w: &pi_rules_core::Warning, text: &str) -> String {
     use pi_rules_core::WarningKind::*;
-    match &w.kind {
+    let subject = w.message(text).subject();
+    match w.kind {
         StrayCloser { kind } => format!("stray {}", kind.keyword()),
-        Unbalanced { kind, .. } => format!("unbalanced {}", kind.keyword()),
-        MalformedCondition { condition } => format!("malformed {condition}"),
-        UnknownKey { key } => format!("unknown {key}"),
-        other => format!("{other}"),
+        Unbalanced { kind } => format!("unbalanced {}", kind.keyword()),
+        MalformedCondition => format!("malformed {subject}"),
+        UnknownKey => format!("unknown {subject}"),
+        _ => w.message(text).to_string(),
     }
 }
 
@@ -163,7 +164,7 @@ proptest! {
         let mut warnings = Vec::new();
         let expected = reference_eval(&text, &settings, &features, &mut warnings);
         prop_assert_eq!(&got.text, &expected);
-        let got_warnings: Vec<String> = got.warnings.iter().map(short_warning).collect();
+        let got_warnings: Vec<String> = got.warnings.iter().map(|w| short_warning(w, &text)).collect();
         prop_assert_eq!(got_warnings, warnings);
     }
 
@@ -188,8 +189,8 @@ proptest! {
         prop_assert!(got.text.len() <= input + growth, "{} > {} + {}", got.text.len(), input, growth);
         prop_assert_eq!(got.included.len(), files.len());
         for w in &got.warnings {
-            prop_assert!(w.file < files.len());
-            prop_assert!(w.span.end <= files[w.file].len());
+            prop_assert!(w.file() < files.len());
+            prop_assert!(w.span().end <= files[w.file()].len());
         }
     }
 

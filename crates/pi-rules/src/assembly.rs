@@ -9,7 +9,7 @@ use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BL
 use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::settings::Resolved;
-use pi_rules_core::{assemble as engine, Assembly, Features, Observer, Scope};
+use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
 use std::io::Write;
 use std::time::Instant;
 
@@ -31,6 +31,20 @@ pub struct Run {
     pub assembly: Option<Assembly>,
     pub read_micros: u128,
     pub assemble_micros: u128,
+}
+
+impl Run {
+    /// The message of every warning of the assembly, in order (none for a subagent or the
+    /// fallback). Messages quote the rule files' texts, which the run keeps.
+    pub fn warning_messages(&self) -> impl Iterator<Item = Message<'_>> + '_ {
+        let texts = self.loaded.as_ref().map_or(&[][..], |l| &l.files[..]);
+        self.assembly.iter().flat_map(move |a| {
+            a.warnings.iter().map(move |w| {
+                let text = texts.get(w.file()).map_or("", |f| f.text.as_str());
+                w.message(text)
+            })
+        })
+    }
 }
 
 /// Reads the layers named by `args` and assembles them with `resolved` settings, reporting

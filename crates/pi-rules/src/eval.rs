@@ -1,77 +1,204 @@
 //! `pi-rules eval`: the engine's line-oriented JSON interface for hosts and tests.
 //!
-//! One request per line in, one response per line out. An assembly request has `rules`; a render
-//! request has `prompt`. A line that is not a valid request gets `{"error": "..."}` and the
-//! stream goes on.
+//! One request per line in, one response per line out, flushed after each. An assembly request
+//! has `rules`; a render request has `prompt`. A line that is not a valid request gets
+//! `{"error": "..."}` and the stream goes on, and so does a line longer than
+//! [`MAX_LINE`](crate::lines::MAX_LINE), which is skipped unread.
+//!
+//! Responses are written as they are built, straight into one buffered writer: the assembled
+//! text and each warning's message go out escaped from the engine's own buffers and the rule
+//! texts, without a `serde_json::Value` tree or a `String` per warning. The bytes are those
+//! `serde_json` writes for the same response (compact, keys in the order `text`, `warnings`,
+//! `files`).
 
+use crate::lines::{Line, LineReader};
 use pi_rules_core::value::js_number;
-use pi_rules_core::{assemble, render, Features, Scope, Settings, Value};
-use serde_json::{json, Map, Value as Json};
-use std::io::{self, BufRead, Write};
+use pi_rules_core::{render, Assembler, Features, Scope, Settings, Value};
+use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Read, Write};
+
+/// Bytes gathered before a write to the output.
+const OUTPUT_BUFFER: usize = 64 << 10;
+
+/// Why `eval` stopped before the end of its input.
+#[derive(Debug)]
+pub enum EvalError {
+    /// The input could not be read (an input error: exit code 3).
+    Read(io::Error),
+    /// The output could not be written (an output error: exit code 4).
+    Write(io::Error),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Read(err) => write!(f, "cannot read the requests from stdin: {err}"),
+            EvalError::Write(err) => write!(f, "cannot write the responses: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EvalError::Read(err) | EvalError::Write(err) => Some(err),
+        }
+    }
+}
 
 /// Answers every line of `input` on `output`, flushing after each response.
-pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let mut line = Vec::new();
-    let mut input = input;
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
-        }
-        let response = respond(text);
-        output.write_all(response.as_bytes())?;
-        output.write_all(b"\n")?;
-        output.flush()?;
+pub fn serve(input: impl Read, output: impl Write) -> Result<(), EvalError> {
+    serve_lines(LineReader::new(input), output)
+}
+
+/// Like [`serve`], with the lines read by `lines` (and so with its limit).
+pub fn serve_lines<R: Read>(mut lines: LineReader<R>, output: impl Write) -> Result<(), EvalError> {
+    let limit = lines.limit();
+    let mut out = JsonWriter::new(output);
+    let mut engine = Engine::default();
+    while let Some(line) = lines.next_line().map_err(EvalError::Read)? {
+        let written = match line {
+            Line::Complete(bytes) => {
+                let text = match std::str::from_utf8(bytes) {
+                    Ok(text) => Cow::Borrowed(text),
+                    Err(_) => String::from_utf8_lossy(bytes),
+                };
+                let text = text.trim_end_matches(['\n', '\r']);
+                if text.trim().is_empty() {
+                    continue;
+                }
+                engine.respond(text, &mut out)
+            }
+            Line::TooLong { bytes } => write_error(
+                &mut out,
+                &format!(
+                    "the request line has {bytes} bytes, more than the limit of {limit}; it was \
+                     skipped: split it into smaller requests"
+                ),
+            ),
+        };
+        written
+            .and_then(|()| out.end_line())
+            .map_err(EvalError::Write)?;
     }
+    Ok(())
 }
 
 /// The response line (without newline) for one request line.
 pub fn respond(line: &str) -> String {
-    let response = match serde_json::from_str::<Json>(line) {
-        Ok(request) => handle(&request).unwrap_or_else(|message| json!({ "error": message })),
-        Err(err) => json!({ "error": format!("request is not valid JSON: {err}") }),
-    };
-    response.to_string()
+    let mut out = JsonWriter::new(Vec::new());
+    // Writing to a `Vec` cannot fail.
+    let _ = Engine::default().respond(line, &mut out);
+    let _ = out.flush();
+    String::from_utf8_lossy(&out.out).into_owned()
 }
 
-fn handle(request: &Json) -> Result<Json, String> {
-    let request = request
-        .as_object()
-        .ok_or("a request must be a JSON object with `rules` or `prompt`")?;
-    let settings = settings(request)?;
-    if let Some(rules) = request.get("rules") {
-        let rules = string_array(rules, "rules")?;
-        let features = features(request)?;
-        let cycles = match request.get("review_loop_max_cycles") {
-            None | Some(Json::Null) => "3".to_owned(),
-            Some(Json::Number(n)) => js_number(n.as_f64().unwrap_or(f64::NAN)),
-            Some(Json::String(s)) => s.clone(),
-            Some(_) => return Err("`review_loop_max_cycles` must be a number".into()),
+/// What answers requests; it keeps the assembler's buffers from one request to the next.
+#[derive(Default)]
+pub struct Engine {
+    assembler: Assembler,
+}
+
+impl Engine {
+    /// Writes the response to one request line (without newline) to `out`.
+    pub fn respond<W: Write>(&mut self, line: &str, out: &mut JsonWriter<W>) -> io::Result<()> {
+        let request: Json = match serde_json::from_str(line) {
+            Ok(request) => request,
+            Err(err) => return write_error(out, &format!("request is not valid JSON: {err}")),
         };
-        let scope = Scope {
-            settings: &settings,
-            features: &features,
-            review_loop_max_cycles: &cycles,
-        };
-        let assembly = assemble(&rules, &scope);
-        let files: Vec<Json> = assembly
-            .included
-            .iter()
-            .enumerate()
-            .map(|(index, included)| json!({ "index": index, "included": included }))
-            .collect();
-        let warnings: Vec<String> = assembly.warnings.iter().map(|w| w.to_string()).collect();
-        Ok(json!({ "text": assembly.text, "warnings": warnings, "files": files }))
-    } else if let Some(prompt) = request.get("prompt") {
-        let prompt = prompt.as_str().ok_or("`prompt` must be a string")?;
-        Ok(json!({ "text": render::render(prompt, &settings) }))
-    } else {
-        Err("a request needs `rules` (an assembly) or `prompt` (a render)".into())
+        match Request::read(&request) {
+            Ok(Request::Assemble {
+                rules,
+                settings,
+                features,
+                cycles,
+            }) => {
+                let scope = Scope {
+                    settings: &settings,
+                    features: &features,
+                    review_loop_max_cycles: &cycles,
+                };
+                let assembly = self.assembler.assemble(&rules, &scope);
+                out.raw(b"{\"text\":")?;
+                out.string(&assembly.text)?;
+                out.raw(b",\"warnings\":[")?;
+                for (i, message) in assembly.messages(&rules).enumerate() {
+                    out.raw(if i == 0 { b"\"" } else { b",\"" })?;
+                    // The prefixes are ASCII without anything to escape.
+                    out.raw(message.prefix().as_bytes())?;
+                    out.contents(message.subject())?;
+                    out.raw(b"\"")?;
+                }
+                out.raw(b"],\"files\":[")?;
+                for (index, included) in assembly.included.iter().enumerate() {
+                    if index > 0 {
+                        out.raw(b",")?;
+                    }
+                    out.raw(b"{\"index\":")?;
+                    out.raw(index.to_string().as_bytes())?;
+                    out.raw(if *included {
+                        b",\"included\":true}"
+                    } else {
+                        b",\"included\":false}"
+                    })?;
+                }
+                out.raw(b"]}")?;
+                Ok(())
+            }
+            Ok(Request::Render { prompt, settings }) => {
+                out.raw(b"{\"text\":")?;
+                out.string(&render::render(prompt, &settings))?;
+                out.raw(b"}")?;
+                Ok(())
+            }
+            Err(message) => write_error(out, &message),
+        }
+    }
+}
+
+/// A request, checked and converted for the engine.
+enum Request<'a> {
+    Assemble {
+        rules: Vec<&'a str>,
+        settings: Settings,
+        features: Features,
+        cycles: String,
+    },
+    Render {
+        prompt: &'a str,
+        settings: Settings,
+    },
+}
+
+impl<'a> Request<'a> {
+    fn read(request: &'a Json) -> Result<Request<'a>, String> {
+        let request = request
+            .as_object()
+            .ok_or("a request must be a JSON object with `rules` or `prompt`")?;
+        let settings = settings(request)?;
+        if let Some(rules) = request.get("rules") {
+            let rules = string_array(rules, "rules")?;
+            let features = features(request)?;
+            let cycles = match request.get("review_loop_max_cycles") {
+                None | Some(Json::Null) => "3".to_owned(),
+                Some(Json::Number(n)) => js_number(n.as_f64().unwrap_or(f64::NAN)),
+                Some(Json::String(s)) => s.clone(),
+                Some(_) => return Err("`review_loop_max_cycles` must be a number".into()),
+            };
+            Ok(Request::Assemble {
+                rules,
+                settings,
+                features,
+                cycles,
+            })
+        } else if let Some(prompt) = request.get("prompt") {
+            let prompt = prompt.as_str().ok_or("`prompt` must be a string")?;
+            Ok(Request::Render { prompt, settings })
+        } else {
+            Err("a request needs `rules` (an assembly) or `prompt` (a render)".into())
+        }
     }
 }
 
@@ -127,4 +254,259 @@ fn features(request: &Map<String, Json>) -> Result<Features, String> {
         Some(_) => return Err("`features` must be an object of booleans".into()),
     }
     Ok(features)
+}
+
+/// Writes `{"error":"MESSAGE"}`.
+fn write_error<W: Write>(out: &mut JsonWriter<W>, message: &str) -> io::Result<()> {
+    out.raw(b"{\"error\":")?;
+    out.string(message)?;
+    out.raw(b"}")
+}
+
+/// The one buffered writer of the responses: JSON is written into a buffer, which goes to the
+/// output whenever it holds [`OUTPUT_BUFFER`] bytes and at the end of each line.
+pub struct JsonWriter<W> {
+    out: W,
+    buffer: Vec<u8>,
+}
+
+impl<W: Write> JsonWriter<W> {
+    pub fn new(out: W) -> Self {
+        JsonWriter {
+            out,
+            buffer: Vec::with_capacity(OUTPUT_BUFFER),
+        }
+    }
+
+    /// Appends bytes that are JSON already.
+    fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buffer.extend_from_slice(bytes);
+        self.spill()
+    }
+
+    /// Passes a full buffer on to the output, so that it never holds much more than
+    /// [`OUTPUT_BUFFER`] bytes whatever the response.
+    fn spill(&mut self) -> io::Result<()> {
+        if self.buffer.len() >= OUTPUT_BUFFER {
+            self.out.write_all(&self.buffer)?;
+            self.buffer.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes `s` as a JSON string, quotes included.
+    fn string(&mut self, s: &str) -> io::Result<()> {
+        self.raw(b"\"")?;
+        self.contents(s)?;
+        self.raw(b"\"")?;
+        Ok(())
+    }
+
+    /// Writes `s` escaped, without quotes, passing full buffers on to the output.
+    fn contents(&mut self, s: &str) -> io::Result<()> {
+        if s.len() <= OUTPUT_BUFFER {
+            self.escape_bytes(s.as_bytes());
+            return self.spill();
+        }
+        for chunk in s.as_bytes().chunks(OUTPUT_BUFFER) {
+            // Chunks end anywhere, even inside a character: escaping works on bytes, and only
+            // ASCII bytes are escaped, so the chunks put back together are the same text.
+            self.escape_bytes(chunk);
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Appends the bytes of a string escaped as `serde_json` does: `"`, `\` and the controls
+    /// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
+    /// included, as it is.
+    fn escape_bytes(&mut self, mut rest: &[u8]) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        while let Some(at) = rest.iter().position(|&b| ESCAPE[usize::from(b)] != 0) {
+            self.buffer.extend_from_slice(&rest[..at]);
+            let byte = rest[at];
+            match ESCAPE[usize::from(byte)] {
+                b'u' => self.buffer.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 0xf)],
+                ]),
+                letter => self.buffer.extend_from_slice(&[b'\\', letter]),
+            }
+            rest = &rest[at + 1..];
+        }
+        self.buffer.extend_from_slice(rest);
+    }
+
+    /// Ends a response: a line feed, then everything to the output, flushed.
+    fn end_line(&mut self) -> io::Result<()> {
+        self.raw(b"\n")?;
+        self.flush()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buffer)?;
+        self.buffer.clear();
+        self.out.flush()
+    }
+}
+
+/// What a byte becomes inside a JSON string, as `serde_json` writes it: 0 for itself, else the
+/// letter of its two-character escape, or `u` for `\u00XX`.
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `JsonWriter::string` agrees with `serde_json` on every byte that can need escaping.
+    #[test]
+    fn strings_are_escaped_as_serde_json_does() {
+        let mut all: String = (0u8..0x80).map(char::from).collect();
+        all.push_str("é\u{2028}\u{2029}\u{feff}/\u{7f}😀");
+        let long = format!("{}é\n", "x".repeat(OUTPUT_BUFFER - 1)).repeat(3);
+        for s in [all.as_str(), "", "plain", "\"\\", "a\nb\r\n\tc", &long] {
+            let mut out = JsonWriter::new(Vec::new());
+            out.string(s).expect("vec");
+            out.flush().expect("vec");
+            assert_eq!(
+                String::from_utf8(out.out).expect("utf-8"),
+                serde_json::to_string(s).expect("json"),
+                "{s:?}"
+            );
+        }
+    }
+
+    /// The streamed responses are byte for byte what `serde_json` gives for the same data.
+    #[test]
+    fn responses_are_the_bytes_serde_json_writes() {
+        let cases = [
+            (
+                r#"{"rules": ["a{{/IF}}\"q\"\n", "---\nrequires: nope\n---\nb", "{{IF: x y}}z{{/IF}}"], "settings": {"dco": true}}"#,
+                serde_json::json!({
+                    // The third file is kept, empty: a blank line joins it.
+                    "text": "a{{/IF}}\"q\"\n\n\n",
+                    "warnings": [
+                        "unbalanced conditional marker: {{/IF}}",
+                        "unknown feature predicate: nope",
+                        "malformed conditional condition:  x y",
+                    ],
+                    "files": [
+                        {"index": 0, "included": true},
+                        {"index": 1, "included": false},
+                        {"index": 2, "included": true},
+                    ],
+                }),
+            ),
+            (
+                r#"{"prompt": "{{SETTINGS}}\u0001", "settings": {"dco": false}}"#,
+                serde_json::json!({"text": "{\"dco\":false}\u{1}"}),
+            ),
+            (
+                r#"{"rules": 3}"#,
+                serde_json::json!({"error": "`rules` must be an array of strings"}),
+            ),
+            (
+                "{\"rules\": []",
+                serde_json::json!({"error": "request is not valid JSON: EOF while parsing an object at line 1 column 12"}),
+            ),
+        ];
+        for (request, expected) in cases {
+            assert_eq!(respond(request), expected.to_string(), "{request}");
+        }
+    }
+
+    #[test]
+    fn the_buffer_stays_small_whatever_the_response() {
+        // 200,000 files and as many warnings: several MB of response through a 64 KiB buffer.
+        let request = format!(
+            "{{\"rules\": [{}]}}",
+            vec!["\"{{/IF}}\""; 200_000].join(",")
+        );
+        let mut out = JsonWriter::new(Vec::new());
+        Engine::default().respond(&request, &mut out).expect("vec");
+        assert!(out.out.len() > 10 * OUTPUT_BUFFER);
+        assert!(
+            out.buffer.capacity() <= 2 * OUTPUT_BUFFER,
+            "{}",
+            out.buffer.capacity()
+        );
+    }
+
+    #[test]
+    fn read_and_write_errors_are_told_apart() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("no input"))
+            }
+        }
+        impl Write for Failing {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::other("no output"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Err(io::Error::other("no output"))
+            }
+        }
+        assert!(matches!(
+            serve(Failing, Vec::new()),
+            Err(EvalError::Read(_))
+        ));
+        assert!(matches!(
+            serve(&b"{\"rules\": []}\n"[..], Failing),
+            Err(EvalError::Write(_))
+        ));
+    }
+
+    #[test]
+    fn a_line_over_the_limit_gets_an_error_and_the_stream_goes_on() {
+        let input = format!(
+            "{{\"rules\": [\"{}\"]}}\n{{\"rules\": [\"ok\"]}}\n",
+            "x".repeat(100)
+        );
+        let mut out = Vec::new();
+        serve_lines(LineReader::with_limit(input.as_bytes(), 64), &mut out).expect("serve");
+        let out = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "{\"error\":\"the request line has 115 bytes, more than the limit of 64; it was \
+                 skipped: split it into smaller requests\"}",
+                "{\"text\":\"ok\",\"warnings\":[],\"files\":[{\"index\":0,\"included\":true}]}",
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_are_read_as_before() {
+        // CRLF, blank lines (no response), U+2028 inside a string, a line without `\n` at the end.
+        let input = "{\"rules\": [\"a\"]}\r\n\n  \r\n{\"rules\": [\"b\u{2028}c\"]}";
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).expect("serve");
+        let out = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert!(lines[0].starts_with("{\"text\":\"a\""));
+        assert!(lines[1].starts_with("{\"text\":\"b\u{2028}c\""));
+    }
 }

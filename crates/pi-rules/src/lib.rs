@@ -12,6 +12,7 @@ pub mod eval;
 pub mod fix;
 pub mod invocation;
 pub mod json;
+pub mod lines;
 pub mod loader;
 pub mod output;
 pub mod repo;

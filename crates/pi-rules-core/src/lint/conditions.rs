@@ -64,13 +64,13 @@ pub(crate) fn check_condition(
     marker: &Marker,
     out: &mut FileDiagnostics,
 ) {
-    let raw = &text[marker.condition.clone()];
+    let raw = &text[marker.condition()];
     let Some(parsed) = condition::parse(raw) else {
         malformed(marker, raw, out);
         return;
     };
     let key = parsed.key();
-    let key_span = offset_in(text, key).map_or(marker.condition.clone(), |s| s..s + key.len());
+    let key_span = offset_in(text, key).map_or(marker.condition(), |s| s..s + key.len());
     match parsed {
         Condition::Bare { key } => {
             if cx.is_feature(key) || cx.schema.contains(key) {
@@ -124,9 +124,9 @@ fn unknown_key(
 
 fn malformed(marker: &Marker, raw: &str, out: &mut FileDiagnostics) {
     let span = if js_trim(raw).is_empty() {
-        marker.span.clone()
+        marker.span()
     } else {
-        marker.condition.clone()
+        marker.condition()
     };
     let Some(d) = out.report(Code::MalformedCondition, Some(span)) else {
         return;
@@ -187,7 +187,7 @@ fn feature_comparison(
     literal: &Value,
     out: &mut FileDiagnostics,
 ) {
-    let Some(d) = out.report(Code::FeatureComparison, Some(marker.condition.clone())) else {
+    let Some(d) = out.report(Code::FeatureComparison, Some(marker.condition())) else {
         return;
     };
     let help = match literal {
@@ -295,7 +295,7 @@ fn impossible(
     }
     let span = offset_in(text, literal_text)
         .filter(|_| !literal_text.is_empty())
-        .map_or(marker.condition.clone(), |s| s..s + literal_text.len());
+        .map_or(marker.condition(), |s| s..s + literal_text.len());
     let Some(d) = out.report(Code::ImpossibleComparison, Some(span)) else {
         return;
     };

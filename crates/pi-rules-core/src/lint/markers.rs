@@ -16,7 +16,7 @@ use crate::placeholder::REVIEW_LOOP_MAX_CYCLES;
 const WINDOW: usize = 96;
 
 fn shown(text: &str, marker: &Marker) -> String {
-    excerpt(&text[marker.span.clone()], 60)
+    excerpt(&text[marker.span()], 60)
 }
 
 /// Reports unclosed openers, stray closers and mismatched closers among `markers`.
@@ -78,7 +78,7 @@ pub(crate) fn check_balance(text: &str, markers: &[Marker], out: &mut FileDiagno
     }
     for &open in &stack {
         let marker = &markers[open];
-        let Some(d) = out.report(Code::UnclosedBlock, Some(marker.span.clone())) else {
+        let Some(d) = out.report(Code::UnclosedBlock, Some(marker.span())) else {
             continue;
         };
         let keyword = marker.kind.keyword();
@@ -89,18 +89,15 @@ pub(crate) fn check_balance(text: &str, markers: &[Marker], out: &mut FileDiagno
 }
 
 fn stray(text: &str, marker: &Marker, out: &mut FileDiagnostics) {
-    let Some(d) = out.report(Code::StrayCloser, Some(marker.span.clone())) else {
+    let Some(d) = out.report(Code::StrayCloser, Some(marker.span())) else {
         return;
     };
-    d.message(format!(
-        "`{}` closes no open block",
-        &text[marker.span.clone()]
-    ))
-    .label("kept in the prompt verbatim")
-    .help(format!(
-        "remove it, or add the missing `{{{{{}:…}}}}`",
-        marker.kind.keyword()
-    ));
+    d.message(format!("`{}` closes no open block", &text[marker.span()]))
+        .label("kept in the prompt verbatim")
+        .help(format!(
+            "remove it, or add the missing `{{{{{}:…}}}}`",
+            marker.kind.keyword()
+        ));
 }
 
 fn mismatched(
@@ -111,14 +108,14 @@ fn mismatched(
     consequences: &[usize],
     out: &mut FileDiagnostics,
 ) {
-    let Some(d) = out.report(Code::MismatchedCloser, Some(closer.span.clone())) else {
+    let Some(d) = out.report(Code::MismatchedCloser, Some(closer.span())) else {
         return;
     };
     let Some(&top) = stack.last() else { return };
     let open = &markers[top];
     d.message(format!(
         "`{}` does not match the open `{}`",
-        &text[closer.span.clone()],
+        &text[closer.span()],
         shown(text, open)
     ))
     .label(format!("expected `{{{{/{}}}}}`", open.kind.keyword()))
@@ -128,14 +125,14 @@ fn mismatched(
     ));
     // The outermost open block is where the verbatim text starts; show it and the innermost.
     let outer = &markers[stack[0]];
-    d.secondary(open.span.clone(), "this block is left unclosed".to_owned());
+    d.secondary(open.span(), "this block is left unclosed".to_owned());
     if stack.len() > 1 {
         let enclosing = match stack.len() - 1 {
             1 => "so is the block around it".to_owned(),
             n => format!("so are the {n} blocks around it"),
         };
         d.secondary(
-            outer.span.clone(),
+            outer.span(),
             format!("{enclosing}; from here on the text is kept verbatim"),
         );
     } else {
@@ -143,7 +140,7 @@ fn mismatched(
     }
     for &c in consequences {
         d.secondary(
-            markers[c].span.clone(),
+            markers[c].span(),
             "meant to close a block left open above; kept verbatim, with no block to close",
         );
     }
@@ -179,10 +176,10 @@ pub(crate) fn check_near_misses(
         if bytes.get(p + 1) != Some(&b'{') || bytes.get(p + 2) == Some(&b'{') {
             continue;
         }
-        while m < markers.len() && markers[m].span.end <= p {
+        while m < markers.len() && markers[m].span().end <= p {
             m += 1;
         }
-        if markers.get(m).is_some_and(|mk| mk.span.start <= p) {
+        if markers.get(m).is_some_and(|mk| mk.span().start <= p) {
             continue;
         }
         if bytes[p..].starts_with(REVIEW_LOOP_MAX_CYCLES.as_bytes()) {
@@ -402,7 +399,7 @@ fn near_miss_marker(
         text[span.clone()].ends_with("}}")
             && crate::markers::scan(m)
                 .first()
-                .is_some_and(|k| k.span == (0..m.len()))
+                .is_some_and(|k| k.span() == (0..m.len()))
     });
     d.message(format!(
         "`{}` looks like a marker but is plain text",

@@ -274,11 +274,7 @@ fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) ->
     let front = crate::frontmatter::split(text);
     frontmatter::check(cx, text, &front, out);
     let body = front.body_start;
-    let mut markers = crate::markers::scan(&text[body..]);
-    for m in &mut markers {
-        m.span = m.span.start + body..m.span.end + body;
-        m.condition = m.condition.start + body..m.condition.end + body;
-    }
+    let markers = crate::markers::scan_from(text, body);
     markers::check_balance(text, &markers, out);
     for marker in markers.iter().filter(|m| m.is_opener()) {
         conditions::check_condition(cx, text, marker, out);

@@ -59,12 +59,15 @@ impl SchemaInfo {
             schema
                 .keys()
                 .map(|spec| KeyInfo {
-                    name: spec.name.clone(),
+                    name: spec.name.to_string(),
                     kind: spec.kind.name().to_owned(),
                     min: spec.min,
                     max: spec.max,
                     default: spec.default.clone(),
-                    enum_values: spec.enum_values.clone(),
+                    enum_values: spec
+                        .enum_values
+                        .as_ref()
+                        .map(|v| v.iter().map(|s| s.to_string()).collect()),
                 })
                 .collect(),
         )

@@ -1091,7 +1091,7 @@ pub(crate) fn check_table_gaps(
 
 /// `Some(holds \r)` when the line is only spaces, tabs, `\r` and whole markers.
 fn blankish(bytes: &[u8], line: Range<usize>, markers: &[Marker], m: &mut usize) -> Option<bool> {
-    while *m < markers.len() && markers[*m].span.end <= line.start {
+    while *m < markers.len() && markers[*m].span().end <= line.start {
         *m += 1;
     }
     let mut k = *m;
@@ -1103,8 +1103,8 @@ fn blankish(bytes: &[u8], line: Range<usize>, markers: &[Marker], m: &mut usize)
             matches!(b, b' ' | b'\t' | b'\r')
         })
     };
-    while k < markers.len() && markers[k].span.start < line.end {
-        let span = &markers[k].span;
+    while k < markers.len() && markers[k].span().start < line.end {
+        let span = markers[k].span();
         if span.start < pos || span.end > line.end {
             return None;
         }
@@ -1121,10 +1121,10 @@ fn blankish(bytes: &[u8], line: Range<usize>, markers: &[Marker], m: &mut usize)
 fn starts_row(bytes: &[u8], line: Range<usize>, markers: &[Marker], m: usize) -> bool {
     let mut pos = line.start;
     for marker in markers.iter().skip(m) {
-        if marker.span.start != pos {
+        if marker.span().start != pos {
             break;
         }
-        pos = marker.span.end;
+        pos = marker.span().end;
     }
     bytes.get(pos) == Some(&b'|')
 }

@@ -151,7 +151,12 @@ pub(crate) fn resolve_from(
 ) -> Resolved {
     let values = schema
         .keys()
-        .map(|spec| (spec.name.clone(), resolve_spec(spec, merged, per_key, env)))
+        .map(|spec| {
+            (
+                spec.name.to_string(),
+                resolve_spec(spec, merged, per_key, env),
+            )
+        })
         .collect();
     Resolved { values }
 }
@@ -163,7 +168,7 @@ pub(crate) fn resolve_spec(
     per_key: Files<'_>,
     env: &dyn EnvLookup,
 ) -> ResolvedValue {
-    let name = spec.name.as_str();
+    let name = spec.name.as_ref();
     let merged_value = || {
         value_in_files(merged, name).map(|(value, source)| ResolvedValue {
             value: value.clone(),

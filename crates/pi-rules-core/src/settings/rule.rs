@@ -43,7 +43,7 @@ pub(crate) enum Rule {
 impl Rule {
     /// The rule for `spec`.
     pub(crate) fn of(spec: &KeySpec) -> Rule {
-        match spec.name.as_str() {
+        match spec.name.as_ref() {
             "commit_trailer" => return Rule::CommitTrailer,
             "acpx_agents" | "cli_agents" => return Rule::AgentList,
             "pidash_enable" | "pidiff_enable" => return Rule::Enable,

@@ -1,16 +1,17 @@
 //! The settings schema: `settings-keys.json` read into an ordered list of [`KeySpec`]s.
 //!
 //! The schema is the single source of truth for which settings keys exist, their order, their
-//! types, environment variables, defaults and bounds. The project's copy is embedded at build time
-//! ([`Schema::embedded`]); [`Schema::parse`] reads any other copy.
+//! types, environment variables, defaults and bounds. The project's copy is turned into Rust
+//! code when the crate is built (see `build.rs`), so [`Schema::embedded`] parses nothing at run
+//! time: its strings are borrowed from the binary and its name index is a static table.
+//! [`Schema::parse`] reads any other copy (`pi-rules --keys FILE`).
 
 use crate::value::Value;
-use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The schema this build ships, from the repository root.
-const EMBEDDED_SCHEMA: &str = include_str!("../../../../settings-keys.json");
+include!(concat!(env!("OUT_DIR"), "/embedded_schema.rs"));
 
 /// The type of a settings key, from its `type` field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,13 +35,22 @@ pub enum KeyKind {
     /// `agent_overrides`: per-agent provider and model overrides.
     AgentOverrides,
     /// Any other type name; such a key never takes a value from a file and resolves to `false`.
-    Other(String),
+    Other(Cow<'static, str>),
 }
 
 impl KeyKind {
     /// The kind for a `type` name.
     pub fn from_name(name: &str) -> KeyKind {
-        match name {
+        KeyKind::known(name).unwrap_or_else(|| KeyKind::Other(Cow::Owned(name.to_owned())))
+    }
+
+    /// Like [`KeyKind::from_name`], borrowing an unknown name (for the embedded schema).
+    fn from_static(name: &'static str) -> KeyKind {
+        KeyKind::known(name).unwrap_or(KeyKind::Other(Cow::Borrowed(name)))
+    }
+
+    fn known(name: &str) -> Option<KeyKind> {
+        Some(match name {
             "bool" => KeyKind::Bool,
             "bool_or_string" => KeyKind::BoolOrString,
             "bool_enable" => KeyKind::BoolEnable,
@@ -50,8 +60,8 @@ impl KeyKind {
             "string" => KeyKind::String,
             "agent_list" => KeyKind::AgentList,
             "agent_overrides" => KeyKind::AgentOverrides,
-            other => KeyKind::Other(other.to_owned()),
-        }
+            _ => return None,
+        })
     }
 
     /// The `type` name as written in the schema.
@@ -77,21 +87,22 @@ impl fmt::Display for KeyKind {
     }
 }
 
-/// One settings key as the schema describes it.
+/// One settings key as the schema describes it. The texts are borrowed from the binary for the
+/// embedded schema and owned for a parsed one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeySpec {
-    pub name: String,
+    pub name: Cow<'static, str>,
     pub kind: KeyKind,
     /// The environment variable that supplies the key when no file does.
-    pub env: Option<String>,
+    pub env: Option<Cow<'static, str>>,
     /// The value when nothing else supplies one (`Value::Undefined` when the schema has none).
     pub default: Value,
     pub min: Option<f64>,
     pub max: Option<f64>,
     /// Allowed values, for documentation and linting; resolution does not check them.
-    pub enum_values: Option<Vec<String>>,
-    pub group: Option<String>,
-    pub description: Option<String>,
+    pub enum_values: Option<Cow<'static, [Cow<'static, str>]>>,
+    pub group: Option<Cow<'static, str>>,
+    pub description: Option<Cow<'static, str>>,
     /// Only the digit strings `1`..`10` are accepted from text (`review_loop_max_cycles`).
     pub strict_digits: bool,
     /// Resolved from the settings files directly rather than from the merged, cached settings
@@ -118,54 +129,79 @@ pub enum SchemaError {
     },
 }
 
-/// The known settings keys, in file order.
+/// The known settings keys, in file order, with an index by name.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Schema {
-    keys: IndexMap<String, KeySpec>,
+    keys: Vec<KeySpec>,
+    /// Indexes into `keys`, ordered by name length and then by name (see [`by_length`]), for
+    /// lookups by binary search.
+    sorted: Cow<'static, [u32]>,
 }
 
 impl Schema {
-    /// The schema embedded in this build, parsed once.
+    /// The schema embedded in this build, generated from `settings-keys.json` at build time.
+    /// Building it borrows every text and allocates only the key list and the defaults that are
+    /// non-empty strings.
     pub fn embedded() -> &'static Schema {
         static SCHEMA: OnceLock<Schema> = OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            // Invariant: the embedded text is the repository's own schema, which the unit test
-            // `embedded_schema_parses` checks on every build.
-            Schema::parse(EMBEDDED_SCHEMA).expect("the embedded settings-keys.json is valid")
-        })
+        SCHEMA.get_or_init(Schema::build_embedded)
     }
 
-    /// Reads a `settings-keys.json` text.
+    /// A fresh copy of the embedded schema: what [`Schema::embedded`] builds once per process.
+    pub fn build_embedded() -> Schema {
+        Schema {
+            keys: embedded_keys(),
+            sorted: Cow::Borrowed(&EMBEDDED_SORTED),
+        }
+    }
+
+    /// Reads a `settings-keys.json` text. A key given twice keeps its first position and its
+    /// last description, as `JSON.parse` does.
     pub fn parse(text: &str) -> Result<Schema, SchemaError> {
         let root: serde_json::Value = serde_json::from_str(text)?;
         let serde_json::Value::Object(entries) = root else {
             return Err(SchemaError::NotAnObject);
         };
-        let mut keys = IndexMap::with_capacity(entries.len());
+        let mut keys = Vec::with_capacity(entries.len());
         for (name, entry) in entries {
-            let spec = key_spec(&name, entry)?;
-            keys.insert(name, spec);
+            keys.push(key_spec(name, entry)?);
         }
-        Ok(Schema { keys })
+        // At most 2^32 keys: a schema text is read with a bound far below that.
+        let mut sorted: Vec<u32> = (0..keys.len())
+            .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect();
+        sorted.sort_by(|&a, &b| by_length(&keys[a as usize].name, &keys[b as usize].name));
+        Ok(Schema {
+            keys,
+            sorted: Cow::Owned(sorted),
+        })
     }
 
     /// The key named `name`, if it is known.
     pub fn get(&self, name: &str) -> Option<&KeySpec> {
-        self.keys.get(name)
+        let at = self
+            .sorted
+            .binary_search_by(|&i| by_length(self.name_at(i), name))
+            .ok()?;
+        self.keys.get(self.sorted[at] as usize)
+    }
+
+    fn name_at(&self, i: u32) -> &str {
+        self.keys.get(i as usize).map_or("", |k| &k.name)
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.keys.contains_key(name)
+        self.get(name).is_some()
     }
 
     /// Every key, in schema order.
     pub fn keys(&self) -> impl Iterator<Item = &KeySpec> {
-        self.keys.values()
+        self.keys.iter()
     }
 
     /// Every key name, in schema order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.keys.keys().map(String::as_str)
+        self.keys.iter().map(|k| k.name.as_ref())
     }
 
     pub fn len(&self) -> usize {
@@ -177,28 +213,28 @@ impl Schema {
     }
 }
 
-fn key_spec(name: &str, entry: serde_json::Value) -> Result<KeySpec, SchemaError> {
+/// The order of the name index: shorter names first, equal lengths by bytes. Most comparisons
+/// are then settled by the lengths alone. `build.rs` sorts the embedded index the same way.
+fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+fn key_spec(name: String, entry: serde_json::Value) -> Result<KeySpec, SchemaError> {
     let serde_json::Value::Object(fields) = entry else {
-        return Err(SchemaError::EntryNotAnObject {
-            key: name.to_owned(),
-        });
+        return Err(SchemaError::EntryNotAnObject { key: name });
     };
     let bad = |field: &'static str, expected: &'static str| SchemaError::BadField {
-        key: name.to_owned(),
+        key: name.clone(),
         field,
         expected,
     };
     let kind = match fields.get("type") {
         Some(serde_json::Value::String(kind)) => KeyKind::from_name(kind),
-        _ => {
-            return Err(SchemaError::MissingType {
-                key: name.to_owned(),
-            })
-        }
+        _ => return Err(SchemaError::MissingType { key: name }),
     };
     let string = |value: Option<&serde_json::Value>, field| match value {
         None => Ok(None),
-        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+        Some(serde_json::Value::String(s)) => Ok(Some(Cow::Owned(s.clone()))),
         Some(_) => Err(bad(field, "a string")),
     };
     let number = |value: Option<&serde_json::Value>, field| match value {
@@ -213,17 +249,16 @@ fn key_spec(name: &str, entry: serde_json::Value) -> Result<KeySpec, SchemaError
     };
     let enum_values = match fields.get("enum") {
         None => None,
-        Some(serde_json::Value::Array(items)) => Some(
+        Some(serde_json::Value::Array(items)) => Some(Cow::Owned(
             items
                 .iter()
-                .map(|item| item.as_str().map(str::to_owned))
+                .map(|item| item.as_str().map(|s| Cow::Owned(s.to_owned())))
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| bad("enum", "an array of strings"))?,
-        ),
+        )),
         Some(_) => return Err(bad("enum", "an array of strings")),
     };
     Ok(KeySpec {
-        name: name.to_owned(),
         env: string(fields.get("env"), "env")?,
         min: number(fields.get("min"), "min")?,
         max: number(fields.get("max"), "max")?,
@@ -237,6 +272,7 @@ fn key_spec(name: &str, entry: serde_json::Value) -> Result<KeySpec, SchemaError
             .cloned()
             .map_or(Value::Undefined, Value::from),
         kind,
+        name: Cow::Owned(name),
     })
 }
 
@@ -244,11 +280,44 @@ fn key_spec(name: &str, entry: serde_json::Value) -> Result<KeySpec, SchemaError
 mod tests {
     use super::*;
 
+    /// The text `build.rs` generated the embedded schema from.
+    const EMBEDDED_SCHEMA: &str = include_str!("../../../../settings-keys.json");
+
     #[test]
-    fn embedded_schema_parses() {
+    fn generated_schema_equals_the_parsed_file() {
         let schema = Schema::parse(EMBEDDED_SCHEMA).expect("embedded schema");
         assert!(!schema.is_empty());
         assert_eq!(Schema::embedded(), &schema);
+    }
+
+    #[test]
+    fn lookups_find_every_key_and_only_those() {
+        for schema in [
+            Schema::embedded().clone(),
+            Schema::parse(EMBEDDED_SCHEMA).expect("schema"),
+        ] {
+            for (i, name) in schema.names().enumerate() {
+                assert_eq!(
+                    schema.get(name).map(|k| &k.name),
+                    Some(&schema.keys[i].name)
+                );
+            }
+            for absent in ["", "a", "zzz", "dco ", "DCO", "log_rule", "log_rulesx"] {
+                assert!(!schema.contains(absent), "{absent:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_first_position() {
+        let schema = Schema::parse(
+            r#"{"b": {"type": "bool"}, "a": {"type": "int"}, "b": {"type": "string"}}"#,
+        )
+        .expect("schema");
+        let names: Vec<&str> = schema.names().collect();
+        assert_eq!(names, ["b", "a"]);
+        assert_eq!(schema.get("b").map(|k| &k.kind), Some(&KeyKind::String));
+        assert_eq!(schema.get("a").map(|k| &k.kind), Some(&KeyKind::Int));
     }
 
     #[test]
@@ -258,6 +327,7 @@ mod tests {
         let cycles = schema.get("review_loop_max_cycles").expect("key");
         assert_eq!(cycles.kind, KeyKind::Int);
         assert_eq!(cycles.env.as_deref(), Some("PI_REVIEW_LOOP_MAX_CYCLES"));
+        assert!(matches!(cycles.name, Cow::Borrowed(_)));
         assert_eq!(cycles.default, Value::Number(3.0));
         assert_eq!((cycles.min, cycles.max), (Some(1.0), Some(10.0)));
         assert!(cycles.strict_digits);
@@ -266,7 +336,8 @@ mod tests {
         assert!(agents.per_key_resolution);
         assert_eq!(agents.default, Value::Array(vec![]));
         let log = schema.get("log_rules").expect("key");
-        assert_eq!(log.enum_values.as_ref().map(Vec::len), Some(5));
+        assert_eq!(log.enum_values.as_ref().map(|v| v.len()), Some(5));
+        assert_eq!(log.default, Value::String("info".into()));
         assert_eq!(
             schema.get("comment_signature").and_then(|k| k.env.clone()),
             None

@@ -7,7 +7,7 @@ use crate::json::{self, Seq, Text};
 use crate::output::{note, output, Exit};
 use crate::terminal::Escaped;
 use anyhow::Result;
-use pi_rules_core::Warning;
+use pi_rules_core::Message;
 use serde::Serialize;
 
 /// Assemble the rules block from the package, user and project layers.
@@ -35,7 +35,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = assembly::run_args(&args.layers, cx, &mut ())?;
     match args.format {
         OutputFormat::Text => {
-            for warning in run.assembly.iter().flat_map(|a| &a.warnings) {
+            for warning in run.warning_messages() {
                 note(cx.err, format_args!("rule assembly: {}", Escaped(warning)));
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
@@ -51,7 +51,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 struct Report<'a> {
     format: u32,
     block: &'a str,
-    warnings: Seq<Box<dyn Iterator<Item = Text<&'a Warning>> + 'a>>,
+    warnings: Seq<Box<dyn Iterator<Item = Text<Message<'a>>> + 'a>>,
     files: Seq<Box<dyn Iterator<Item = FileReport<'a>> + 'a>>,
     notes: &'a [String],
     stats: Stats,
@@ -80,7 +80,7 @@ struct Stats {
 
 impl<'a> Report<'a> {
     fn new(run: &'a Run) -> Report<'a> {
-        let warnings = run.assembly.iter().flat_map(|a| &a.warnings).map(Text);
+        let warnings = run.warning_messages().map(Text);
         let files = run.loaded.iter().flat_map(|loaded| {
             assembly::name_entries(loaded, run.assembly.as_ref()).map(|entry| {
                 let name = entry.report.name.as_str();

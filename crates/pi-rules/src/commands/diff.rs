@@ -129,7 +129,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     } else {
         format!("now with {}", changes.join(", "))
     };
-    for warning in new_run.assembly.iter().flat_map(|a| a.warnings.iter()) {
+    for warning in new_run.warning_messages() {
         note(
             cx.err,
             format_args!("rule assembly: {}", escape(&warning.to_string())),

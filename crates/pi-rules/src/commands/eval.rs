@@ -1,5 +1,6 @@
 //! `pi-rules eval`: the engine's line protocol on stdin and stdout (see [`crate::eval`]).
 
+use crate::eval::EvalError;
 use crate::invocation::Context;
 use crate::output::{output, Exit};
 use anyhow::Result;
@@ -18,6 +19,10 @@ pub struct Args {}
 
 pub fn run(_args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let stdin = std::io::stdin();
-    output(crate::eval::serve(stdin.lock(), &mut *cx.out))?;
-    Ok(Exit::Success)
+    match crate::eval::serve(stdin.lock(), &mut *cx.out) {
+        Ok(()) => Ok(Exit::Success),
+        Err(EvalError::Write(err)) => output(Err(err)),
+        // Reading stdin failed: an input error, not an output one.
+        Err(err @ EvalError::Read(_)) => Err(err.into()),
+    }
 }

@@ -23,7 +23,7 @@ use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
-use pi_rules_core::{frontmatter, Observer, Value, Warning, WarningKind};
+use pi_rules_core::{frontmatter, Message, Observer, Value, Warning, WarningKind};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -357,7 +357,7 @@ impl<'r> Report<'r> {
                 shown: RefCell::default(),
             },
             coms_flag,
-            warnings: ranges_by_file(warnings, files, |w| w.file),
+            warnings: ranges_by_file(warnings, files, |w| w.file()),
             decided: ranges_by_file(&recorder.blocks, files, |d| d.file),
         }
     }
@@ -410,7 +410,7 @@ impl<'r> Report<'r> {
         let warnings = self.file_warnings(file);
         let decided = &self.recorder.blocks[self.decided.get(file).cloned().unwrap_or(0..0)];
         let unbalanced_at = warnings.iter().find_map(|w| match w.kind {
-            WarningKind::Unbalanced { .. } => Some(w.span.start),
+            WarningKind::Unbalanced { .. } => Some(w.span().start),
             _ => None,
         });
         let mut cursor = Cursor::new(text);
@@ -418,11 +418,11 @@ impl<'r> Report<'r> {
             .iter()
             .filter(|w| matches!(w.kind, WarningKind::StrayCloser { .. }))
             .map(|w| {
-                let (line, column) = cursor.at(w.span.start);
+                let (line, column) = cursor.at(w.span().start);
                 StrayView {
                     line,
                     column,
-                    marker: text.get(w.span.clone()).unwrap_or(""),
+                    marker: text.get(w.span()).unwrap_or(""),
                 }
             })
             .collect();
@@ -437,13 +437,13 @@ impl<'r> Report<'r> {
             if marker.closer {
                 continue;
             }
-            let start = marker.span.start + body_start;
+            let start = marker.span().start + body_start;
             while stack.last().is_some_and(|(close, _)| *close <= start) {
                 stack.pop();
             }
             let (line, column) = cursor.at(start);
             let condition =
-                &text[marker.condition.start + body_start..marker.condition.end + body_start];
+                &text[marker.condition().start + body_start..marker.condition().end + body_start];
             while decisions.peek().is_some_and(|d| d.opener < start) {
                 decisions.next();
             }
@@ -470,7 +470,7 @@ impl<'r> Report<'r> {
                 column,
                 kind: marker.kind,
                 condition,
-                opener: start..marker.span.end + body_start,
+                opener: start..marker.span().end + body_start,
                 depth,
                 state,
                 decided,
@@ -605,7 +605,7 @@ fn closers_of(found: &[Marker], body_start: usize) -> Vec<Option<usize>> {
             open.push(i);
         } else if open.last().is_some_and(|&o| found[o].kind == marker.kind) {
             if let Some(o) = open.pop() {
-                closer_of[o] = Some(found[i].span.end + body_start);
+                closer_of[o] = Some(found[i].span().end + body_start);
             }
         } else {
             open.clear();
@@ -728,7 +728,7 @@ struct JsonReport<'a> {
     features: BTreeMap<&'static str, JsonFeature>,
     files: Seq<Box<dyn Iterator<Item = JsonFile<'a>> + 'a>>,
     placeholders: [JsonPlaceholder<'a>; 1],
-    warnings: Seq<Box<dyn Iterator<Item = Text<&'a Warning>> + 'a>>,
+    warnings: Seq<Box<dyn Iterator<Item = Text<Message<'a>>> + 'a>>,
     totals: JsonTotals,
 }
 
@@ -883,7 +883,7 @@ impl<'r> Report<'r> {
             })
             .collect();
         let files = self.names().map(move |entry| self.json_file(&entry));
-        let warnings = self.all_warnings().iter().map(Text);
+        let warnings = self.run.warning_messages().map(Text);
         JsonReport {
             format: FORMAT_VERSION,
             cwd: run.session.cwd.to_string_lossy(),
@@ -1023,7 +1023,7 @@ impl Report<'_> {
             escape_truncated(&run.review_loop_max_cycles, MAX_SHOWN_CHARS),
             self.settings.source("review_loop_max_cycles")
         )?;
-        for warning in self.all_warnings() {
+        for warning in self.run.warning_messages() {
             let line = format!("warning: {}", escape(&warning.to_string()));
             writeln!(out, "{}", paint.paint("33", &line))?;
         }

@@ -240,11 +240,7 @@ impl Snapshot {
                 }
             }
         }
-        let warnings = run
-            .assembly
-            .iter()
-            .flat_map(|a| a.warnings.iter().map(|w| w.to_string()))
-            .collect();
+        let warnings = run.warning_messages().map(|m| m.to_string()).collect();
         let files = run
             .assembly
             .as_ref()

@@ -155,7 +155,7 @@ impl<'t> File<'t> {
         type Parsed = Option<(usize, Option<(Operator, Value)>)>;
         let mut parsed: Vec<Parsed> = Vec::with_capacity(openers.len());
         for &(m, _) in &openers {
-            let raw = &text[markers[m].condition.clone()];
+            let raw = &text[markers[m].condition()];
             let p = match condition::parse(raw) {
                 None => None,
                 Some(Condition::Bare { key }) => {
@@ -358,13 +358,13 @@ impl<'t> File<'t> {
 
     /// `{{IF:x}}` as written (shortened).
     fn shown_opener(&self, b: usize) -> String {
-        excerpt(&self.text[self.opener(b).span.clone()], 60)
+        excerpt(&self.text[self.opener(b).span()], 60)
     }
 
     fn origin_span(&self, origin: Origin) -> Range<usize> {
         match origin {
             Origin::Gate(start, end) => start..end,
-            Origin::Block(b) => self.opener(b).span.clone(),
+            Origin::Block(b) => self.opener(b).span(),
         }
     }
 
@@ -375,7 +375,7 @@ impl<'t> File<'t> {
                 excerpt(self.text[start..end].trim_end_matches('\r'), 60)
             ),
             Origin::Block(b) => {
-                let at = line_col(self.text, self.opener(b).span.start);
+                let at = line_col(self.text, self.opener(b).span().start);
                 format!("`{}` (line {})", self.shown_opener(b), at.line)
             }
         }
@@ -397,7 +397,7 @@ impl<'t> File<'t> {
         origins: &[(Origin, u64)],
         out: &mut FileDiagnostics,
     ) {
-        let Some(d) = out.report(Code::UnreachableBlock, Some(self.opener(b).span.clone())) else {
+        let Some(d) = out.report(Code::UnreachableBlock, Some(self.opener(b).span())) else {
             return;
         };
         let culprits = Self::culprits(origins, |m| m & mask == 0);
@@ -434,7 +434,7 @@ impl<'t> File<'t> {
         out: &mut FileDiagnostics,
     ) {
         let marker = self.opener(b);
-        let Some(d) = out.report(Code::RedundantCondition, Some(marker.span.clone())) else {
+        let Some(d) = out.report(Code::RedundantCondition, Some(marker.span())) else {
             return;
         };
         let full = self.vars[var].classes.full();
@@ -547,7 +547,7 @@ fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize,
     let mut events = Vec::new();
     let mut openers: Vec<(usize, usize)> = Vec::new();
     let mut stack = Vec::new();
-    let mut pairs = vec![usize::MAX; markers.len()];
+    let mut pairs = vec![markers::UNPAIRED; markers.len()];
     let mut open: Vec<usize> = Vec::new();
     let mut pos = body;
     let mut i = 0;
@@ -567,11 +567,11 @@ fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize,
             // No closer: the rest is kept verbatim.
             break;
         };
-        push_text(&mut events, pos..markers[i].span.start);
+        push_text(&mut events, pos..markers[i].span().start);
         for k in i..=close {
             let m = &markers[k];
             if k > i {
-                push_text(&mut events, markers[k - 1].span.end..m.span.start);
+                push_text(&mut events, markers[k - 1].span().end..m.span().start);
             }
             if m.closer {
                 if let Some(o) = open.pop() {
@@ -584,7 +584,7 @@ fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize,
                 openers.push((k, k));
             }
         }
-        pos = markers[close].span.end;
+        pos = markers[close].span().end;
         i = close + 1;
     }
     push_text(&mut events, pos..text.len());
@@ -628,11 +628,11 @@ fn constant_condition(
     always: bool,
     out: &mut FileDiagnostics,
 ) {
-    let Some(d) = out.report(Code::ConstantCondition, Some(marker.condition.clone())) else {
+    let Some(d) = out.report(Code::ConstantCondition, Some(marker.condition())) else {
         return;
     };
     let described = v.domain.as_ref().map_or("", |d| d.described.as_str());
-    let opener = excerpt(&text[marker.span.clone()], 60);
+    let opener = excerpt(&text[marker.span()], 60);
     let outcome = if always {
         "always holds: the block is always kept"
     } else {

@@ -235,7 +235,7 @@ mod properties {
             let markers = crate::markers::scan(&text);
             let mut from = 0;
             let mut static_run = false;
-            for m in markers.iter().map(|m| m.span.clone()).chain(std::iter::once(text.len()..text.len())) {
+            for m in markers.iter().map(|m| m.span()).chain(std::iter::once(text.len()..text.len())) {
                 let gap = text[from..m.start].replace([' ', '\t'], "");
                 static_run |= gap.contains("\n\n\n");
                 from = m.end;

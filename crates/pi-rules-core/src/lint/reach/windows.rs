@@ -606,7 +606,9 @@ fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
     let mut found: Vec<(usize, Code, Hit, State)> = Vec::new();
     for (hit, state) in hits {
         let (kind, anchor, position) = match &hit {
-            Hit::Blank { marker, end, .. } => (0, *end, file.markers[*marker as usize].span.start),
+            Hit::Blank { marker, end, .. } => {
+                (0, *end, file.markers[*marker as usize].span().start)
+            }
             Hit::Start { .. } => (1, 0, file.body),
             Hit::End { .. } => (2, 0, text.len()),
             Hit::Row { start, .. } => (3, *start, *start as usize),
@@ -640,8 +642,8 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
             format!(" when {w}")
         }
     };
-    let marker_span = |m: u32| file.markers[m as usize].span.clone();
-    let opener_span = |b: u32| file.opener(b as usize).span.clone();
+    let marker_span = |m: u32| file.markers[m as usize].span();
+    let opener_span = |b: u32| file.opener(b as usize).span();
     let blanks = |nl: u8| {
         let n = nl - 1;
         if nl >= NL_CAP {
