@@ -264,7 +264,7 @@ fn write_error<W: Write>(out: &mut JsonWriter<W>, message: &str) -> io::Result<(
 }
 
 /// The one buffered writer of the responses: JSON is written into a buffer, which goes to the
-/// output whenever it holds [`OUTPUT_BUFFER`] bytes and at the end of each line.
+/// output whenever it holds 64 KiB and at the end of each line.
 pub struct JsonWriter<W> {
     out: W,
     buffer: Vec<u8>,

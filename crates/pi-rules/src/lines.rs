@@ -14,13 +14,13 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-/// The longest line the protocols accept, in bytes without the `\n`: 64 MiB.
+/// The longest line the protocols accept, in bytes without the `\n`: 16 MiB, the same bound as
+/// `serve`'s requests ([`crate::serve::MAX_LINE_BYTES`]).
 ///
 /// A request of twelve rule files at the loader's bound (131,072 bytes each) is at most about
-/// 9.5 MiB once JSON-escaped even if every byte needs a six-byte `\u00XX` escape, so this leaves
-/// room for requests much larger than any layer while keeping one hostile line from taking more
-/// than 64 MiB.
-pub const MAX_LINE: usize = 64 << 20;
+/// 9.5 MiB once JSON-escaped even if every byte needs a six-byte `\u00XX` escape, so any layer
+/// fits, while one hostile line never takes more than 16 MiB.
+pub const MAX_LINE: usize = 16 << 20;
 
 /// Bytes read from the input at a time.
 const READ_BUFFER: usize = 64 << 10;
