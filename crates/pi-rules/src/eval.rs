@@ -13,7 +13,7 @@
 
 use crate::lines::{Line, LineReader};
 use pi_rules_core::value::js_number;
-use pi_rules_core::{render, Assembler, Features, Scope, Settings, Value};
+use pi_rules_core::{render, Assembler, Features, Message, Scope, Settings, Value};
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
 use std::fmt;
@@ -125,11 +125,7 @@ impl Engine {
                 out.string(&assembly.text)?;
                 out.raw(b",\"warnings\":[")?;
                 for (i, message) in assembly.messages(&rules).enumerate() {
-                    out.raw(if i == 0 { b"\"" } else { b",\"" })?;
-                    // The prefixes are ASCII without anything to escape.
-                    out.raw(message.prefix().as_bytes())?;
-                    out.contents(message.subject())?;
-                    out.raw(b"\"")?;
+                    out.warning(i > 0, message)?;
                 }
                 out.raw(b"],\"files\":[")?;
                 for (index, included) in assembly.included.iter().enumerate() {
@@ -302,6 +298,19 @@ impl<W: Write> JsonWriter<W> {
         Ok(())
     }
 
+    /// Writes a warning's message as a JSON string, after a comma unless it is the first.
+    fn warning(&mut self, comma: bool, message: Message<'_>) -> io::Result<()> {
+        if comma {
+            self.buffer.push(b',');
+        }
+        self.buffer.push(b'"');
+        // The prefixes are ASCII without anything to escape; the quoted text is short.
+        self.buffer.extend_from_slice(message.prefix().as_bytes());
+        self.escape_bytes(message.subject().as_bytes());
+        self.buffer.push(b'"');
+        self.spill()
+    }
+
     /// Writes `s` escaped, without quotes, passing full buffers on to the output.
     fn contents(&mut self, s: &str) -> io::Result<()> {
         if s.len() <= OUTPUT_BUFFER {
@@ -320,25 +329,40 @@ impl<W: Write> JsonWriter<W> {
     /// Appends the bytes of a string escaped as `serde_json` does: `"`, `\` and the controls
     /// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
     /// included, as it is.
-    fn escape_bytes(&mut self, mut rest: &[u8]) {
+    fn escape_bytes(&mut self, bytes: &[u8]) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        while let Some(at) = rest.iter().position(|&b| ESCAPE[usize::from(b)] != 0) {
-            self.buffer.extend_from_slice(&rest[..at]);
-            let byte = rest[at];
-            match ESCAPE[usize::from(byte)] {
-                b'u' => self.buffer.extend_from_slice(&[
+        let buffer = &mut self.buffer;
+        buffer.reserve(bytes.len());
+        let mut start = 0;
+        for (i, &byte) in bytes.iter().enumerate() {
+            let escape = ESCAPE[usize::from(byte)];
+            if escape == 0 {
+                continue;
+            }
+            let run = &bytes[start..i];
+            if run.len() <= 16 {
+                // Text with a line break every few bytes: a call per piece costs more than this.
+                for &b in run {
+                    buffer.push(b);
+                }
+            } else {
+                buffer.extend_from_slice(run);
+            }
+            if escape == b'u' {
+                buffer.extend_from_slice(&[
                     b'\\',
                     b'u',
                     b'0',
                     b'0',
                     HEX[usize::from(byte >> 4)],
                     HEX[usize::from(byte & 0xf)],
-                ]),
-                letter => self.buffer.extend_from_slice(&[b'\\', letter]),
+                ]);
+            } else {
+                buffer.extend_from_slice(&[b'\\', escape]);
             }
-            rest = &rest[at + 1..];
+            start = i + 1;
         }
-        self.buffer.extend_from_slice(rest);
+        buffer.extend_from_slice(&bytes[start..]);
     }
 
     /// Ends a response: a line feed, then everything to the output, flushed.
