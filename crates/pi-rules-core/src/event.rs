@@ -136,34 +136,34 @@ impl fmt::Display for Message<'_> {
     }
 }
 
-/// Why a file was kept or dropped by its frontmatter.
+/// Why a file was kept or dropped by its frontmatter. Decisions borrow the file's text and the
+/// setting values for the length of the [`Observer`] call; byte ranges in them are offsets into
+/// the file's whole text, as `usize` (they are not kept in bulk).
 #[derive(Debug, Clone, PartialEq)]
 pub enum GateReason<'a> {
     /// `requires_setting: key`, tested for truthiness.
-    Setting {
-        key: &'a str,
-        value: &'a Value,
-    },
-    UnknownSetting {
-        key: &'a str,
-    },
+    Setting { key: &'a str, value: &'a Value },
+    /// `requires_setting` names a key that is not a settings key: the file is dropped (with a
+    /// warning).
+    UnknownSetting { key: &'a str },
     /// `requires: name`, a feature predicate.
-    Feature {
-        name: &'a str,
-        on: bool,
-    },
-    UnknownFeature {
-        name: &'a str,
-    },
+    Feature { name: &'a str, on: bool },
+    /// `requires` names something that is not a feature predicate: the file is dropped (with
+    /// a warning).
+    UnknownFeature { name: &'a str },
 }
 
 /// The frontmatter decision for one file: the `requires_setting` outcome, then (only when that
 /// passed or was absent) the `requires` outcome. Both `None` means the file is ungated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateDecision<'a> {
+    /// Index of the file in the assembly's input.
     pub file: usize,
+    /// Whether the file goes on to block evaluation.
     pub included: bool,
+    /// The `requires_setting` outcome (`Setting` or `UnknownSetting`).
     pub setting: Option<GateReason<'a>>,
+    /// The `requires` outcome (`Feature` or `UnknownFeature`).
     pub feature: Option<GateReason<'a>>,
 }
 
@@ -174,7 +174,8 @@ pub enum BlockReason<'a> {
     Feature { name: &'a str, on: bool },
     /// A bare key tested for truthiness.
     Truthy { key: &'a str, value: &'a Value },
-    /// `key == literal` or `key != literal`.
+    /// `key == literal` or `key != literal`; `equal` is the outcome of `===` before the operator
+    /// and the block's kind are applied.
     Compare {
         key: &'a str,
         equal: bool,
@@ -190,7 +191,9 @@ pub enum BlockReason<'a> {
 /// dropped block are never evaluated and are not reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockDecision<'a> {
+    /// Index of the file in the assembly's input.
     pub file: usize,
+    /// `IF` or `IFNOT`.
     pub kind: BlockKind,
     /// The opener marker.
     pub opener: Range<usize>,
@@ -198,6 +201,7 @@ pub struct BlockDecision<'a> {
     pub condition: Range<usize>,
     /// The closer marker.
     pub closer: Range<usize>,
+    /// Whether the block's body is kept (after `IFNOT` inverts the test).
     pub kept: bool,
     pub reason: BlockReason<'a>,
 }

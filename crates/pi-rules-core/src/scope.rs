@@ -52,7 +52,10 @@ impl Settings {
 
 impl FromIterator<(String, Value)> for Settings {
     fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
-        let mut settings = Settings::new();
+        let iter = iter.into_iter();
+        let mut settings = Settings {
+            values: Map::with_capacity_and_hasher(iter.size_hint().0, Default::default()),
+        };
         for (k, v) in iter {
             settings.values.entry(k).or_insert(v);
         }
