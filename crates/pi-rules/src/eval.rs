@@ -330,39 +330,45 @@ impl<W: Write> JsonWriter<W> {
     /// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
     /// included, as it is.
     fn escape_bytes(&mut self, bytes: &[u8]) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
         let buffer = &mut self.buffer;
         buffer.reserve(bytes.len());
-        let mut start = 0;
-        for (i, &byte) in bytes.iter().enumerate() {
-            let escape = ESCAPE[usize::from(byte)];
-            if escape == 0 {
+        let mut i = 0;
+        // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
+        while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<&[u8; 8]>::try_from) {
+            buffer.extend_from_slice(chunk);
+            let mask = escape_mask(u64::from_le_bytes(*chunk));
+            if mask == 0 {
+                i += 8;
                 continue;
             }
-            let run = &bytes[start..i];
-            if run.len() <= 16 {
-                // Text with a line break every few bytes: a call per piece costs more than this.
-                for &b in run {
-                    buffer.push(b);
-                }
-            } else {
-                buffer.extend_from_slice(run);
-            }
-            if escape == b'u' {
-                buffer.extend_from_slice(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[usize::from(byte >> 4)],
-                    HEX[usize::from(byte & 0xf)],
-                ]);
-            } else {
-                buffer.extend_from_slice(&[b'\\', escape]);
-            }
-            start = i + 1;
+            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
+            let k = (mask.trailing_zeros() / 8) as usize;
+            buffer.truncate(buffer.len() - (8 - k));
+            push_escape(buffer, chunk[k]);
+            i += k + 1;
         }
-        buffer.extend_from_slice(&bytes[start..]);
+        // The last few bytes: the same test on a word padded with bytes that need no escape.
+        let mut tail = bytes.get(i..).unwrap_or_default();
+        while !tail.is_empty() {
+            // Built in a register: a copy through memory would stall the load that follows.
+            let word = tail
+                .iter()
+                .take(8)
+                .enumerate()
+                .fold(u64::from_le_bytes([b'a'; 8]), |word, (j, &b)| {
+                    word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
+                });
+            let mask = escape_mask(word);
+            let k = if mask == 0 {
+                tail.len()
+            } else {
+                (mask.trailing_zeros() / 8) as usize
+            };
+            buffer.extend_from_slice(&tail[..k]);
+            let Some(&byte) = tail.get(k) else { break };
+            push_escape(buffer, byte);
+            tail = &tail[k + 1..];
+        }
     }
 
     /// Ends a response: a line feed, then everything to the output, flushed.
@@ -375,6 +381,37 @@ impl<W: Write> JsonWriter<W> {
         self.out.write_all(&self.buffer)?;
         self.buffer.clear();
         self.out.flush()
+    }
+}
+
+/// Flags (bit 7 of each byte) the bytes of `word` (little-endian) that need escaping inside a
+/// JSON string: below 0x20, `"` or `\`. The lowest flag is exact; a byte above a flagged one may
+/// be flagged wrongly (a borrow carries into it), which only matters for bytes that are looked at
+/// again from there.
+fn escape_mask(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let is_quote = quote.wrapping_sub(ONES) & !quote;
+    let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (below_space | is_quote | is_backslash) & HIGH
+}
+
+/// Appends the escape of `byte`, one that [`ESCAPE`] marks.
+fn push_escape(buffer: &mut Vec<u8>, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match ESCAPE[usize::from(byte)] {
+        b'u' => buffer.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[usize::from(byte >> 4)],
+            HEX[usize::from(byte & 0xf)],
+        ]),
+        letter => buffer.extend_from_slice(&[b'\\', letter]),
     }
 }
 
@@ -400,6 +437,32 @@ const ESCAPE: [u8; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time test finds the first byte to escape wherever it is, whatever follows.
+    #[test]
+    fn escape_mask_finds_the_first_byte_to_escape() {
+        let interesting = [
+            0u8, 0x01, 0x1f, 0x20, b'!', b'"', b'#', b'\\', b']', 0x7f, 0x80, 0xa2, 0xdc, 0xff,
+            b'a',
+        ];
+        for &x in &interesting {
+            for at in 0..8 {
+                for &filler in &[b'a', 0xff, 0x80, 0x21] {
+                    for &after in &interesting {
+                        let mut word = [filler; 8];
+                        word[at] = x;
+                        if at + 1 < 8 {
+                            word[at + 1] = after;
+                        }
+                        let first = word.iter().position(|&b| ESCAPE[usize::from(b)] != 0);
+                        let mask = escape_mask(u64::from_le_bytes(word));
+                        let got = (mask != 0).then(|| (mask.trailing_zeros() / 8) as usize);
+                        assert_eq!(got, first, "{word:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// `JsonWriter::string` agrees with `serde_json` on every byte that can need escaping.
     #[test]
