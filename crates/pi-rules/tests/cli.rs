@@ -554,6 +554,42 @@ fn eval_answers_line_by_line_and_survives_bad_lines() {
 }
 
 #[test]
+fn eval_stdin_that_cannot_be_read_is_an_input_error() {
+    let world = World::new();
+    // Reading a directory fails (EISDIR): an input error (3), not an output error (4).
+    let dir = fs::File::open(&world.project).unwrap();
+    let out = world.command(&["eval"]).stdin(dir).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the requests"));
+}
+
+#[test]
+fn eval_answers_a_line_over_the_limit_with_an_error_and_goes_on() {
+    let world = World::new();
+    let long = format!(
+        "{{\"rules\": [\"{}\"]}}\n{{\"rules\": [\"next\"]}}\n",
+        "x".repeat(pi_rules::lines::MAX_LINE)
+    );
+    let out = world.run_stdin(&["eval"], &long);
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("more than the limit"));
+    assert_eq!(lines[1]["text"], "next");
+}
+
+#[test]
 fn eval_flushes_each_response() {
     let world = World::new();
     let mut child = world
