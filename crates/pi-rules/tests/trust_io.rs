@@ -303,3 +303,18 @@ fn ignored_settings_are_said_once_on_stderr() {
         assert_eq!(err.matches("`dco` in").count(), 1, "{args:?}: once");
     }
 }
+
+#[test]
+fn a_bad_schema_is_explained_once() {
+    let world = World::new();
+    let path = world.project.join("keys.json");
+    fs::write(&path, "{\"a\":").unwrap();
+    let output = world
+        .pi_rules(&["settings", "--keys", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 3);
+    let err = stderr(&output);
+    assert_eq!(err.matches("EOF while parsing").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

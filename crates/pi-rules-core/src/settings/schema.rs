@@ -113,8 +113,10 @@ pub struct KeySpec {
 /// Why a schema text could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
+    /// The parser's message is part of this one, so the error has no separate source (a chain
+    /// printer would say it twice).
     #[error("the settings schema is not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(serde_json::Error),
     #[error("the settings schema must be a JSON object with one entry per key")]
     NotAnObject,
     #[error("settings key `{key}` must be described by an object")]
@@ -127,6 +129,12 @@ pub enum SchemaError {
         field: &'static str,
         expected: &'static str,
     },
+}
+
+impl From<serde_json::Error> for SchemaError {
+    fn from(err: serde_json::Error) -> Self {
+        SchemaError::Json(err)
+    }
 }
 
 /// The known settings keys, in file order, with an index by name.
