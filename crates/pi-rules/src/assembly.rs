@@ -28,6 +28,7 @@ pub struct Run {
     /// The block exactly as a host appends it: `"\n\n"` and the assembly, the fallback block, or
     /// `""` for a subagent.
     pub block: String,
+    /// The assembly, its text moved into `block`.
     pub assembly: Option<Assembly>,
     pub read_micros: u128,
     pub assemble_micros: u128,
@@ -40,7 +41,7 @@ impl Run {
         let texts = self.loaded.as_ref().map_or(&[][..], |l| &l.files[..]);
         self.assembly.iter().flat_map(move |a| {
             a.warnings.iter().map(move |w| {
-                let text = texts.get(w.file()).map_or("", |f| f.text.as_str());
+                let text = texts.get(w.file()).map_or("", |f| f.text.as_ref());
                 w.message(text)
             })
         })
@@ -115,9 +116,13 @@ pub fn run<O: Observer>(
             features: &features,
             review_loop_max_cycles: &review_loop_max_cycles,
         };
-        let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_str()).collect();
-        let assembly = engine::assemble_observed(&texts, &scope, observer);
-        (format!("\n\n{}", assembly.text), Some(assembly))
+        let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_ref()).collect();
+        let mut assembly = engine::assemble_observed(&texts, &scope, observer);
+        // The block is the text with the host's leading blank line, made in place (the text
+        // has room: it was reserved for the whole input), so the run holds the text once.
+        let mut block = std::mem::take(&mut assembly.text);
+        block.insert_str(0, "\n\n");
+        (block, Some(assembly))
     };
     Ok(Run {
         session,

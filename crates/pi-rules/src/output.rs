@@ -99,14 +99,22 @@ pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {
-    pub out: BufWriter<io::Stdout>,
+    pub out: BufWriter<Box<dyn Write>>,
     pub err: BufWriter<io::Stderr>,
 }
 
 impl StdStreams {
+    /// Our own 64 KiB buffers in front of the two descriptors. Stdout is written through a
+    /// duplicate of its descriptor, past std's line buffering, which would otherwise look for a
+    /// line break in every buffer we hand it; when the descriptor cannot be duplicated, std's
+    /// handle is used.
     pub fn new() -> StdStreams {
+        let stdout: Box<dyn Write> = match io::stdout().as_fd().try_clone_to_owned() {
+            Ok(fd) => Box::new(std::fs::File::from(fd)),
+            Err(_) => Box::new(io::stdout()),
+        };
         StdStreams {
-            out: BufWriter::with_capacity(BUFFER_BYTES, io::stdout()),
+            out: BufWriter::with_capacity(BUFFER_BYTES, stdout),
             err: BufWriter::with_capacity(BUFFER_BYTES, io::stderr()),
         }
     }

@@ -85,7 +85,7 @@ fn taken(loaded: &Loaded) -> Vec<(&str, Layer, &str)> {
     loaded
         .files
         .iter()
-        .map(|file| (file.name.as_str(), file.layer, file.text.as_str()))
+        .map(|file| (file.name.as_str(), file.layer, file.text.as_ref()))
         .collect()
 }
 

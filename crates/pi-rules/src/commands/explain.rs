@@ -388,7 +388,7 @@ impl<'r> Report<'r> {
     fn text_of(&self, file: usize) -> &'r str {
         self.loaded()
             .and_then(|l| l.files.get(file))
-            .map_or("", |f| f.text.as_str())
+            .map_or("", |f| f.text.as_ref())
     }
 
     /// Bytes the file adds to the block (0 unless included).

@@ -27,6 +27,7 @@ mod confine;
 mod listing;
 mod read;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::io;
@@ -115,8 +116,9 @@ pub struct RuleFile {
     pub layer: Layer,
     /// Its path; `None` for an embedded package rule.
     pub path: Option<PathBuf>,
-    /// Its text (invalid UTF-8 replaced by U+FFFD, a BOM kept).
-    pub text: String,
+    /// Its text (invalid UTF-8 replaced by U+FFFD, a BOM kept); an embedded rule's text is not
+    /// copied.
+    pub text: Cow<'static, str>,
     /// Whether the bytes were not valid UTF-8.
     pub had_invalid_utf8: bool,
 }
@@ -524,7 +526,7 @@ fn embedded(text: &'static str) -> ReadOutcome {
         }
     } else {
         ReadOutcome::Text {
-            text: text.to_owned(),
+            text: Cow::Borrowed(text),
             had_invalid_utf8: false,
             masked: false,
         }

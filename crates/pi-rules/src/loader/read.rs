@@ -4,6 +4,7 @@
 //! (`/dev/zero`) is oversized by reading; a link to a character device that reads as empty
 //! (`/dev/null`) masks the lower copies.
 
+use std::borrow::Cow;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
@@ -16,7 +17,7 @@ use crate::bounded::{self, Outcome};
 pub(super) enum ReadOutcome {
     /// The text was read and is taken.
     Text {
-        text: String,
+        text: Cow<'static, str>,
         had_invalid_utf8: bool,
         /// The candidate is a link to a character device that read as empty (`/dev/null`).
         masked: bool,
@@ -116,7 +117,7 @@ pub(super) fn read_candidate(
         RawRead::Bytes { bytes, masked } => {
             let (text, had_invalid_utf8) = decode(bytes);
             ReadOutcome::Text {
-                text,
+                text: Cow::Owned(text),
                 had_invalid_utf8,
                 masked,
             }
