@@ -14,8 +14,7 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-/// The longest line the protocols accept, in bytes without the `\n`: 16 MiB, the same bound as
-/// `serve`'s requests ([`crate::serve::MAX_LINE_BYTES`]).
+/// The longest line the protocols (`eval` and `serve`) accept, in bytes without the `\n`: 16 MiB.
 ///
 /// A request of twelve rule files at the loader's bound (131,072 bytes each) is at most about
 /// 9.5 MiB once JSON-escaped even if every byte needs a six-byte `\u00XX` escape, so any layer

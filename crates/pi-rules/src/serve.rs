@@ -4,8 +4,8 @@
 //! Framing: one message per line, split on LF only (a JSON string may hold U+2028 and U+2029,
 //! which some line readers treat as line ends). Each response is one line, flushed, in request
 //! order. A batch (a JSON array) is answered with an array; a notification (no `id`) gets no
-//! response. A line longer than [`MAX_LINE_BYTES`] gets an error response and the rest of it is
-//! skipped without being kept. EOF ends the server.
+//! response. A line longer than [`MAX_LINE`] gets an error response and the rest of it is
+//! skipped without being kept (see [`crate::lines`]). EOF ends the server.
 //!
 //! Methods mirror the commands: a method's `result` is exactly what the command prints with
 //! `--format json`, because the method runs the command itself with its output captured. The
@@ -17,23 +17,20 @@
 
 use crate::commands::{assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
+use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
 use crate::session::{DiskSettings, Session, SettingsFileState, SettingsRead};
 use crate::{check, report};
 use pi_rules_core::settings::SettingsCache;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The protocol version `version` reports; it changes when a method or its parameters change
 /// incompatibly.
 pub const PROTOCOL_VERSION: u32 = 1;
-
-/// The longest request line (16 MiB); a longer one is answered with an error and skipped. An
-/// `eval` request with twelve rule files at the size limit, every byte escaped, fits.
-pub const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// JSON-RPC error codes.
 pub mod code {
@@ -130,59 +127,6 @@ impl RpcError {
     }
 }
 
-/// How reading a request line ended.
-enum Line {
-    /// A whole line is in the buffer (without its LF).
-    Complete,
-    /// The line was longer than the limit; it was skipped and the buffer is empty.
-    TooLong,
-    /// End of input.
-    Eof,
-}
-
-/// Reads one LF-terminated line into `line`, keeping at most `limit` bytes: the rest of a longer
-/// line is consumed and dropped. A last line without LF counts as a line.
-fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
-    line.clear();
-    let mut read_any = false;
-    let mut too_long = false;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        };
-        if chunk.is_empty() {
-            return Ok(match (read_any, too_long) {
-                (false, _) => Line::Eof,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Complete,
-            });
-        }
-        read_any = true;
-        let (take, done) = match memchr::memchr(b'\n', chunk) {
-            Some(at) => (at, true),
-            None => (chunk.len(), false),
-        };
-        if !too_long {
-            if line.len() + take > limit {
-                too_long = true;
-                *line = Vec::new();
-            } else {
-                line.extend_from_slice(&chunk[..take]);
-            }
-        }
-        input.consume(if done { take + 1 } else { take });
-        if done {
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
-        }
-    }
-}
-
 /// Why serving stopped early.
 #[derive(Debug)]
 pub enum ServeError {
@@ -217,30 +161,25 @@ impl Server {
     }
 
     /// Answers every request line of `input` on `out` until EOF.
-    pub fn serve(
-        &mut self,
-        mut input: impl BufRead,
-        out: &mut dyn Write,
-    ) -> Result<(), ServeError> {
-        let mut line = Vec::new();
+    pub fn serve(&mut self, input: impl Read, out: &mut dyn Write) -> Result<(), ServeError> {
+        let mut lines = LineReader::new(input);
         let mut response = Vec::new();
         loop {
-            let read =
-                read_line(&mut input, &mut line, MAX_LINE_BYTES).map_err(ServeError::Input)?;
             response.clear();
-            match read {
-                Line::Eof => return Ok(()),
-                Line::TooLong => write_error(
+            match lines.next_line().map_err(ServeError::Input)? {
+                None => return Ok(()),
+                Some(Line::TooLong { bytes }) => write_error(
                     &mut response,
                     None,
                     &RpcError::new(
                         code::INVALID_REQUEST,
                         format!(
-                            "the request is longer than {MAX_LINE_BYTES} bytes; it was skipped"
+                            "the request is {bytes} bytes, over the {MAX_LINE}-byte limit; it \
+                             was skipped"
                         ),
                     ),
                 ),
-                Line::Complete => self.handle_line(&line, &mut response),
+                Some(Line::Complete(line)) => self.handle_line(line, &mut response),
             }
             if response.is_empty() {
                 continue;
@@ -684,51 +623,4 @@ fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &RpcError) {
         },
     );
     out.push(b'}');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines(input: &[u8], limit: usize) -> Vec<Result<String, &'static str>> {
-        let mut reader = io::BufReader::with_capacity(4, input);
-        let mut line = Vec::new();
-        let mut out = Vec::new();
-        loop {
-            match read_line(&mut reader, &mut line, limit).unwrap() {
-                Line::Eof => return out,
-                Line::TooLong => out.push(Err("too long")),
-                Line::Complete => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
-            }
-        }
-    }
-
-    #[test]
-    fn lines_split_on_lf_only() {
-        assert_eq!(
-            lines("a\u{2028}b\nc\u{2029}\r\nlast".as_bytes(), 100),
-            vec![
-                Ok("a\u{2028}b".to_owned()),
-                Ok("c\u{2029}\r".to_owned()),
-                Ok("last".to_owned())
-            ]
-        );
-        assert_eq!(lines(b"", 100), vec![]);
-        assert_eq!(lines(b"\n", 100), vec![Ok(String::new())]);
-    }
-
-    #[test]
-    fn a_long_line_is_skipped_in_bounded_memory() {
-        let input = [b"short\n".as_slice(), &[b'x'; 50], b"\nafter"].concat();
-        assert_eq!(
-            lines(&input, 10),
-            vec![
-                Ok("short".to_owned()),
-                Err("too long"),
-                Ok("after".to_owned())
-            ]
-        );
-        assert_eq!(lines(&[b'x'; 11], 10), vec![Err("too long")]);
-        assert_eq!(lines(&[b'x'; 10], 10), vec![Ok("x".repeat(10))]);
-    }
 }
