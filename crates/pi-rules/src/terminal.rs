@@ -24,7 +24,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// for the other C0, DEL and C1 controls, and `\u{202e}` for the rest. Borrowed when there is
 /// nothing to escape.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.contains(is_unsafe) {
+    if is_plain(text) || !text.contains(is_unsafe) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -32,8 +32,16 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `text` is printable ASCII, the common case, which needs no look at its characters.
+fn is_plain(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
 /// Writes `text` to `out` with every [`is_unsafe`] character escaped as [`escape`] does.
 fn write_escaped(out: &mut dyn fmt::Write, text: &str) -> fmt::Result {
+    if is_plain(text) {
+        return out.write_str(text);
+    }
     let mut rest = text;
     while let Some(at) = rest.find(is_unsafe) {
         out.write_str(&rest[..at])?;

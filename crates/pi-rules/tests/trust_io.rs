@@ -318,3 +318,25 @@ fn a_bad_schema_is_explained_once() {
     assert_eq!(err.matches("EOF while parsing").count(), 1, "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn warnings_on_stderr_are_escaped() {
+    let world = World::new();
+    world.rule("90-x.md", "{{IF:a\x1b]0;OWNED\x07\nb}}x{{/IF}}Text.\n");
+    let output = world.pi_rules(&["assemble"]).output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(
+        err,
+        "rule assembly: malformed conditional condition: a\\x1b]0;OWNED\\x07\\nb\n"
+    );
+    // The JSON form keeps the reference's exact message.
+    let output = world
+        .pi_rules(&["assemble", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["warnings"][0],
+        "malformed conditional condition: a\x1b]0;OWNED\x07\nb"
+    );
+}

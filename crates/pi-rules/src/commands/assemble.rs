@@ -4,8 +4,8 @@ use crate::assembly::{self, Run};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::json::{self, Seq, Text};
-use crate::output::{note, output, Exit};
-use crate::terminal::Escaped;
+use crate::output::{output, Exit};
+use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::Message;
 use serde::Serialize;
@@ -36,7 +36,12 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     match args.format {
         OutputFormat::Text => {
             for warning in run.warning_messages() {
-                note(cx.err, format_args!("rule assembly: {}", Escaped(warning)));
+                // Written piece by piece: a file of stray closers has one warning per marker.
+                // Failures are ignored, as for every diagnostic (see `note`).
+                let _ = cx.err.write_all(b"rule assembly: ");
+                let _ = cx.err.write_all(warning.prefix().as_bytes());
+                let _ = cx.err.write_all(escape(warning.subject()).as_bytes());
+                let _ = cx.err.write_all(b"\n");
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
             output(cx.out.write_all(text.as_bytes()))?;
