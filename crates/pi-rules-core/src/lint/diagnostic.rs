@@ -175,9 +175,10 @@ pub const MAX_PER_CODE: usize = 50;
 pub(crate) struct FileDiagnostics {
     path: String,
     items: Vec<Diagnostic>,
-    counts: Vec<usize>,
-    /// Per code: how many were left out, and the span of the first one left out.
-    suppressed: Vec<(usize, Option<Range<usize>>)>,
+    /// Per code (by index), the findings kept: at most [`MAX_PER_CODE`]. Empty until the first.
+    counts: Vec<u8>,
+    /// The codes that had findings left out: how many, and the span of the first one left out.
+    suppressed: Vec<(Code, usize, Option<Range<usize>>)>,
 }
 
 /// The findings of the file at `path`, created on first use.
@@ -195,8 +196,8 @@ impl FileDiagnostics {
         FileDiagnostics {
             path: path.into(),
             items: Vec::new(),
-            counts: vec![0; CODES.len()],
-            suppressed: vec![(0, None); CODES.len()],
+            counts: Vec::new(),
+            suppressed: Vec::new(),
         }
     }
 
@@ -213,12 +214,15 @@ impl FileDiagnostics {
         span: Option<Range<usize>>,
     ) -> Option<&mut Diagnostic> {
         let index = code as usize;
-        if self.counts[index] >= MAX_PER_CODE {
-            let slot = &mut self.suppressed[index];
-            if slot.0 == 0 {
-                slot.1 = span;
+        // Made on the first finding: most files of a large layer have none.
+        if self.counts.is_empty() {
+            self.counts = vec![0; CODES.len()];
+        }
+        if usize::from(self.counts[index]) >= MAX_PER_CODE {
+            match self.suppressed.iter_mut().find(|s| s.0 == code) {
+                Some(slot) => slot.1 += 1,
+                None => self.suppressed.push((code, 1, span)),
             }
-            slot.0 += 1;
             return None;
         }
         self.counts[index] += 1;
@@ -246,12 +250,8 @@ impl FileDiagnostics {
     /// The findings in position order (whole-file ones first), each code's overflow summarised,
     /// and `note` added to every positioned finding.
     pub(crate) fn finish(mut self, note: Option<&str>) -> Vec<Diagnostic> {
-        for (index, (count, span)) in self.suppressed.iter().enumerate() {
-            if *count == 0 {
-                continue;
-            }
-            let code = CODES[index].code;
-            let mut d = Diagnostic::new(code, self.path.clone(), span.clone());
+        for (code, count, span) in std::mem::take(&mut self.suppressed) {
+            let mut d = Diagnostic::new(code, self.path.clone(), span);
             d.message(format!(
                 "and {count} more `{}` findings in this file, not shown",
                 code.id()

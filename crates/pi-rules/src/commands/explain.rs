@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::ops::Range;
@@ -80,32 +80,46 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 // ---------------------------------------------------------------------------------------------
 // Recording the decisions.
 
+/// A key or feature name, shared by every decision that names it (a layer of many files tests
+/// the same few keys thousands of times).
+type Key = Rc<str>;
+
 /// Why a block's condition held, kept after the assembly.
 #[derive(Debug, Clone, PartialEq)]
 enum Reason {
-    Feature { name: Box<str>, on: bool },
-    Truthy { key: Box<str>, truthy: bool },
-    Compare { key: Box<str>, equal: bool },
-    UnknownKey { key: Box<str> },
+    Feature { name: Key, on: bool },
+    Truthy { key: Key, truthy: bool },
+    Compare { key: Key, equal: bool },
+    UnknownKey { key: Key },
     Malformed,
 }
 
 impl Reason {
-    fn of(reason: &BlockReason<'_>) -> Reason {
+    fn of(reason: &BlockReason<'_>, keys: &mut HashSet<Key>) -> Reason {
+        let mut key = |name: &str| match keys.get(name) {
+            Some(key) => Rc::clone(key),
+            None => {
+                let key: Key = name.into();
+                keys.insert(Rc::clone(&key));
+                key
+            }
+        };
         match reason {
             BlockReason::Feature { name, on } => Reason::Feature {
-                name: (*name).into(),
+                name: key(name),
                 on: *on,
             },
-            BlockReason::Truthy { key, value } => Reason::Truthy {
-                key: (*key).into(),
+            BlockReason::Truthy { key: name, value } => Reason::Truthy {
+                key: key(name),
                 truthy: value.is_truthy(),
             },
-            BlockReason::Compare { key, equal, .. } => Reason::Compare {
-                key: (*key).into(),
+            BlockReason::Compare {
+                key: name, equal, ..
+            } => Reason::Compare {
+                key: key(name),
                 equal: *equal,
             },
-            BlockReason::UnknownKey { key } => Reason::UnknownKey { key: (*key).into() },
+            BlockReason::UnknownKey { key: name } => Reason::UnknownKey { key: key(name) },
             BlockReason::Malformed => Reason::Malformed,
         }
     }
@@ -119,14 +133,30 @@ impl Reason {
     }
 }
 
-/// One evaluated block.
+/// One evaluated block, in 40 bytes: offsets are `u32`, as the engine keeps them (rule files are
+/// at most 131,073 bytes).
 #[derive(Debug)]
 struct Decided {
-    file: usize,
-    opener: usize,
-    closer: Range<usize>,
+    file: u32,
+    opener: u32,
+    closer: [u32; 2],
     kept: bool,
     reason: Reason,
+}
+
+impl Decided {
+    fn opener(&self) -> usize {
+        self.opener as usize
+    }
+
+    fn closer(&self) -> Range<usize> {
+        self.closer[0] as usize..self.closer[1] as usize
+    }
+}
+
+/// An offset as the engine keeps it.
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// One gate part: `requires_setting` or `requires`.
@@ -167,6 +197,7 @@ struct Gate {
 struct Recorder {
     gates: Vec<Gate>,
     blocks: Vec<Decided>,
+    keys: HashSet<Key>,
 }
 
 impl Observer for Recorder {
@@ -180,11 +211,11 @@ impl Observer for Recorder {
 
     fn block(&mut self, decision: &BlockDecision<'_>) {
         self.blocks.push(Decided {
-            file: decision.file,
-            opener: decision.opener.start,
-            closer: decision.closer.clone(),
+            file: offset(decision.file),
+            opener: offset(decision.opener.start),
+            closer: [offset(decision.closer.start), offset(decision.closer.end)],
             kept: decision.kept,
-            reason: Reason::of(&decision.reason),
+            reason: Reason::of(&decision.reason, &mut self.keys),
         });
     }
 }
@@ -358,7 +389,7 @@ impl<'r> Report<'r> {
             },
             coms_flag,
             warnings: ranges_by_file(warnings, files, |w| w.file()),
-            decided: ranges_by_file(&recorder.blocks, files, |d| d.file),
+            decided: ranges_by_file(&recorder.blocks, files, |d| d.file as usize),
         }
     }
 
@@ -444,15 +475,15 @@ impl<'r> Report<'r> {
             let (line, column) = cursor.at(start);
             let condition =
                 &text[marker.condition().start + body_start..marker.condition().end + body_start];
-            while decisions.peek().is_some_and(|d| d.opener < start) {
+            while decisions.peek().is_some_and(|d| d.opener() < start) {
                 decisions.next();
             }
-            let decided = decisions.next_if(|d| d.opener == start);
+            let decided = decisions.next_if(|d| d.opener() == start);
             let depth = stack.len();
             let (state, inside) = match decided {
                 Some(d) => {
                     let dropped = (!d.kept).then_some((line, column));
-                    stack.push((d.closer.end, dropped));
+                    stack.push((d.closer().end, dropped));
                     (if d.kept { State::Kept } else { State::Dropped }, None)
                 }
                 None if unbalanced_at == Some(start) => (State::Unbalanced, None),
@@ -951,7 +982,10 @@ impl<'r> Report<'r> {
                 kind: b.kind.keyword(),
                 condition: b.condition,
                 opener: [b.opener.start, b.opener.end],
-                closer: b.decided.map(|d| [d.closer.start, d.closer.end]),
+                closer: b.decided.map(|d| {
+                    let closer = d.closer();
+                    [closer.start, closer.end]
+                }),
                 depth: b.depth,
                 state: b.state,
                 why: self.why(b),
