@@ -4,95 +4,14 @@
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// A temporary machine: a home and a project directory, and a clean environment.
-struct World {
-    root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    env: Vec<(String, String)>,
-}
+mod common;
 
-impl World {
-    fn new() -> World {
-        let root = tempfile::tempdir().unwrap();
-        let home = root.path().join("home");
-        let project = root.path().join("project");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&project).unwrap();
-        World {
-            root,
-            home,
-            project,
-            env: Vec::new(),
-        }
-    }
-
-    fn user_rules(&self) -> PathBuf {
-        self.home.join(".pi/agent/rules")
-    }
-
-    fn project_rules(&self) -> PathBuf {
-        self.project.join(".pi/rules")
-    }
-
-    /// Writes `text` to `dir/name`, creating `dir`.
-    fn write(&self, dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        fs::create_dir_all(dir).unwrap();
-        let path = dir.join(name);
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    /// A package directory with the given rules, to use with `--package-dir`.
-    fn package(&self, rules: &[(&str, &str)]) -> String {
-        let dir = self.root.path().join("package");
-        for (name, text) in rules {
-            self.write(&dir, name, text);
-        }
-        dir.display().to_string()
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi-rules"));
-        cmd.args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .current_dir(&self.project)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).stdin(Stdio::null()).output().unwrap()
-    }
-
-    /// Runs and asserts the exit code.
-    fn expect(&self, args: &[&str], code: i32) -> Output {
-        let out = self.run(args);
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{args:?}\nstdout: {}\nstderr: {}",
-            stdout(&out),
-            stderr(&out)
-        );
-        out
-    }
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::{stderr, stdout, World};
 
 /// The shipped text of a package rule, from the repository.
 fn shipped(name: &str) -> Vec<u8> {
@@ -238,7 +157,7 @@ fn show_reads_a_package_directory_and_says_what_it_cannot_show() {
     );
     // A copy that cannot be read falls back to the lower one, with a note.
     symlink(
-        world.root.path().join("nowhere"),
+        world.root().join("nowhere"),
         world.user_rules().join("35-memory.md"),
     )
     .unwrap();
@@ -253,7 +172,7 @@ fn show_reads_a_package_directory_and_says_what_it_cannot_show() {
 #[test]
 fn override_copies_the_package_rule_into_the_user_layer() {
     let world = World::new();
-    assert!(!world.home.join(".pi").exists());
+    assert!(!world.home.join(".pi/agent").exists());
     let out = world.expect(&["override", "40-critical-rules", "--user"], 0);
     let path = world.user_rules().join("40-critical-rules.md");
     assert_eq!(stdout(&out), format!("{}\n", path.display()));
@@ -290,7 +209,7 @@ fn override_refuses_to_replace_without_force() {
 #[test]
 fn override_force_replaces_a_link_by_renaming_not_by_writing_through_it() {
     let world = World::new();
-    let outside = world.write(world.root.path(), "dotfile.md", "shared text\n");
+    let outside = world.write(world.root(), "dotfile.md", "shared text\n");
     fs::create_dir_all(world.project_rules()).unwrap();
     let link = world.project_rules().join("35-memory.md");
     symlink(&outside, &link).unwrap();
@@ -318,7 +237,7 @@ fn a_project_override_starts_from_the_user_copy() {
     let other = World::new();
     fs::create_dir_all(other.user_rules()).unwrap();
     symlink(
-        other.root.path().join("gone"),
+        other.root().join("gone"),
         other.user_rules().join("10-agent-routing.md"),
     )
     .unwrap();
@@ -972,7 +891,7 @@ const SCHEMA: &str = r#"{
 #[test]
 fn schema_text_and_json() {
     let world = World::new();
-    let keys = world.write(world.root.path(), "keys.json", SCHEMA);
+    let keys = world.write(world.root(), "keys.json", SCHEMA);
     let keys = keys.display().to_string();
     let out = world.expect(&["schema", "--keys", &keys], 0);
     insta::assert_snapshot!("schema_text", stdout(&out));
@@ -1050,7 +969,7 @@ fn completions_for_three_shells() {
         }
     }
     // The bash script is valid bash.
-    let script = world.root.path().join("pi-rules.bash");
+    let script = world.root().join("pi-rules.bash");
     fs::write(&script, world.expect(&["completions", "bash"], 0).stdout).unwrap();
     let status = Command::new("bash")
         .arg("-n")

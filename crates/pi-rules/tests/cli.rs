@@ -4,89 +4,17 @@ use serde_json::Value;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::symlink;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A temporary machine: a home directory and a project directory, and a clean environment.
-struct World {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-    env: Vec<(String, String)>,
-}
+mod common;
 
-impl World {
-    fn new() -> World {
-        let root = tempfile::tempdir().unwrap();
-        let home = root.path().join("home");
-        let project = root.path().join("project");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&project).unwrap();
-        World {
-            _root: root,
-            home,
-            project,
-            env: Vec::new(),
-        }
-    }
+use common::{file_entry, stderr, stdout, World};
 
-    fn env(mut self, key: &str, value: &str) -> World {
-        self.env.push((key.to_owned(), value.to_owned()));
-        self
-    }
-
-    fn project_rules(&self) -> PathBuf {
-        let dir = self.project.join(".pi/rules");
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn global_settings(&self, name: &str, text: &str) {
-        let dir = self.home.join(".pi");
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(name), text).unwrap();
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pi-rules"));
-        cmd.args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .current_dir(&self.project)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).stdin(Stdio::null()).output().unwrap()
-    }
-
-    fn run_stdin(&self, args: &[&str], input: &str) -> Output {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    }
-
-    fn assemble_json(&self, extra: &[&str]) -> Value {
-        let mut args = vec!["assemble", "--format", "json"];
-        args.extend_from_slice(extra);
-        let out = self.run(&args);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
+/// The assembly as JSON, from a world.
+trait Assemble {
+    fn assemble_json(&self, extra: &[&str]) -> Value;
 
     fn block(&self, extra: &[&str]) -> String {
         self.assemble_json(extra)["block"]
@@ -96,21 +24,18 @@ impl World {
     }
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+impl Assemble for World {
+    fn assemble_json(&self, extra: &[&str]) -> Value {
+        let mut args = vec!["assemble", "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
 }
 
 fn status_of<'a>(report: &'a Value, name: &str) -> &'a str {
-    report["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("no file {name} in {report}"))["status"]
+    file_entry(report, name).unwrap_or_else(|| panic!("no file {name} in {report}"))["status"]
         .as_str()
         .unwrap()
 }
@@ -230,7 +155,7 @@ fn review_loop_max_cycles_fills_the_placeholder() {
 fn project_override_replaces_and_warns_on_stderr() {
     let world = World::new();
     fs::write(
-        world.project_rules().join("40-critical-rules.md"),
+        world.project_layer().join("40-critical-rules.md"),
         "mine {{IF:typo}}gone{{/IF}}",
     )
     .unwrap();
@@ -270,8 +195,8 @@ fn fifo_link_is_skipped_without_blocking() {
     let fifo = world.home.join("pipe");
     let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(status.success());
-    symlink(&fifo, world.project_rules().join("30-prompt-templates.md")).unwrap();
-    symlink(&fifo, world.project_rules().join("95-pipe.md")).unwrap();
+    symlink(&fifo, world.project_layer().join("30-prompt-templates.md")).unwrap();
+    symlink(&fifo, world.project_layer().join("95-pipe.md")).unwrap();
     let report = finishes_quickly(&world);
     assert_eq!(
         status_of(&report, "30-prompt-templates.md"),
@@ -287,7 +212,7 @@ fn fifo_link_is_skipped_without_blocking() {
 #[test]
 fn dev_zero_link_is_oversized_and_hides_the_package_rule() {
     let world = World::new();
-    symlink("/dev/zero", world.project_rules().join("35-memory.md")).unwrap();
+    symlink("/dev/zero", world.project_layer().join("35-memory.md")).unwrap();
     let report = finishes_quickly(&world);
     assert_eq!(status_of(&report, "35-memory.md"), "oversized");
     assert!(!report["block"].as_str().unwrap().contains("memory_search"));
@@ -296,7 +221,7 @@ fn dev_zero_link_is_oversized_and_hides_the_package_rule() {
 #[test]
 fn dev_null_link_masks_the_package_rule() {
     let world = World::new();
-    symlink("/dev/null", world.project_rules().join("35-memory.md")).unwrap();
+    symlink("/dev/null", world.project_layer().join("35-memory.md")).unwrap();
     let report = finishes_quickly(&world);
     assert_eq!(status_of(&report, "35-memory.md"), "masked");
     assert!(!report["block"].as_str().unwrap().contains("memory_search"));
@@ -305,7 +230,7 @@ fn dev_null_link_masks_the_package_rule() {
 #[test]
 fn link_loop_falls_back_to_the_lower_layer() {
     let world = World::new();
-    let dir = world.project_rules();
+    let dir = world.project_layer();
     symlink(dir.join("b.md"), dir.join("45-file-preview.md")).unwrap();
     symlink(dir.join("45-file-preview.md"), dir.join("b.md")).unwrap();
     let report = finishes_quickly(&world);
@@ -320,7 +245,7 @@ fn link_loop_falls_back_to_the_lower_layer() {
 fn invalid_utf8_becomes_replacement_characters() {
     let world = World::new();
     fs::write(
-        world.project_rules().join("99-bytes.md"),
+        world.project_layer().join("99-bytes.md"),
         b"ok \xff\xfe end",
     )
     .unwrap();
@@ -331,8 +256,8 @@ fn invalid_utf8_becomes_replacement_characters() {
 #[test]
 fn directory_named_like_a_rule_is_ignored() {
     let world = World::new();
-    fs::create_dir_all(world.project_rules().join("x.md")).unwrap();
-    fs::write(world.project_rules().join("notes.MD"), "ignored").unwrap();
+    fs::create_dir_all(world.project_layer().join("x.md")).unwrap();
+    fs::write(world.project_layer().join("notes.MD"), "ignored").unwrap();
     let report = world.assemble_json(&[]);
     let names: Vec<&str> = report["files"]
         .as_array()
@@ -616,12 +541,12 @@ fn eval_flushes_each_response() {
 fn explain_names_the_reason_and_suggests_keys() {
     let world = World::new();
     fs::write(
-        world.project_rules().join("90-mine.md"),
+        world.project_layer().join("90-mine.md"),
         "---\nrequires_setting: dco\n---\nsigned",
     )
     .unwrap();
     fs::write(
-        world.project_rules().join("91-typo.md"),
+        world.project_layer().join("91-typo.md"),
         "a\n{{IF:review_loop_enforcment}}x{{/IF}}",
     )
     .unwrap();

@@ -8,6 +8,10 @@ use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
+use common::file_entry;
+
 /// A dotfiles home: `$HOME` is itself a git repository, with a secret in `~/.ssh` and a cloned
 /// project below it.
 struct Home {
@@ -78,13 +82,7 @@ fn block(report: &Value) -> &str {
 }
 
 fn status<'a>(report: &'a Value, name: &str) -> &'a str {
-    report["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .map(|f| f["status"].as_str().unwrap())
-        .unwrap_or("absent")
+    file_entry(report, name).map_or("absent", |f| f["status"].as_str().unwrap())
 }
 
 #[test]

@@ -3,54 +3,26 @@
 
 use serde_json::Value;
 use std::fs;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
-struct World {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
+mod common;
+
+use common::{file_entry, World};
+
+/// `explain` in a world, with extra environment variables.
+trait Explain {
+    fn text(&self, env: &[(&str, &str)]) -> String;
+    fn json(&self, env: &[(&str, &str)]) -> (Value, usize);
 }
 
-impl World {
-    fn new() -> World {
-        let root = tempfile::tempdir().unwrap();
-        let home = root.path().join("home");
-        let project = root.path().join("project");
-        fs::create_dir_all(home.join(".pi")).unwrap();
-        fs::create_dir_all(project.join(".pi/rules")).unwrap();
-        World {
-            _root: root,
-            home,
-            project,
-        }
-    }
-
-    fn rule(&self, name: &str, text: &str) {
-        fs::write(self.project.join(".pi/rules").join(name), text).unwrap();
-    }
-
-    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_pi-rules"))
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .envs(env.iter().copied())
-            .current_dir(&self.project)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    }
-
+impl Explain for World {
     fn text(&self, env: &[(&str, &str)]) -> String {
-        let output = self.run(&["explain"], env);
+        let output = self.run_env(&["explain"], env);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         String::from_utf8(output.stdout).unwrap()
     }
 
     fn json(&self, env: &[(&str, &str)]) -> (Value, usize) {
-        let output = self.run(&["explain", "--format", "json"], env);
+        let output = self.run_env(&["explain", "--format", "json"], env);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         (
             serde_json::from_slice(&output.stdout).unwrap(),
@@ -60,12 +32,7 @@ impl World {
 }
 
 fn project_file<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap()
+    file_entry(report, name).unwrap_or_else(|| panic!("no file {name} in the report"))
 }
 
 #[test]
@@ -92,9 +59,9 @@ fn deep_nesting_gives_output_linear_in_the_input() {
 fn a_long_value_is_printed_in_full_once() {
     let world = World::new();
     let value = "v".repeat(1_000_000);
-    world.rule("90-many.md", &"{{IF:image_model}}x{{/IF}}\n".repeat(400));
+    world.rule("90-many.md", "{{IF:image_model}}x{{/IF}}\n".repeat(400));
     let settings = format!("{{\"image_model\": \"{value}\"}}");
-    fs::write(world.home.join(".pi/pi-config-settings.json"), settings).unwrap();
+    world.global_settings("pi-config-settings.json", &settings);
     let env = [];
     let tree = world.text(&env);
     assert!(tree.len() < 200_000, "{} bytes of text", tree.len());
@@ -188,7 +155,7 @@ fn coms_active_is_labelled_as_a_host_flag_and_a_feature() {
         !tree.contains("neither a settings key nor a feature"),
         "{tree}"
     );
-    let output = world.run(&["explain", "--coms-active"], &[]);
+    let output = world.run(&["explain", "--coms-active"]);
     let tree = String::from_utf8(output.stdout).unwrap();
     assert!(tree.contains("from the host: --coms-active"), "{tree}");
     assert!(!tree.contains("was not given"), "{tree}");

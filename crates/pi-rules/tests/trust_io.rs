@@ -3,8 +3,8 @@
 //! code, promptly, without a panic, and never lose the block to a failing stderr.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const COMMANDS: &[&[&str]] = &[
@@ -19,68 +19,9 @@ const COMMANDS: &[&[&str]] = &[
     &["check", "--explain", "PR101"],
 ];
 
-struct World {
-    _root: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
+mod common;
 
-impl World {
-    fn new() -> World {
-        let root = tempfile::tempdir().unwrap();
-        let home = root.path().join("home");
-        let project = root.path().join("project");
-        fs::create_dir_all(home.join(".pi")).unwrap();
-        fs::create_dir_all(project.join(".pi/rules")).unwrap();
-        World {
-            _root: root,
-            home,
-            project,
-        }
-    }
-
-    fn rule(&self, name: &str, text: &str) {
-        fs::write(self.project.join(".pi/rules").join(name), text).unwrap();
-    }
-
-    fn command(&self, program: &str) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .current_dir(&self.project)
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn pi_rules(&self, args: &[&str]) -> Command {
-        let mut cmd = self.command(env!("CARGO_BIN_EXE_pi-rules"));
-        cmd.args(args);
-        cmd
-    }
-
-    /// Runs `pi-rules ARGS` through `sh -c`, with `redirect` applied (e.g. `>&-`).
-    fn shell(&self, args: &[&str], redirect: &str) -> Output {
-        let script = format!("exec \"$0\" \"$@\" {redirect}");
-        let mut cmd = self.command("sh");
-        cmd.arg("-c")
-            .arg(script)
-            .arg(env!("CARGO_BIN_EXE_pi-rules"))
-            .args(args);
-        cmd.output().unwrap()
-    }
-}
-
-fn code(output: &Output) -> i32 {
-    output
-        .status
-        .code()
-        .expect("exited, not killed by a signal")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{code, stderr, World};
 
 #[test]
 fn a_full_stderr_never_costs_the_block() {
@@ -137,7 +78,7 @@ fn a_broken_pipe_is_exit_4_and_quiet() {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
         let output = world
-            .pi_rules(args)
+            .command(args)
             .stdout(writer)
             .stderr(Stdio::piped())
             .output()
@@ -163,7 +104,7 @@ fn an_oversized_settings_file_is_ignored_whole_with_a_warning() {
     let path = world.home.join(".pi/pi-config-settings.json");
     big_settings(&path, 2 << 20);
     let output = world
-        .pi_rules(&["settings", "dco", "--format", "json"])
+        .command(&["settings", "dco", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(code(&output), 0);
@@ -176,7 +117,7 @@ fn an_oversized_settings_file_is_ignored_whole_with_a_warning() {
     // Under the limit the same file is read.
     big_settings(&path, 1000);
     let output = world
-        .pi_rules(&["settings", "dco", "--format", "json"])
+        .command(&["settings", "dco", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout), "{\"dco\":true}\n");
@@ -189,7 +130,7 @@ fn an_oversized_settings_file_costs_neither_time_nor_memory() {
     big_settings(&path, 256 << 20);
     let started = Instant::now();
     let output = world
-        .pi_rules(&["assemble", "--format", "json"])
+        .command(&["assemble", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(code(&output), 0);
@@ -207,11 +148,11 @@ fn special_files_in_place_of_settings_files_do_not_hang() {
         .unwrap();
     let started = Instant::now();
     for args in [&["assemble"][..], &["settings"], &["explain"], &["check"]] {
-        let output = world.pi_rules(args).output().unwrap();
+        let output = world.command(args).output().unwrap();
         assert!(code(&output) <= 1, "{args:?}: {}", stderr(&output));
     }
     assert!(started.elapsed() < Duration::from_secs(10));
-    let output = world.pi_rules(&["settings"]).output().unwrap();
+    let output = world.command(&["settings"]).output().unwrap();
     let err = stderr(&output);
     assert!(
         err.contains("pi-config-settings.jsonc") && err.contains("not a regular file"),
@@ -232,7 +173,7 @@ fn schemas_and_prompts_are_read_with_a_bound() {
         &["render", "/dev/zero"],
         &["assemble", "--keys", "/dev/zero"],
     ] {
-        let output = world.pi_rules(args).output().unwrap();
+        let output = world.command(args).output().unwrap();
         assert_eq!(code(&output), 3, "{args:?}");
         assert!(
             stderr(&output).contains("limit"),
@@ -246,20 +187,7 @@ fn schemas_and_prompts_are_read_with_a_bound() {
 #[test]
 fn render_reads_stdin_for_a_dash() {
     let world = World::new();
-    let mut child = world
-        .pi_rules(&["render", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"cfg {{SETTINGS:dco}}")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = world.run_stdin(&["render", "-"], "cfg {{SETTINGS:dco}}");
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         "cfg {\"dco\":false}"
@@ -276,7 +204,7 @@ fn ignored_settings_are_said_once_on_stderr() {
         "{\"review_loop_max_cycles\": 99, \"dco\": \"yes\",}",
     )
     .unwrap();
-    let output = world.pi_rules(&["assemble"]).output().unwrap();
+    let output = world.command(&["assemble"]).output().unwrap();
     let err = stderr(&output);
     assert_eq!(err.matches("is ignored").count(), 2, "{err}");
     assert!(
@@ -293,7 +221,7 @@ fn ignored_settings_are_said_once_on_stderr() {
     )
     .unwrap();
     for args in [&["assemble"][..], &["explain"], &["settings"]] {
-        let output = world.pi_rules(args).output().unwrap();
+        let output = world.command(args).output().unwrap();
         let err = stderr(&output);
         assert!(
             err.contains("`review_loop_max_cycles` in"),
@@ -310,7 +238,7 @@ fn a_bad_schema_is_explained_once() {
     let path = world.project.join("keys.json");
     fs::write(&path, "{\"a\":").unwrap();
     let output = world
-        .pi_rules(&["settings", "--keys", path.to_str().unwrap()])
+        .command(&["settings", "--keys", path.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(code(&output), 3);
@@ -323,7 +251,7 @@ fn a_bad_schema_is_explained_once() {
 fn warnings_on_stderr_are_escaped() {
     let world = World::new();
     world.rule("90-x.md", "{{IF:a\x1b]0;OWNED\x07\nb}}x{{/IF}}Text.\n");
-    let output = world.pi_rules(&["assemble"]).output().unwrap();
+    let output = world.command(&["assemble"]).output().unwrap();
     let err = stderr(&output);
     assert_eq!(
         err,
@@ -331,7 +259,7 @@ fn warnings_on_stderr_are_escaped() {
     );
     // The JSON form keeps the reference's exact message.
     let output = world
-        .pi_rules(&["assemble", "--format", "json"])
+        .command(&["assemble", "--format", "json"])
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
