@@ -3,7 +3,10 @@
 //! block on. Black-box through the binary where the effect is visible (`settings` reads the
 //! project settings file at the repository root), and through `repo` where it is not.
 
-use pi_rules::repo::{self, Discovery, GIT_DISCOVERY_ENV, GIT_HARDENING, GIT_TIMEOUT};
+mod common;
+
+use common::{git, mkfifo};
+use pi_rules::repo::{self, Discovery, GIT_HARDENING, GIT_TIMEOUT};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -14,31 +17,6 @@ use std::time::{Duration, Instant};
 /// The `PATH` of the test process, which holds the real git in an absolute directory.
 fn system_path() -> String {
     std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_owned())
-}
-
-/// Runs git hermetically in `cwd` (no user or system config, no discovery variables).
-fn git(cwd: &Path, args: &[&str]) {
-    let mut command = Command::new("git");
-    command
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(cwd)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
-    for name in GIT_DISCOVERY_ENV {
-        command.env_remove(name);
-    }
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success(), "mkfifo failed");
 }
 
 /// An executable shell script at `path`.

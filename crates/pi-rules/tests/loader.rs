@@ -1,10 +1,12 @@
 //! Black-box tests of layer loading (`pi_rules::loader`) on temporary trees, and of repository
 //! root discovery (`pi_rules::repo`) against the installed git.
 
+mod common;
+
+use common::{git, mkfifo};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -12,7 +14,7 @@ use pi_rules::loader::{
     compare_names, load, Candidate, FailureReason, Layer, LayerDirs, Loaded, Outcome,
     PackageSource, SpecialKind, MAX_RULE_BYTES, READ_LIMIT,
 };
-use pi_rules::repo::{self, Discovery, GIT_DISCOVERY_ENV};
+use pi_rules::repo::{self, Discovery};
 use tempfile::TempDir;
 
 /// A temporary tree with the three layer directories (created on demand).
@@ -122,11 +124,6 @@ fn load_within_a_second(tree: &Tree) -> Loaded {
     receive
         .recv_timeout(Duration::from_secs(1))
         .expect("loading took more than a second")
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success(), "mkfifo failed");
 }
 
 #[test]
@@ -672,26 +669,6 @@ fn symlinked_layer_directory_is_followed() {
 
 // ---------------------------------------------------------------------------------------------
 // Repository root discovery.
-
-/// Runs git hermetically (no user or system config, no discovery variables) in `cwd`.
-fn git(cwd: &Path, args: &[&str]) {
-    let mut command = Command::new("git");
-    command
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(cwd)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
-    for name in GIT_DISCOVERY_ENV {
-        command.env_remove(name);
-    }
-    let output = command.output().unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
 
 /// `git init` plus one empty commit, in `dir`.
 fn init_repo(dir: &Path) {

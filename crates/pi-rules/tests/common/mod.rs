@@ -185,3 +185,29 @@ pub fn file_entry<'a>(report: &'a serde_json::Value, name: &str) -> Option<&'a s
         .iter()
         .find(|f| f["name"] == name)
 }
+
+/// Runs git hermetically in `cwd` (no user or system config, no discovery variables).
+pub fn git(cwd: &Path, args: &[&str]) {
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    for name in pi_rules::repo::GIT_DISCOVERY_ENV {
+        command.env_remove(name);
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo failed");
+}
