@@ -301,6 +301,11 @@ impl Server {
         match method {
             "assemble" => {
                 let p: LayerParams = parse_params(params)?;
+                if p.format.is_some() {
+                    return Err(RpcError::params(
+                        "`assemble` has no `format`: its result is JSON",
+                    ));
+                }
                 self.run_command(
                     Command::Assemble(assemble::Args {
                         layers: p.layer_args(),
@@ -310,19 +315,13 @@ impl Server {
                 )
             }
             "explain" => {
-                let p: ExplainParams = parse_params(params)?;
-                let layers = LayerParams {
-                    cwd: p.cwd,
-                    package_dir: p.package_dir,
-                    coms_active: p.coms_active,
-                    confine: p.confine,
-                }
-                .layer_args();
+                let p: LayerParams = parse_params(params)?;
+                let format = p.format.unwrap_or(OutputFormat::Json);
                 let args = explain::Args {
-                    layers,
-                    format: p.format,
+                    layers: p.layer_args(),
+                    format,
                 };
-                match p.format {
+                match format {
                     OutputFormat::Json => self.run_command(Command::Explain(args), body),
                     OutputFormat::Text => {
                         let mut text = Vec::new();
@@ -478,7 +477,7 @@ fn project_args(cwd: PathBuf) -> ProjectArgs {
     }
 }
 
-/// Params of `assemble` (and, with `format`, of `explain`).
+/// Params of `assemble` and `explain` (only `explain` takes a `format`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LayerParams {
@@ -489,41 +488,25 @@ struct LayerParams {
     coms_active: bool,
     #[serde(default)]
     confine: bool,
+    #[serde(default, deserialize_with = "text_or_json")]
+    format: Option<OutputFormat>,
 }
 
 impl LayerParams {
-    fn layer_args(self) -> LayerArgs {
+    fn layer_args(&self) -> LayerArgs {
         LayerArgs {
-            project: project_args(self.cwd),
-            package_dir: self.package_dir,
+            project: project_args(self.cwd.clone()),
+            package_dir: self.package_dir.clone(),
             coms_active: self.coms_active,
             confine: self.confine,
         }
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExplainParams {
-    cwd: PathBuf,
-    #[serde(default)]
-    package_dir: Option<PathBuf>,
-    #[serde(default)]
-    coms_active: bool,
-    #[serde(default)]
-    confine: bool,
-    #[serde(default = "json", deserialize_with = "text_or_json")]
-    format: OutputFormat,
-}
-
-fn json() -> OutputFormat {
-    OutputFormat::Json
-}
-
-fn text_or_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<OutputFormat, D::Error> {
+fn text_or_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<OutputFormat>, D::Error> {
     match String::deserialize(d)?.as_str() {
-        "json" => Ok(OutputFormat::Json),
-        "text" => Ok(OutputFormat::Text),
+        "json" => Ok(Some(OutputFormat::Json)),
+        "text" => Ok(Some(OutputFormat::Text)),
         other => Err(serde::de::Error::custom(format!(
             "`format` is \"json\" or \"text\", not {other:?}"
         ))),

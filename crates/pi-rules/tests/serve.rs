@@ -314,6 +314,7 @@ fn every_error_code() {
         ("assemble", json!({"cwd": 5})),
         ("assemble", json!({"cwd": "/", "colour": true})),
         ("explain", json!({"cwd": "/", "format": "yaml"})),
+        ("assemble", json!({"cwd": "/", "format": "text"})),
         ("check", json!({"cwd": "/", "format": "sarif-ish"})),
         ("settings", json!({"cwd": "/", "keys": "dco"})),
         ("render", json!({"cwd": "/"})),
