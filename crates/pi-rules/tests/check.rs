@@ -384,14 +384,26 @@ fn sarif_has_the_required_shape_for_every_fixture() {
 fn colour_only_when_asked() {
     let tree = build("err_stray_closer");
     let session = tree.session();
-    let mut opts = options(&session, PackageSource::Dir(tree.pkg()), Format::Human);
-    let mut plain = Vec::new();
-    check::run_check(&opts, &mut plain).expect("check");
-    assert!(!plain.contains(&0x1b));
-    opts.color = true;
-    let mut colored = Vec::new();
-    check::run_check(&opts, &mut colored).expect("check");
-    assert!(colored.contains(&0x1b));
+    for format in [Format::Human, Format::Short] {
+        let mut opts = options(&session, PackageSource::Dir(tree.pkg()), format);
+        let mut plain = Vec::new();
+        check::run_check(&opts, &mut plain).expect("check");
+        assert!(!plain.contains(&0x1b), "{format:?}");
+        opts.color = true;
+        let mut colored = Vec::new();
+        check::run_check(&opts, &mut colored).expect("check");
+        assert!(colored.contains(&0x1b), "{format:?}");
+        // The same lines once the colour is taken out.
+        let stripped = String::from_utf8(colored)
+            .unwrap()
+            .replace("\x1b[0m", "")
+            .replace("\x1b[1;31m", "")
+            .replace("\x1b[1;33m", "")
+            .replace("\x1b[1;36m", "")
+            .replace("\x1b[1;34m", "")
+            .replace("\x1b[1m", "");
+        assert_eq!(stripped, String::from_utf8(plain).unwrap(), "{format:?}");
+    }
 }
 
 #[test]

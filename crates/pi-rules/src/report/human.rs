@@ -16,47 +16,14 @@
 //! bounded. Carets are placed by display width (a CJK character or an emoji takes two columns of
 //! a terminal), as codespan-reporting does.
 
-use super::{counts, Positions};
-use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, LineIndex, Report, Severity};
+use super::{counts, Positions, Style};
+use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, LineIndex, Report};
 use std::io::{self, Write};
 use std::ops::Range;
 use unicode_width::UnicodeWidthStr;
 
 /// Lines longer than this (in bytes) are cut around the span.
 const MAX_LINE_BYTES: usize = 240;
-
-/// ANSI styling, on or off.
-#[derive(Clone, Copy)]
-struct Style {
-    on: bool,
-}
-
-impl Style {
-    fn paint(self, code: &str, text: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-
-    fn severity(self, severity: Severity, text: &str) -> String {
-        let code = match severity {
-            Severity::Error => "1;31",
-            Severity::Warning => "1;33",
-            Severity::Info => "1;36",
-        };
-        self.paint(code, text)
-    }
-
-    fn gutter(self, text: &str) -> String {
-        self.paint("1;34", text)
-    }
-
-    fn bold(self, text: &str) -> String {
-        self.paint("1", text)
-    }
-}
 
 pub(super) fn render(
     report: &Report,

@@ -12,7 +12,7 @@ pub use json::FORMAT_VERSION as JSON_FORMAT_VERSION;
 mod sarif;
 mod short;
 
-use pi_rules_core::lint::{Diagnostic, LineIndex, Report};
+use pi_rules_core::lint::{Diagnostic, LineIndex, Report, Severity};
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -25,14 +25,47 @@ pub enum Format {
     Sarif,
 }
 
-/// Writes `report` to `out` in `format`. `color` applies to `human` only.
+/// Writes `report` to `out` in `format`. `color` applies to `human` and `short`.
 pub fn render(report: &Report, format: Format, color: bool, out: &mut dyn Write) -> io::Result<()> {
     let positions = Positions::new(report);
     match format {
         Format::Human => human::render(report, &positions, color, out),
-        Format::Short => short::render(report, &positions, out),
+        Format::Short => short::render(report, &positions, color, out),
         Format::Json => json::render(report, &positions, out),
         Format::Sarif => sarif::render(report, &positions, out),
+    }
+}
+
+/// ANSI styling, on or off.
+#[derive(Clone, Copy)]
+pub(crate) struct Style {
+    pub(crate) on: bool,
+}
+
+impl Style {
+    pub(crate) fn paint(self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub(crate) fn severity(self, severity: Severity, text: &str) -> String {
+        let code = match severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "1;36",
+        };
+        self.paint(code, text)
+    }
+
+    pub(crate) fn gutter(self, text: &str) -> String {
+        self.paint("1;34", text)
+    }
+
+    pub(crate) fn bold(self, text: &str) -> String {
+        self.paint("1", text)
     }
 }
 
