@@ -150,98 +150,128 @@ pub struct Server {
     settings: CachedSettings,
     /// A method's result as the command printed it.
     body: Vec<u8>,
+    /// One response, before it is written.
+    response: Vec<u8>,
 }
+
+/// Buffers that grew past this between requests are given back rather than kept.
+const RETAINED_BYTES: usize = 1 << 20;
 
 impl Server {
     pub fn new(settings_ttl: Duration) -> Server {
         Server {
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),
+            response: Vec::new(),
         }
     }
 
     /// Answers every request line of `input` on `out` until EOF.
     pub fn serve(&mut self, input: impl Read, out: &mut dyn Write) -> Result<(), ServeError> {
         let mut lines = LineReader::new(input);
-        let mut response = Vec::new();
         loop {
-            response.clear();
             match lines.next_line().map_err(ServeError::Input)? {
                 None => return Ok(()),
-                Some(Line::TooLong { bytes }) => write_error(
-                    &mut response,
-                    None,
-                    &RpcError::new(
+                Some(Line::TooLong { bytes }) => {
+                    let error = RpcError::new(
                         code::INVALID_REQUEST,
                         format!(
                             "the request is {bytes} bytes, over the {MAX_LINE}-byte limit; it \
                              was skipped"
                         ),
-                    ),
-                ),
-                Some(Line::Complete(line)) => self.handle_line(line, &mut response),
+                    );
+                    let mut response = Vec::new();
+                    write_error(&mut response, None, &error);
+                    response.push(b'\n');
+                    out.write_all(&response).map_err(ServeError::Output)?;
+                }
+                Some(Line::Complete(line)) => {
+                    self.handle_line(line, out).map_err(ServeError::Output)?;
+                }
             }
-            if response.is_empty() {
-                continue;
-            }
-            response.push(b'\n');
-            out.write_all(&response).map_err(ServeError::Output)?;
             out.flush().map_err(ServeError::Output)?;
         }
     }
 
-    /// Writes the response to one line into `out` (nothing for notifications and blank lines).
-    pub fn handle_line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+    /// Answers one line on `out`: one response line, or nothing for notifications and blank
+    /// lines. The responses to a batch are written one by one as they are made, so a batch of
+    /// many requests never holds more than one response in memory.
+    pub fn handle_line(&mut self, line: &[u8], out: &mut dyn Write) -> io::Result<()> {
+        let mut response = std::mem::take(&mut self.response);
+        let written = self.answer_line(line, &mut response, out);
+        response.clear();
+        if response.capacity() > RETAINED_BYTES {
+            response = Vec::new();
+        }
+        self.response = response;
+        written
+    }
+
+    fn answer_line(
+        &mut self,
+        line: &[u8],
+        response: &mut Vec<u8>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let single = |response: &mut Vec<u8>, out: &mut dyn Write| {
+            if response.is_empty() {
+                return Ok(());
+            }
+            response.push(b'\n');
+            out.write_all(response)
+        };
         let text = match std::str::from_utf8(line) {
             Ok(text) => text,
             Err(err) => {
                 let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
-                return write_error(out, None, &error);
+                write_error(response, None, &error);
+                return single(response, out);
             }
         };
         if text.trim_ascii().is_empty() {
-            return;
+            return Ok(());
         }
         let message: &RawValue = match serde_json::from_str(text) {
             Ok(message) => message,
             Err(err) => {
                 let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
-                return write_error(out, None, &error);
+                write_error(response, None, &error);
+                return single(response, out);
             }
         };
         if !message.get().starts_with('[') {
-            return self.handle_message(message, out);
+            self.handle_message(message, response);
+            return single(response, out);
         }
         let batch: Vec<&RawValue> = match serde_json::from_str(message.get()) {
             Ok(batch) => batch,
             Err(err) => {
                 let error = RpcError::new(code::PARSE_ERROR, format!("parse error: {err}"));
-                return write_error(out, None, &error);
+                write_error(response, None, &error);
+                return single(response, out);
             }
         };
         if batch.is_empty() {
             let error = RpcError::new(code::INVALID_REQUEST, "an empty batch is not a request");
-            return write_error(out, None, &error);
+            write_error(response, None, &error);
+            return single(response, out);
         }
-        out.push(b'[');
+        // `[` goes out with the first response: a batch of notifications alone gets no line.
         let mut first = true;
         for message in batch {
-            let mark = out.len();
-            if !first {
-                out.push(b',');
+            response.clear();
+            self.handle_message(message, response);
+            if response.is_empty() {
+                continue;
             }
-            let before = out.len();
-            self.handle_message(message, out);
-            if out.len() == before {
-                out.truncate(mark);
-            } else {
-                first = false;
-            }
+            out.write_all(if first { b"[" } else { b"," })?;
+            out.write_all(response)?;
+            first = false;
         }
         if first {
-            out.clear();
+            Ok(())
         } else {
-            out.push(b']');
+            out.write_all(b"]\n")
         }
     }
 
@@ -287,6 +317,11 @@ impl Server {
                 Ok(()) => write_result(out, id, &body),
                 Err(error) => write_error(out, Some(id), &error),
             }
+        }
+        // A very large result (explain of a huge project) is not kept for the next request.
+        body.clear();
+        if body.capacity() > RETAINED_BYTES {
+            body = Vec::new();
         }
         self.body = body;
     }

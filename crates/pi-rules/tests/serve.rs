@@ -413,3 +413,37 @@ fn eof_ends_the_server_with_success() {
     assert!(server.finish().success());
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+/// The peak resident memory of a running process, in kB.
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_large_batch_is_answered_without_holding_every_response() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[]);
+    let mut server = Server::start(&[]);
+    // 2,000 assemblies of the package rules: about 60 MB of responses on one line.
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "assemble", "params": {"cwd": dir}});
+    let batch = format!("[{}]", vec![request.to_string(); 2000].join(","));
+    server.send_line(&batch);
+    let response = server.read_response();
+    let items = response.as_array().unwrap();
+    assert_eq!(items.len(), 2000);
+    assert!(items.iter().all(|r| r["result"]["block"]
+        .as_str()
+        .is_some_and(|b| b.len() > 1000)));
+    let pid = server.child.id();
+    let rss_kb = peak_rss_kb(pid);
+    assert!(
+        rss_kb < 40 * 1024,
+        "peak RSS {rss_kb} kB: the responses were held together"
+    );
+    assert!(server.finish().success());
+}
