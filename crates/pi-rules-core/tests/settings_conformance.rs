@@ -12,50 +12,15 @@
 use pi_rules_core::settings::{resolve, Schema, SettingsFile};
 use pi_rules_core::Value;
 use std::collections::HashMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 /// What `fs_case.py` writes as the second project file of a `both_project_settings` case.
 const OTHER_PROJECT_FILE: &str = r#"{"dco": true, "review_loop_enforcement": true}"#;
 
-// The core does no I/O; these tests read the conformance data and the environment themselves.
+// The core does no I/O; this test reads the conformance data and the environment itself, with
+// the binary crate's helper for finding the data (one rule for every conformance test).
 #[allow(clippy::disallowed_methods)]
-fn data_path() -> PathBuf {
-    match std::env::var_os("PI_RULES_CONFORMANCE_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("layers.jsonl"),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/conformance/layers.jsonl"),
-    }
-}
-
-#[allow(clippy::disallowed_methods)]
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
-}
-
-/// The data at `path`; `None` after a note on `note` when it cannot be read, a panic when `ci`.
-#[allow(clippy::disallowed_methods)]
-fn load(path: &Path, ci: bool, note: &mut dyn Write) -> Option<String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Some(text),
-        Err(err) => {
-            assert!(
-                !ci,
-                "conformance data `{}` cannot be read ({err}) and `CI` is set: put the shared \
-                 conformance folder beside the checkout, or name it in `PI_RULES_CONFORMANCE_DIR`",
-                path.display()
-            );
-            // A failed write of a note has nowhere else to go; the test passes anyway.
-            let _ = writeln!(
-                note,
-                "note: conformance data `{}` cannot be read ({err}); settings conformance checked \
-                 nothing (in CI it fails)",
-                path.display()
-            );
-            None
-        }
-    }
-}
+#[path = "../../pi-rules/tests/conformance_data/mod.rs"]
+mod conformance_data;
 
 /// The text of the settings file that wins in a case's directory, if any.
 fn winning_text(case: &serde_json::Value, which: &str) -> Option<String> {
@@ -80,9 +45,7 @@ fn json(value: &Value) -> String {
 
 #[test]
 fn settings_match_the_reference() {
-    let path = data_path();
-    // Straight to the process's stderr: libtest captures `println!` of a passing test.
-    let Some(data) = load(&path, in_ci(), &mut std::io::stderr()) else {
+    let Some(data) = conformance_data::read("layers.jsonl") else {
         return;
     };
     let schema = Schema::embedded();
@@ -144,26 +107,10 @@ fn settings_match_the_reference() {
         }
     }
     println!("settings: {identical}/{total} identical");
-    assert!(total > 0, "no records in {}", path.display());
+    assert!(total > 0, "no records in the layers data");
     assert!(
         diffs.is_empty(),
         "settings: {identical}/{total} identical; first differences:\n{}",
         diffs.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
     );
-}
-
-#[test]
-fn missing_data_fails_in_ci_and_is_a_note_otherwise() {
-    let missing = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/no-such-dir/layers.jsonl");
-    let mut note = Vec::new();
-    assert_eq!(load(&missing, false, &mut note), None);
-    let note = String::from_utf8(note).unwrap();
-    assert!(note.contains("checked nothing"), "{note}");
-    let in_ci = std::panic::catch_unwind(|| load(&missing, true, &mut Vec::new()));
-    let message = in_ci.expect_err("missing data must fail in CI");
-    let text = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
-    assert!(text.contains("`CI` is set"), "{text}");
 }
