@@ -202,15 +202,16 @@ impl Session {
 
     /// Reads both settings files: (project, global).
     pub fn settings_files(&self) -> (FoundSettingsFile, Option<FoundSettingsFile>) {
-        let project = self.read_settings_file(&self.project_settings_dir());
-        let global = self
-            .global_settings_dir()
-            .map(|dir| self.read_settings_file(&dir));
-        (project, global)
+        let (project, global) = self.settings_paths();
+        (
+            self.read_settings_file(project),
+            global.map(|path| self.read_settings_file(path)),
+        )
     }
 
-    fn read_settings_file(&self, dir: &Path) -> FoundSettingsFile {
-        let path = settings::settings_file_in(dir, |p| p.exists());
+    /// Reads the settings file at `path` (one of [`Session::settings_paths`]).
+    fn read_settings_file(&self, path: &Path) -> FoundSettingsFile {
+        let path = path.to_path_buf();
         let ignored_json = path
             .extension()
             .is_some_and(|e| e == "jsonc")
