@@ -163,6 +163,28 @@ pub fn special_kind(file_type: &fs::FileType) -> Option<SpecialKind> {
     }
 }
 
+/// What kind of file `file_type` is, in words: `file`, `directory`, `symbolic link`, `FIFO`,
+/// `socket`, `character device`, `block device`, or `special file`.
+pub fn kind_name(file_type: &fs::FileType) -> &'static str {
+    if file_type.is_file() {
+        "file"
+    } else if file_type.is_dir() {
+        "directory"
+    } else if file_type.is_symlink() {
+        "symbolic link"
+    } else if file_type.is_fifo() {
+        "FIFO"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_char_device() {
+        "character device"
+    } else if file_type.is_block_device() {
+        "block device"
+    } else {
+        "special file"
+    }
+}
+
 /// Reads a whole small file as text (invalid UTF-8 replaced): `Ok(None)` when it does not
 /// exist, `Err` with the reason when it cannot be used (too large, not a regular file,
 /// unreadable).

@@ -10,9 +10,8 @@
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
-use crate::loader::{
-    self, compare_names, FailureReason, Layer, PackageSource, Policy, RawRead, SpecialKind,
-};
+use crate::bounded;
+use crate::loader::{self, compare_names, FailureReason, Layer, PackageSource, Policy, RawRead};
 pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
@@ -23,7 +22,6 @@ use pi_rules_core::lint::{
 use pi_rules_core::settings::SettingsFile;
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// What `pi-rules check` runs on and how it reports.
@@ -283,7 +281,7 @@ fn list_layer(
             Content::Directory
         } else if !(file_type.is_file() || file_type.is_symlink()) {
             Content::Special {
-                kind: special_name(&file_type).to_owned(),
+                kind: bounded::kind_name(&file_type).to_owned(),
             }
         } else {
             read_bounded(&path, file_type.is_symlink())
@@ -335,27 +333,10 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
     }
     match fs::metadata(dir) {
         Ok(metadata) if !metadata.is_dir() => Some(format!(
-            "it is {}, not a directory",
-            match special_name(&metadata.file_type()) {
-                "special file" if metadata.is_file() => "a file".to_owned(),
-                kind => format!("a {kind}"),
-            }
+            "it is a {}, not a directory",
+            bounded::kind_name(&metadata.file_type())
         )),
         _ => Some(format!("it cannot be listed: {err}")),
-    }
-}
-
-fn special_name(file_type: &fs::FileType) -> &'static str {
-    if file_type.is_fifo() {
-        "FIFO"
-    } else if file_type.is_socket() {
-        "socket"
-    } else if file_type.is_block_device() {
-        "block device"
-    } else if file_type.is_char_device() {
-        "character device"
-    } else {
-        "special file"
     }
 }
 
@@ -367,11 +348,7 @@ fn read_bounded(path: &Path, is_symlink: bool) -> Content {
         RawRead::Oversized { size, .. } => Content::Oversized { size },
         RawRead::Failed(FailureReason::Directory) => Content::Directory,
         RawRead::Failed(FailureReason::Special(kind)) => Content::Special {
-            kind: match kind {
-                SpecialKind::Fifo => "FIFO",
-                SpecialKind::Socket => "socket",
-            }
-            .to_owned(),
+            kind: kind.as_str().to_owned(),
         },
         RawRead::Failed(FailureReason::Stat(err)) if err.kind == io::ErrorKind::NotFound => {
             Content::Unreadable {

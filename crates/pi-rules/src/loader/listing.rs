@@ -2,7 +2,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::Layer;
@@ -74,9 +73,9 @@ pub(super) fn list_layer(layer: Layer, dir: &Path, notes: &mut Vec<String>) -> V
         };
         if !(file_type.is_file() || file_type.is_symlink()) {
             notes.push(format!(
-                "skipped `{}` in the {layer} layer: it is {}, not a file",
+                "skipped `{}` in the {layer} layer: it is a {}, not a file",
                 item.path().display(),
-                entry_kind(&file_type)
+                crate::bounded::kind_name(&file_type)
             ));
             continue;
         }
@@ -88,19 +87,4 @@ pub(super) fn list_layer(layer: Layer, dir: &Path, notes: &mut Vec<String>) -> V
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     entries
-}
-
-/// What a directory entry that is not a file or link is, for notes.
-fn entry_kind(file_type: &fs::FileType) -> &'static str {
-    if file_type.is_dir() {
-        "a directory"
-    } else if file_type.is_fifo() {
-        "a FIFO"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else if file_type.is_char_device() || file_type.is_block_device() {
-        "a device"
-    } else {
-        "a special file"
-    }
 }

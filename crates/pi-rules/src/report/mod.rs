@@ -12,6 +12,7 @@ pub use json::FORMAT_VERSION as JSON_FORMAT_VERSION;
 mod sarif;
 mod short;
 
+use crate::terminal::Paint;
 use pi_rules_core::lint::{Diagnostic, LineIndex, Report, Severity};
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -36,7 +37,7 @@ pub fn render(report: &Report, format: Format, color: bool, out: &mut dyn Write)
     }
 }
 
-/// ANSI styling, on or off.
+/// The styles of the human and short printers, painted with [`Paint`].
 #[derive(Clone, Copy)]
 pub(crate) struct Style {
     pub(crate) on: bool,
@@ -44,11 +45,7 @@ pub(crate) struct Style {
 
 impl Style {
     pub(crate) fn paint(self, code: &str, text: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
+        Paint { on: self.on }.paint(code, text).into_owned()
     }
 
     pub(crate) fn severity(self, severity: Severity, text: &str) -> String {
