@@ -1,6 +1,6 @@
 //! Assembly benchmarks on `../shared/bench`: the typical twelve-file package layer and the
-//! adversarial single files, with the settings the reference figures were measured with
-//! (`review_loop_enforcement` and `dco` on, `coms_active` on, everything else at its default).
+//! adversarial single files, with the settings the reference figures were measured with (see
+//! `inputs`).
 //!
 //! `typical_memcpy_floor` copies the typical layer's bytes into a reused buffer: the floor the
 //! typical assembly is measured against (the target is at most ten times it).
@@ -10,44 +10,10 @@
 // The benchmark harness reads its inputs; the no-I/O rule is for the library itself.
 #![allow(clippy::disallowed_methods)]
 
-use pi_rules_core::settings::Schema;
-use pi_rules_core::{assemble, Assembler, Features, Scope, Settings, Value};
-use std::path::{Path, PathBuf};
+mod inputs;
 
-fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn typical() -> Vec<String> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(bench_dir().join("typical"))
-        .expect("bench/typical")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    paths.sort();
-    paths.iter().map(|p| read(p)).collect()
-}
-
-fn settings() -> Settings {
-    let schema = Schema::embedded();
-    let mut settings: Settings = schema
-        .keys()
-        .map(|k| (k.name.to_string(), k.default.clone()))
-        .collect();
-    settings.insert("review_loop_enforcement", Value::Bool(true));
-    settings.insert("dco", Value::Bool(true));
-    settings
-}
-
-fn features() -> Features {
-    let mut features = Features::new();
-    features.set("coms_active", true);
-    features.set("external_ai_agents", false);
-    features
-}
+use inputs::{bench_dir, features, read, settings, typical};
+use pi_rules_core::{assemble, Assembler, Features, Scope, Settings};
 
 fn scope<'a>(settings: &'a Settings, features: &'a Features) -> Scope<'a> {
     Scope {
@@ -114,14 +80,14 @@ fn typical_memcpy_floor(bencher: divan::Bencher) {
 
 #[divan::bench(args = ["many-blocks.md", "deep-nesting.md", "stray-closers.md"])]
 fn adversarial(bencher: divan::Bencher, name: &str) {
-    bench_files(bencher, &[read(&bench_dir().join(name))]);
+    bench_files(bencher, &[read(name)]);
 }
 
 /// The same with one [`Assembler`] kept across iterations: no large allocation is made and
 /// freed (and its pages faulted in again) on every iteration.
 #[divan::bench(args = ["many-blocks.md", "deep-nesting.md", "stray-closers.md"])]
 fn adversarial_reused(bencher: divan::Bencher, name: &str) {
-    let files = [read(&bench_dir().join(name))];
+    let files = [read(name)];
     let settings = settings();
     let features = features();
     let scope = scope(&settings, &features);

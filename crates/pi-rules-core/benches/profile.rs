@@ -11,13 +11,10 @@
 
 #![allow(clippy::disallowed_methods, clippy::print_stderr, clippy::print_stdout)]
 
-use pi_rules_core::settings::Schema;
-use pi_rules_core::{Assembler, Features, Scope, Settings, Value};
-use std::path::{Path, PathBuf};
+mod inputs;
 
-fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench")
-}
+use pi_rules_core::settings::Schema;
+use pi_rules_core::{Assembler, Scope};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -26,31 +23,13 @@ fn main() {
         .collect();
     let what = args.first().map_or("typical", String::as_str);
     let times: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1000);
-    let files: Vec<String> = if what == "typical" {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(bench_dir().join("typical"))
-            .expect("bench/typical")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        paths.sort();
-        paths
-            .iter()
-            .map(|p| std::fs::read_to_string(p).expect("read"))
-            .collect()
-    } else if what == "schema" {
-        Vec::new()
-    } else {
-        vec![std::fs::read_to_string(bench_dir().join(what)).expect("read")]
+    let files: Vec<String> = match what {
+        "typical" => inputs::typical(),
+        "schema" => Vec::new(),
+        file => vec![inputs::read(file)],
     };
-    let schema = Schema::embedded();
-    let mut settings: Settings = schema
-        .keys()
-        .map(|k| (k.name.to_string(), k.default.clone()))
-        .collect();
-    settings.insert("review_loop_enforcement", Value::Bool(true));
-    settings.insert("dco", Value::Bool(true));
-    let mut features = Features::new();
-    features.set("coms_active", true);
-    features.set("external_ai_agents", false);
+    let settings = inputs::settings();
+    let features = inputs::features();
     let scope = Scope {
         settings: &settings,
         features: &features,
