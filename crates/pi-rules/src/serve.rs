@@ -15,7 +15,7 @@
 //! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
 //! environment variables are read on every lookup.
 
-use crate::commands::{assemble, explain, settings, Command};
+use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
@@ -424,15 +424,28 @@ impl Server {
         }
     }
 
-    /// `check`: the JSON report, or the text of another format with the counts.
+    /// `check`: the JSON report as the command prints it, or the text of another format with
+    /// the counts.
     fn check(&mut self, p: CheckParams, body: &mut Vec<u8>) -> Result<(), RpcError> {
-        let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
-        let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let format = match p.format {
-            CheckFormat::Json => report::Format::Json,
+            CheckFormat::Json => {
+                let args = commands::check::Args {
+                    layers: LayerArgs {
+                        project: project_args(p.cwd),
+                        package_dir: p.package_dir,
+                        ..LayerArgs::default()
+                    },
+                    format: commands::check::CheckFormat::Json,
+                    strict: p.strict,
+                    ..Default::default()
+                };
+                return self.run_command(Command::Check(args), body);
+            }
             CheckFormat::Human => report::Format::Human,
             CheckFormat::Short => report::Format::Short,
         };
+        let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let options = check::CheckOptions {
             session: &session,
             package,
@@ -441,11 +454,6 @@ impl Server {
             color: false,
         };
         let report = check::check(&options).map_err(|e| RpcError::application(&e))?;
-        if format == report::Format::Json {
-            check::render(&report, &options, body).map_err(|e| RpcError::application(&e.into()))?;
-            trim_newline(body);
-            return Ok(());
-        }
         let mut text = Vec::new();
         check::render(&report, &options, &mut text)
             .map_err(|e| RpcError::application(&e.into()))?;
