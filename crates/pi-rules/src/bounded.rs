@@ -121,6 +121,18 @@ pub fn read_inspected(
 /// Why an open failed, and whether the path is too large anyway (a file over the limit that we
 /// may not read still counts as too large, as the reference's size test comes before its read).
 fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> Outcome {
+    // A path that does not resolve (missing, a dangling link, a link loop) cannot be stat'ed
+    // either: no need to ask.
+    let unresolved = [
+        rustix::io::Errno::NOENT,
+        rustix::io::Errno::LOOP,
+        rustix::io::Errno::NOTDIR,
+    ]
+    .iter()
+    .any(|errno| err.raw_os_error() == Some(errno.raw_os_error()));
+    if unresolved {
+        return Outcome::Missing(err);
+    }
     match fs::metadata(path) {
         Ok(metadata) if metadata.len() > limit => Outcome::TooLarge {
             size: metadata.len(),
