@@ -20,6 +20,10 @@ use std::process::ExitCode;
 /// The size of the stdout and stderr buffers.
 pub const BUFFER_BYTES: usize = 64 * 1024;
 
+/// Writes to stdout of at least this many bytes skip the buffer: the block or a large report goes
+/// to the descriptor from where it already is instead of being copied first.
+pub const DIRECT_BYTES: usize = 16 * 1024;
+
 /// How a command ended, as an exit code (documented in `--help` and the README).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -99,8 +103,44 @@ pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {
-    pub out: BufWriter<Box<dyn Write>>,
+    pub out: Buffered<Box<dyn Write>>,
     pub err: BufWriter<io::Stderr>,
+}
+
+/// A [`BufWriter`] that passes writes of [`DIRECT_BYTES`] or more straight to the writer beneath,
+/// after what it holds: small writes are gathered, and a large one is not copied.
+pub struct Buffered<W: Write> {
+    buffer: BufWriter<W>,
+}
+
+impl<W: Write> Buffered<W> {
+    pub fn new(inner: W) -> Self {
+        Buffered {
+            buffer: BufWriter::with_capacity(BUFFER_BYTES, inner),
+        }
+    }
+}
+
+impl<W: Write> Write for Buffered<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.len() < DIRECT_BYTES {
+            return self.buffer.write(buf);
+        }
+        self.buffer.flush()?;
+        self.buffer.get_mut().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if buf.len() < DIRECT_BYTES {
+            return self.buffer.write_all(buf);
+        }
+        self.buffer.flush()?;
+        self.buffer.get_mut().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.buffer.flush()
+    }
 }
 
 impl StdStreams {
@@ -114,7 +154,7 @@ impl StdStreams {
             Err(_) => Box::new(io::stdout()),
         };
         StdStreams {
-            out: BufWriter::with_capacity(BUFFER_BYTES, stdout),
+            out: Buffered::new(stdout),
             err: BufWriter::with_capacity(BUFFER_BYTES, io::stderr()),
         }
     }
@@ -165,6 +205,40 @@ mod tests {
             .unwrap_err()
             .context("while writing");
         assert_eq!(exit_for(&wrapped), Exit::Output);
+    }
+
+    /// Records each write that reaches it.
+    #[derive(Default)]
+    struct Recorder {
+        writes: Vec<Vec<u8>>,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn small_writes_are_gathered_and_a_large_one_follows_them_unbuffered() {
+        let mut out = Buffered::new(Recorder::default());
+        out.write_all(b"a").unwrap();
+        out.write_all(b"b").unwrap();
+        assert!(out.buffer.get_ref().writes.is_empty());
+        let large = vec![b'x'; DIRECT_BYTES];
+        out.write_all(&large).unwrap();
+        out.write_all(b"c").unwrap();
+        out.flush().unwrap();
+        let writes = &out.buffer.get_ref().writes;
+        assert_eq!(writes.len(), 3);
+        assert_eq!(writes[0], b"ab");
+        assert_eq!(writes[1], large);
+        assert_eq!(writes[2], b"c");
+        assert_eq!(out.write(&large).unwrap(), DIRECT_BYTES);
     }
 
     #[test]
