@@ -2,9 +2,11 @@
 
 use crate::value::Value;
 use indexmap::IndexMap;
+use std::borrow::Cow;
 
-/// Lookups happen once per condition on every assembly: a fast, per-process seeded hasher.
-type Map<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+/// Lookups happen once per condition on every assembly: a fast, per-process seeded hasher. Keys
+/// are usually the schema's own names, borrowed from the binary.
+type Map<V> = IndexMap<Cow<'static, str>, V, foldhash::fast::RandomState>;
 
 /// The known settings keys, in schema order, each with its value (`Value::Undefined` for a known
 /// key without one). A key that is absent is unknown.
@@ -18,8 +20,15 @@ impl Settings {
         Self::default()
     }
 
+    /// Settings with room for `keys` keys.
+    pub fn with_capacity(keys: usize) -> Self {
+        Settings {
+            values: Map::with_capacity_and_hasher(keys, Default::default()),
+        }
+    }
+
     /// Declares `key` known with `value`; a key declared twice keeps its first position.
-    pub fn insert(&mut self, key: impl Into<String>, value: Value) {
+    pub fn insert(&mut self, key: impl Into<Cow<'static, str>>, value: Value) {
         self.values.insert(key.into(), value);
     }
 
@@ -28,17 +37,22 @@ impl Settings {
         self.values.get(key)
     }
 
+    /// The position of a known key in key order, with its value.
+    pub fn get_full(&self, key: &str) -> Option<(usize, &Value)> {
+        self.values.get_full(key).map(|(at, _, value)| (at, value))
+    }
+
     pub fn is_known(&self, key: &str) -> bool {
         self.values.contains_key(key)
     }
 
     /// Known keys in order, with their values.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), v))
+        self.values.iter().map(|(k, v)| (k.as_ref(), v))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.values.keys().map(String::as_str)
+        self.values.keys().map(AsRef::as_ref)
     }
 
     pub fn len(&self) -> usize {
@@ -50,14 +64,12 @@ impl Settings {
     }
 }
 
-impl FromIterator<(String, Value)> for Settings {
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+impl<K: Into<Cow<'static, str>>> FromIterator<(K, Value)> for Settings {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
         let iter = iter.into_iter();
-        let mut settings = Settings {
-            values: Map::with_capacity_and_hasher(iter.size_hint().0, Default::default()),
-        };
+        let mut settings = Settings::with_capacity(iter.size_hint().0);
         for (k, v) in iter {
-            settings.values.entry(k).or_insert(v);
+            settings.values.entry(k.into()).or_insert(v);
         }
         settings
     }
@@ -76,7 +88,7 @@ impl Features {
     }
 
     /// Sets predicate `name`; a later value replaces an earlier one.
-    pub fn set(&mut self, name: impl Into<String>, on: bool) {
+    pub fn set(&mut self, name: impl Into<Cow<'static, str>>, on: bool) {
         self.flags.insert(name.into(), on);
     }
 
@@ -87,14 +99,14 @@ impl Features {
             return self
                 .flags
                 .iter()
-                .find(|(flag, _)| flag.as_str() == name)
+                .find(|(flag, _)| flag.as_ref() == name)
                 .map(|(_, &on)| on);
         }
         self.flags.get(name).copied()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.flags.iter().map(|(n, on)| (n.as_str(), *on))
+        self.flags.iter().map(|(n, on)| (n.as_ref(), *on))
     }
 }
 

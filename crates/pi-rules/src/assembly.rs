@@ -63,9 +63,9 @@ pub fn run<O: Observer>(
         files: settings_files,
     } = settings;
     let started = Instant::now();
-    let settings = resolved.to_settings();
+    let settings = resolved.settings();
     let features = session::features(args.coms_active, &resolved);
-    let review_loop_max_cycles = session::review_loop_max_cycles(&settings);
+    let review_loop_max_cycles = session::review_loop_max_cycles(settings);
     if Session::is_subagent() {
         return Ok(Run {
             session,
@@ -112,7 +112,7 @@ pub fn run<O: Observer>(
         (FALLBACK_BLOCK.to_owned(), None)
     } else {
         let scope = Scope {
-            settings: &settings,
+            settings,
             features: &features,
             review_loop_max_cycles: &review_loop_max_cycles,
         };

@@ -226,7 +226,7 @@ fn settings(request: &Map<String, Json>) -> Result<Settings, String> {
             .get(key)
             .cloned()
             .map_or(Value::Undefined, Value::from);
-        settings.insert(key, value);
+        settings.insert(key.to_owned(), value);
     };
     match request.get("known_keys") {
         None | Some(Json::Null) => values.keys().for_each(|k| add(k)),

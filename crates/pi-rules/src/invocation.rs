@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(value("use_worktrees"), "false");
         assert_eq!(value("review_loop_max_cycles"), "5");
         // The rejected project value is still rejected: the default stands.
-        assert_eq!(resolved.get("pidash_port").unwrap().source, Source::Default);
+        assert_eq!(resolved.get("pidash_port").unwrap().source, &Source::Default);
         assert_eq!(
             overrides.describe(),
             ["use_worktrees=false", "review_loop_max_cycles=\"5\""]
@@ -268,7 +268,7 @@ mod tests {
             );
             assert_eq!(
                 resolved.get("dco").unwrap().source,
-                Source::Default,
+                &Source::Default,
                 "{text}"
             );
         }

@@ -385,7 +385,7 @@ impl Server {
                 let settings = self
                     .settings
                     .resolve(&session, &mut io::sink())
-                    .to_settings();
+                    .into_settings();
                 let text = pi_rules_core::render::render(&p.prompt, &settings);
                 write_json(body, &TextResult::new(text.as_bytes()));
                 Ok(())

@@ -13,7 +13,6 @@ use super::schema::{KeySpec, Schema};
 use crate::scope::Settings;
 use crate::text::js_trim;
 use crate::value::{Object, Value};
-use indexmap::IndexMap;
 use std::fmt;
 
 /// Lower-cased environment values that mean true.
@@ -73,52 +72,69 @@ pub struct ResolvedValue {
     pub source: Source,
 }
 
-/// Every known key's resolved value, in schema order.
+/// Every known key's resolved value, in schema order: the settings that assembly reads, and
+/// where each value came from.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resolved {
-    values: IndexMap<String, ResolvedValue>,
+    settings: Settings,
+    /// The source of each value, in the order of `settings`.
+    sources: Vec<Source>,
+}
+
+/// One key's resolution, borrowed from [`Resolved`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resolution<'a> {
+    pub value: &'a Value,
+    pub source: &'a Source,
 }
 
 impl Resolved {
     /// The resolution of `key`, or `None` when the key is unknown.
-    pub fn get(&self, key: &str) -> Option<&ResolvedValue> {
-        self.values.get(key)
+    pub fn get(&self, key: &str) -> Option<Resolution<'_>> {
+        let (at, value) = self.settings.get_full(key)?;
+        Some(Resolution {
+            value,
+            source: self.sources.get(at)?,
+        })
     }
 
     /// The value of `key`; an unknown key is `false`, as in the reference.
     pub fn resolve_key(&self, key: &str) -> &Value {
-        self.values
-            .get(key)
-            .map_or(&UNKNOWN_KEY_VALUE, |resolved| &resolved.value)
+        self.settings.get(key).unwrap_or(&UNKNOWN_KEY_VALUE)
     }
 
     /// Keys in schema order with their resolutions.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &ResolvedValue)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), v))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Resolution<'_>)> {
+        self.settings
+            .iter()
+            .zip(&self.sources)
+            .map(|((key, value), source)| (key, Resolution { value, source }))
     }
 
     /// The settings view that assembly and `{{SETTINGS}}` read: every key with its value.
-    pub fn to_settings(&self) -> Settings {
-        self.values
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect()
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings view, without the sources.
+    pub fn into_settings(self) -> Settings {
+        self.settings
     }
 
     /// Every key with its value as one object, for printing as JSON.
     pub fn to_object(&self) -> Object {
-        self.values
+        self.settings
             .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .map(|(k, v)| (k.to_owned(), v.clone()))
             .collect()
     }
 
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.sources.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.sources.is_empty()
     }
 }
 
@@ -149,16 +165,17 @@ pub(crate) fn resolve_from(
     per_key: Files<'_>,
     env: &dyn EnvLookup,
 ) -> Resolved {
-    let values = schema
-        .keys()
-        .map(|spec| {
-            (
-                spec.name.to_string(),
-                resolve_spec(spec, merged, per_key, env),
-            )
-        })
-        .collect();
-    Resolved { values }
+    let mut resolved = Resolved {
+        settings: Settings::with_capacity(schema.len()),
+        sources: Vec::with_capacity(schema.len()),
+    };
+    // Schema names are unique, so the two lists stay in step.
+    for spec in schema.keys() {
+        let ResolvedValue { value, source } = resolve_spec(spec, merged, per_key, env);
+        resolved.settings.insert(spec.name.clone(), value);
+        resolved.sources.push(source);
+    }
+    resolved
 }
 
 /// Resolves one key.
@@ -175,18 +192,14 @@ pub(crate) fn resolve_spec(
             source,
         })
     };
-    // The environment variable when it is set and not empty, with its name.
-    let set_env = spec
-        .env
-        .as_deref()
-        .and_then(|var| env.var(var).map(|value| (var, value)))
-        .filter(|(_, value)| !value.is_empty());
-    // The environment variable read by `read`, when that gives a value.
+    // The environment variable, when it is set and not empty, read by `read`, when that gives
+    // a value. It is looked up only when no file gives the key.
     let env_value = |read: &dyn Fn(&str) -> Option<Value>| {
-        let (var, raw) = set_env.as_ref()?;
+        let var = spec.env.as_deref()?;
+        let raw = env.var(var).filter(|raw| !raw.is_empty())?;
         Some(ResolvedValue {
-            value: read(raw)?,
-            source: Source::Env((*var).to_owned()),
+            value: read(&raw)?,
+            source: Source::Env(var.to_owned()),
         })
     };
     let default = || ResolvedValue {
@@ -322,7 +335,11 @@ mod tests {
         let project = project.map_or_else(SettingsFile::missing, file);
         let global = global.map_or_else(SettingsFile::missing, file);
         let resolved = resolve(Schema::embedded(), &project, &global, &lookup);
-        resolved.get(key).cloned().expect("known key")
+        let resolution = resolved.get(key).expect("known key");
+        ResolvedValue {
+            value: resolution.value.clone(),
+            source: resolution.source.clone(),
+        }
     }
 
     fn env_case(key: &str, var: &str, raw: &str) -> String {
@@ -563,7 +580,7 @@ mod tests {
         assert_eq!(resolved.resolve_key("no_such_key"), &Value::Bool(false));
         assert_eq!(resolved.resolve_key("pidash_port"), &Value::Number(19190.0));
         assert_eq!(resolved.len(), Schema::embedded().len());
-        let settings = resolved.to_settings();
+        let settings = resolved.settings();
         let names: Vec<&str> = settings.keys().collect();
         let schema_names: Vec<&str> = Schema::embedded().names().collect();
         assert_eq!(names, schema_names);

@@ -324,7 +324,7 @@ impl SettingsView<'_> {
     fn source(&self, key: &str) -> String {
         self.run.resolved.get(key).map_or_else(
             || "unknown".to_owned(),
-            |v| self.run.session.source_label(&v.source),
+            |v| self.run.session.source_label(v.source),
         )
     }
 

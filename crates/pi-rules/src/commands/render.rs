@@ -32,7 +32,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         Some(path) if path.as_os_str() != "-" => read_prompt(path)?,
         _ => read_stdin()?,
     };
-    let settings = cx.settings.resolve(&session, cx.err).to_settings();
+    let settings = cx.settings.resolve(&session, cx.err).into_settings();
     let text = pi_rules_core::render::render(&prompt, &settings);
     output(cx.out.write_all(text.as_bytes()))?;
     Ok(Exit::Success)
