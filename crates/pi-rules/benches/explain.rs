@@ -47,8 +47,7 @@ fn context<'a>(
     Context {
         out,
         err,
-        color_out: false,
-        color_err: false,
+        color: pi_rules::terminal::ColorChoice::Never,
         settings,
     }
 }

@@ -5,13 +5,13 @@
 
 use crate::output::{output, UsageError};
 use crate::session::{FoundSettingsFile, Session, SettingsRead};
-use crate::terminal::escape;
+use crate::terminal::{escape, ColorChoice};
 use clap::Args;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::settings::{Resolved, Schema, SettingsFile};
 use pi_rules_core::value::Object;
 use pi_rules_core::Value;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 /// Where a command's resolved settings come from.
@@ -143,15 +143,21 @@ pub struct Context<'a> {
     pub out: &'a mut dyn Write,
     /// Standard error: diagnostics, best-effort (see [`note`](crate::output::note)).
     pub err: &'a mut dyn Write,
-    /// Whether `out` may be coloured.
-    pub color_out: bool,
-    /// Whether `err` may be coloured.
-    pub color_err: bool,
+    /// `--color`, for `out` (see [`Context::color_out`]).
+    pub color: ColorChoice,
     /// Where settings come from: the files now, or `serve`'s cache.
     pub settings: &'a mut dyn SettingsSource,
 }
 
 impl Context<'_> {
+    /// Whether to colour `out`: asked of the terminal only when a command wants to know.
+    pub fn color_out(&self) -> bool {
+        match self.color {
+            ColorChoice::Never => false,
+            choice => choice.enabled(std::io::stdout().is_terminal()),
+        }
+    }
+
     /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
     /// [`OutputError`](crate::output::OutputError).
     pub fn flush(&mut self) -> anyhow::Result<()> {
@@ -248,7 +254,10 @@ mod tests {
         assert_eq!(value("use_worktrees"), "false");
         assert_eq!(value("review_loop_max_cycles"), "5");
         // The rejected project value is still rejected: the default stands.
-        assert_eq!(resolved.get("pidash_port").unwrap().source, &Source::Default);
+        assert_eq!(
+            resolved.get("pidash_port").unwrap().source,
+            &Source::Default
+        );
         assert_eq!(
             overrides.describe(),
             ["use_worktrees=false", "review_loop_max_cycles=\"5\""]

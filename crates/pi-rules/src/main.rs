@@ -8,7 +8,6 @@ use pi_rules::commands::Cli;
 use pi_rules::invocation::{Context, FreshSettings};
 use pi_rules::output::{exit_for, note, stdout_was_closed, Exit, OutputError, StdStreams};
 use pi_rules::terminal::escape;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -24,8 +23,7 @@ fn main() -> ExitCode {
     }
     let mut settings = FreshSettings;
     let mut cx = Context {
-        color_out: cli.color.enabled(std::io::stdout().is_terminal()),
-        color_err: cli.color.enabled(std::io::stderr().is_terminal()),
+        color: cli.color,
         out: &mut std_streams.out,
         err: &mut std_streams.err,
         settings: &mut settings,

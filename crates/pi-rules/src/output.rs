@@ -13,7 +13,7 @@
 //! instead of silently writing nowhere.
 
 use std::fmt;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 
@@ -103,59 +103,18 @@ pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {
-    pub out: Buffered<Box<dyn Write>>,
-    pub err: BufWriter<io::Stderr>,
-}
-
-/// A [`BufWriter`] that passes writes of [`DIRECT_BYTES`] or more straight to the writer beneath,
-/// after what it holds: small writes are gathered, and a large one is not copied.
-pub struct Buffered<W: Write> {
-    buffer: BufWriter<W>,
-}
-
-impl<W: Write> Buffered<W> {
-    pub fn new(inner: W) -> Self {
-        Buffered {
-            buffer: BufWriter::with_capacity(BUFFER_BYTES, inner),
-        }
-    }
-}
-
-impl<W: Write> Write for Buffered<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if buf.len() < DIRECT_BYTES {
-            return self.buffer.write(buf);
-        }
-        self.buffer.flush()?;
-        self.buffer.get_mut().write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        if buf.len() < DIRECT_BYTES {
-            return self.buffer.write_all(buf);
-        }
-        self.buffer.flush()?;
-        self.buffer.get_mut().write_all(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.buffer.flush()
-    }
+    pub out: Buffered<RawStdout>,
+    pub err: Buffered<io::Stderr>,
 }
 
 impl StdStreams {
-    /// Our own 64 KiB buffers in front of the two descriptors. Stdout is written through a
-    /// duplicate of its descriptor, past std's line buffering, which would otherwise look for a
-    /// line break in every buffer we hand it; when the descriptor cannot be duplicated, std's
-    /// handle is used.
+    /// Our own buffers in front of the two descriptors. Stdout is written through its descriptor,
+    /// past std's line buffering, which would otherwise look for a line break in every buffer we
+    /// hand it.
     pub fn new() -> StdStreams {
-        let stdout: Box<dyn Write> = match io::stdout().as_fd().try_clone_to_owned() {
-            Ok(fd) => Box::new(std::fs::File::from(fd)),
-            Err(_) => Box::new(io::stdout()),
-        };
         StdStreams {
-            out: Buffered::new(stdout),
-            err: BufWriter::with_capacity(BUFFER_BYTES, io::stderr()),
+            out: Buffered::new(RawStdout),
+            err: Buffered::new(io::stderr()),
         }
     }
 }
@@ -163,6 +122,93 @@ impl StdStreams {
 impl Default for StdStreams {
     fn default() -> Self {
         StdStreams::new()
+    }
+}
+
+/// The process's stdout descriptor, written with plain `write` calls.
+pub struct RawStdout;
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Ok(rustix::io::write(io::stdout().as_fd(), buf)?)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A write buffer of [`BUFFER_BYTES`] that passes writes of [`DIRECT_BYTES`] or more straight to
+/// the writer beneath, after what it holds: small writes are gathered, and a large one is not
+/// copied. The buffer is allocated by the first small write, so a command that writes one
+/// block, or nothing, never has one. What is still buffered when it is dropped is written then,
+/// ignoring failures (call [`Write::flush`] to see them).
+pub struct Buffered<W: Write> {
+    inner: W,
+    buffer: Vec<u8>,
+}
+
+impl<W: Write> Buffered<W> {
+    pub fn new(inner: W) -> Self {
+        Buffered {
+            inner,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// Writes out what the buffer holds. After a failure the buffer keeps what was not written.
+    fn flush_buffer(&mut self) -> io::Result<()> {
+        let mut written = 0;
+        let result = loop {
+            let Some(rest) = self.buffer.get(written..).filter(|rest| !rest.is_empty()) else {
+                break Ok(());
+            };
+            match self.inner.write(rest) {
+                Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(n) => written += n,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => break Err(err),
+            }
+        };
+        self.buffer.drain(..written.min(self.buffer.len()));
+        result
+    }
+}
+
+impl<W: Write> Write for Buffered<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.len() >= DIRECT_BYTES {
+            self.flush_buffer()?;
+            return self.inner.write(buf);
+        }
+        if self.buffer.len() + buf.len() > BUFFER_BYTES {
+            self.flush_buffer()?;
+        }
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve_exact(BUFFER_BYTES);
+        }
+        self.buffer.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if buf.len() >= DIRECT_BYTES {
+            self.flush_buffer()?;
+            return self.inner.write_all(buf);
+        }
+        // Smaller than the buffer: `write` takes all of it.
+        self.write(buf).map(|_| ())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.flush_buffer()?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for Buffered<W> {
+    fn drop(&mut self) {
+        let _ = self.flush_buffer();
     }
 }
 
@@ -228,17 +274,67 @@ mod tests {
         let mut out = Buffered::new(Recorder::default());
         out.write_all(b"a").unwrap();
         out.write_all(b"b").unwrap();
-        assert!(out.buffer.get_ref().writes.is_empty());
+        assert!(out.inner.writes.is_empty());
+        assert_eq!(out.buffer.capacity(), BUFFER_BYTES);
         let large = vec![b'x'; DIRECT_BYTES];
         out.write_all(&large).unwrap();
         out.write_all(b"c").unwrap();
         out.flush().unwrap();
-        let writes = &out.buffer.get_ref().writes;
+        let writes = &out.inner.writes;
         assert_eq!(writes.len(), 3);
         assert_eq!(writes[0], b"ab");
         assert_eq!(writes[1], large);
         assert_eq!(writes[2], b"c");
         assert_eq!(out.write(&large).unwrap(), DIRECT_BYTES);
+    }
+
+    /// Takes at most three bytes per call, after an interruption and then one failure.
+    #[derive(Default)]
+    struct Trickle {
+        calls: usize,
+        taken: Vec<u8>,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            match self.calls {
+                1 => Err(io::Error::from(io::ErrorKind::Interrupted)),
+                3 => Err(io::Error::from_raw_os_error(28)),
+                _ => {
+                    let n = buf.len().min(3);
+                    self.taken.extend_from_slice(&buf[..n]);
+                    Ok(n)
+                }
+            }
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn short_writes_and_failures_lose_and_repeat_nothing() {
+        let mut out = Buffered::new(Trickle::default());
+        out.write_all(b"abcdefgh").unwrap();
+        // Interrupted, then three bytes, then a failure: the rest stays buffered.
+        assert!(out.flush().is_err());
+        assert_eq!(out.inner.taken, b"abc");
+        assert_eq!(out.buffer, b"defgh");
+        out.write_all(b"ij").unwrap();
+        out.flush().unwrap();
+        assert_eq!(out.inner.taken, b"abcdefghij");
+        assert!(out.buffer.is_empty());
+    }
+
+    #[test]
+    fn dropping_writes_what_is_buffered() {
+        let mut taken = Vec::new();
+        {
+            let mut out = Buffered::new(&mut taken);
+            out.write_all(b"kept").unwrap();
+        }
+        assert_eq!(taken, b"kept");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsS
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
 use crate::session::{DiskSettings, Session, SettingsFileState, SettingsRead};
+use crate::terminal::ColorChoice;
 use crate::{check, report};
 use pi_rules_core::settings::SettingsCache;
 use serde::Deserialize;
@@ -476,8 +477,7 @@ impl Server {
         let mut cx = Context {
             out: body,
             err: &mut err,
-            color_out: false,
-            color_err: false,
+            color: ColorChoice::Never,
             settings: &mut self.settings,
         };
         command

@@ -136,7 +136,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         package,
         format: Format::from(args.format),
         strict: args.strict,
-        color: cx.color_out,
+        color: cx.color_out(),
     };
     if args.fix {
         let plan = fix::plan(&options)?;
@@ -151,11 +151,8 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             );
         }
         if args.dry_run {
-            output(fix::write_diff(
-                &plan,
-                cx.out,
-                crate::terminal::Paint { on: cx.color_out },
-            ))?;
+            let paint = crate::terminal::Paint { on: cx.color_out() };
+            output(fix::write_diff(&plan, cx.out, paint))?;
             return Ok(Exit::Success);
         }
         let failed = fix::apply(&plan);

@@ -135,12 +135,13 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             format_args!("rule assembly: {}", escape(&warning.to_string())),
         );
     }
+    let paint = Paint { on: cx.color_out() };
     let differs = output(unified_diff::write(
         cx.out,
         (&old_label, &old),
         (&new_label, text_of(&new_run)),
         args.context,
-        Paint { on: cx.color_out },
+        paint,
     ))?;
     Ok(if differs {
         Exit::Findings

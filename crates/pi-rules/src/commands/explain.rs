@@ -72,7 +72,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
         OutputFormat::Json => output(json::write_line(cx.out, &report.json()))?,
-        OutputFormat::Text => output(report.write_text(cx.out, Paint { on: cx.color_out }))?,
+        OutputFormat::Text => {
+            let paint = Paint { on: cx.color_out() };
+            output(report.write_text(cx.out, paint))?
+        }
     }
     Ok(Exit::Success)
 }

@@ -57,7 +57,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             output(writeln!(cx.out, "{value}"))?;
         }
         OutputFormat::Text => {
-            let paint = Paint { on: cx.color_out };
+            let paint = Paint { on: cx.color_out() };
             let mut text = String::new();
             for (i, spec) in specs.iter().enumerate() {
                 if i > 0 {

@@ -99,7 +99,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     .context("cannot watch files")?;
     let quiet = Duration::from_millis(args.debounce.max(1));
     let mut watches = Watches::default();
-    let paint = Paint { on: cx.color_out };
+    let paint = Paint { on: cx.color_out() };
 
     let mut current = settle(&args.layers, &mut watcher, &mut watches, cx.err)?;
     for line in &current.notes {
