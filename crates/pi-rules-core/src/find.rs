@@ -1,0 +1,214 @@
+//! Byte and substring searches that need no CPU-feature detection at run time.
+//!
+//! The `memchr` crate's top-level functions choose between AVX2 and SSE2 on their first call by
+//! asking the CPU (`CPUID`). In a virtual machine every `CPUID` traps to the hypervisor: that one
+//! detection costs about 17 µs per process here, more than the engine spends assembling the
+//! package rules. SSE2 is part of every x86-64 CPU, so on x86-64 this module calls the crate's
+//! SSE2 searchers directly; for rule files of kilobytes, 16-byte vectors are as quick as 32-byte
+//! ones. On other targets it calls the crate's own functions (aarch64's NEON needs no detection
+//! either).
+//!
+//! Substring searches ([`Finder`]) use the SIMD "packed pair" search for needles of 2 to 32 bytes,
+//! where checking each candidate costs at most a 32-byte comparison, so the search stays linear,
+//! and Two-Way for other needles and for haystacks too short for a vector.
+
+use memchr::arch::all::packedpair::{HeuristicFrequencyRank, Pair};
+use memchr::arch::all::twoway;
+
+#[cfg(target_arch = "x86_64")]
+use memchr::arch::x86_64::sse2;
+
+/// The longest needle searched with the packed-pair search (as the `memchr` crate itself does).
+const PACKED_MAX: usize = 32;
+
+/// The offset of the first `needle` in `haystack`.
+#[inline]
+pub fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(one) = sse2::memchr::One::new(needle) {
+        return one.find(haystack);
+    }
+    memchr::memchr(needle, haystack)
+}
+
+/// The offset of the last `needle` in `haystack`.
+#[inline]
+pub fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(one) = sse2::memchr::One::new(needle) {
+        return one.rfind(haystack);
+    }
+    memchr::memrchr(needle, haystack)
+}
+
+/// The offset of the first `a` or `b` in `haystack`.
+#[inline]
+pub fn memchr2(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(two) = sse2::memchr::Two::new(a, b) {
+        return two.find(haystack);
+    }
+    memchr::memchr2(a, b, haystack)
+}
+
+/// The offsets of every `needle` in `haystack`, in order.
+pub fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + memchr(needle, haystack.get(from..)?)?;
+        from = at + 1;
+        Some(at)
+    })
+}
+
+/// The offset of the first `needle` in `haystack` (a searcher built for one search).
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    Finder::new(needle).find(haystack)
+}
+
+/// A substring searcher for one needle, built once and used on many haystacks.
+#[derive(Clone, Debug)]
+pub struct Finder<'n> {
+    needle: &'n [u8],
+    #[cfg(target_arch = "x86_64")]
+    packed: Option<sse2::packedpair::Finder>,
+    twoway: twoway::Finder,
+}
+
+impl<'n> Finder<'n> {
+    /// A searcher for `needle`, guessing which of its bytes are rare in text.
+    pub fn new(needle: &'n [u8]) -> Finder<'n> {
+        Finder::build(needle, Pair::new(needle))
+    }
+
+    /// A searcher for `needle` that looks first for the two bytes `ranker` ranks rarest.
+    pub fn with_ranker(needle: &'n [u8], ranker: impl HeuristicFrequencyRank) -> Finder<'n> {
+        Finder::build(needle, Pair::with_ranker(needle, ranker))
+    }
+
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    fn build(needle: &'n [u8], pair: Option<Pair>) -> Finder<'n> {
+        Finder {
+            needle,
+            #[cfg(target_arch = "x86_64")]
+            packed: pair
+                .filter(|_| needle.len() <= PACKED_MAX)
+                .and_then(|pair| sse2::packedpair::Finder::with_pair(needle, pair)),
+            twoway: twoway::Finder::new(needle),
+        }
+    }
+
+    pub fn needle(&self) -> &'n [u8] {
+        self.needle
+    }
+
+    /// The offset of the first occurrence of the needle in `haystack`.
+    pub fn find(&self, haystack: &[u8]) -> Option<usize> {
+        match self.needle {
+            [] => return Some(0),
+            [byte] => return memchr(*byte, haystack),
+            _ => {}
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(packed) = &self.packed {
+            if haystack.len() >= packed.min_haystack_len() {
+                return packed.find(haystack, self.needle);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        if self.needle.len() <= PACKED_MAX {
+            return memchr::memmem::find(haystack, self.needle);
+        }
+        self.twoway.find(haystack, self.needle)
+    }
+
+    /// The offsets of the occurrences of the needle in `haystack` that do not overlap, in order.
+    pub fn find_iter<'f, 'h>(&'f self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'f
+    where
+        'h: 'f,
+    {
+        let step = self.needle.len().max(1);
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let at = from + self.find(haystack.get(from..)?)?;
+            from = at + step;
+            Some(at)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every offset where `needle` starts, overlapping or not.
+    fn naive(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+        (0..=haystack.len().saturating_sub(needle.len()))
+            .filter(|&i| haystack[i..].starts_with(needle))
+            .collect()
+    }
+
+    /// Non-overlapping occurrences, as `find_iter` reports them.
+    fn non_overlapping(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut next = 0;
+        for at in naive(haystack, needle) {
+            if at >= next {
+                out.push(at);
+                next = at + needle.len().max(1);
+            }
+        }
+        out
+    }
+
+    struct Pipes;
+
+    impl HeuristicFrequencyRank for Pipes {
+        fn rank(&self, byte: u8) -> u8 {
+            if byte == b'|' {
+                0
+            } else {
+                255
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn bytes_match_a_plain_scan(haystack in proptest::collection::vec(0u8..4, 0..200), a in 0u8..4, b in 0u8..4) {
+            let first = haystack.iter().position(|&x| x == a);
+            prop_assert_eq!(memchr(a, &haystack), first);
+            prop_assert_eq!(memrchr(a, &haystack), haystack.iter().rposition(|&x| x == a));
+            prop_assert_eq!(memchr2(a, b, &haystack), haystack.iter().position(|&x| x == a || x == b));
+            let all: Vec<usize> = haystack.iter().enumerate().filter(|(_, &x)| x == a).map(|(i, _)| i).collect();
+            prop_assert_eq!(memchr_iter(a, &haystack).collect::<Vec<_>>(), all);
+        }
+
+        #[test]
+        fn substrings_match_a_plain_scan(
+            haystack in proptest::collection::vec(prop::sample::select(b"ab|\n".to_vec()), 0..300),
+            needle in proptest::collection::vec(prop::sample::select(b"ab|\n".to_vec()), 0..40),
+        ) {
+            for finder in [Finder::new(&needle), Finder::with_ranker(&needle, Pipes)] {
+                prop_assert_eq!(finder.find(&haystack), naive(&haystack, &needle).first().copied());
+                prop_assert_eq!(finder.find_iter(&haystack).collect::<Vec<_>>(), non_overlapping(&haystack, &needle));
+            }
+            prop_assert_eq!(find(&haystack, &needle), naive(&haystack, &needle).first().copied());
+        }
+    }
+
+    #[test]
+    fn long_haystacks_with_matches_at_both_ends() {
+        let mut haystack = b"{{X}}".to_vec();
+        haystack.extend(std::iter::repeat_n(b'{', 10_000));
+        haystack.extend_from_slice(b"{{X}}");
+        let finder = Finder::new(b"{{X}}");
+        assert_eq!(finder.find_iter(&haystack).collect::<Vec<_>>(), [0, 10_005]);
+        let needle = [b'a'; 40];
+        let mut haystack = vec![b'a'; 39];
+        haystack.push(b'b');
+        haystack.extend_from_slice(&needle);
+        assert_eq!(Finder::new(&needle).find(&haystack), Some(40));
+    }
+}
