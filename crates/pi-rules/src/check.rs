@@ -92,13 +92,13 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     let (layers, settings) = gather(opts)?;
     let schema = SchemaInfo::from_schema(&opts.session.schema);
     let input = LintInput {
-        layers: &layers,
+        layers,
         settings: &settings,
         schema: &schema,
         features: lint::FEATURES,
         collate: &compare_names,
     };
-    Ok(lint::lint(&input))
+    Ok(lint::lint(input))
 }
 
 /// Reads the three layers and the settings files.

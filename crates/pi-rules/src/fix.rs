@@ -153,7 +153,7 @@ fn lint_alone(
     entry: &Entry,
     text: &str,
 ) -> Vec<lint::Diagnostic> {
-    let layers = [LayerInput::new(
+    let layers = vec![LayerInput::new(
         kind,
         vec![Entry::new(
             entry.name.clone(),
@@ -162,13 +162,13 @@ fn lint_alone(
         )],
     )];
     let input = LintInput {
-        layers: &layers,
+        layers,
         settings: &[],
         schema,
         features: lint::FEATURES,
         collate: &|a: &str, b: &str| a.cmp(b),
     };
-    lint::lint(&input)
+    lint::lint(input)
         .diagnostics
         .into_iter()
         .filter(|d| d.path == entry.path)

@@ -574,13 +574,13 @@ fn renderers_handle_hostile_text() {
             )],
         )];
         let input = LintInput {
-            layers: &layers,
+            layers,
             settings: &[],
             schema: &schema,
             features: lint::FEATURES,
             collate: &|a: &str, b: &str| a.cmp(b),
         };
-        let report = lint::lint(&input);
+        let report = lint::lint(input);
         for format in [Format::Human, Format::Short, Format::Json, Format::Sarif] {
             for color in [false, true] {
                 let mut out = Vec::new();

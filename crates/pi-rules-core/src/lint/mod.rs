@@ -38,6 +38,7 @@ use crate::settings::SettingsFile;
 use conditions::Context;
 use diagnostic::FileDiagnostics;
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// The feature predicates a host can report (SPEC §2.7).
@@ -177,8 +178,9 @@ pub struct SettingsInput {
 
 /// Everything [`lint`] looks at.
 pub struct LintInput<'a> {
-    /// The layers, in any order.
-    pub layers: &'a [LayerInput],
+    /// The layers, in any order. [`lint`] keeps the bytes of the rule files it reads as the
+    /// report's sources, so that the largest inputs are held once.
+    pub layers: Vec<LayerInput>,
     pub settings: &'a [SettingsInput],
     pub schema: &'a SchemaInfo,
     /// The feature predicates, normally [`FEATURES`].
@@ -214,20 +216,24 @@ impl Report {
 }
 
 /// Checks everything in `input`.
-pub fn lint(input: &LintInput<'_>) -> Report {
+pub fn lint(mut input: LintInput<'_>) -> Report {
     let cx = Context {
         schema: input.schema,
         features: input.features,
     };
-    let mut layers: Vec<&LayerInput> = input.layers.iter().collect();
-    layers.sort_by_key(|l| l.kind);
+    let mut order: Vec<usize> = (0..input.layers.len()).collect();
+    order.sort_by_key(|&i| input.layers[i].kind);
+    let layers: Vec<&LayerInput> = order.iter().map(|&i| &input.layers[i]).collect();
     let mut files: IndexMap<String, FileDiagnostics> = IndexMap::new();
     let mut report = Report::default();
+    // Rule files whose bytes are their text (valid UTF-8), by layer and entry index: their bytes
+    // become their sources once nothing else reads them.
+    let mut read_as_is: Vec<(usize, usize)> = Vec::new();
 
-    for layer in &layers {
-        let mut entries: Vec<&Entry> = layer.entries.iter().collect();
-        entries.sort_by(|a, b| (input.collate)(&a.name, &b.name));
-        for entry in entries {
+    for (&layer_index, layer) in order.iter().zip(&layers) {
+        let mut entries: Vec<(usize, &Entry)> = layer.entries.iter().enumerate().collect();
+        entries.sort_by(|(_, a), (_, b)| (input.collate)(&a.name, &b.name));
+        for (entry_index, entry) in entries {
             let Content::Bytes(bytes) = &entry.content else {
                 continue;
             };
@@ -237,12 +243,16 @@ pub fn lint(input: &LintInput<'_>) -> Report {
             let out = files
                 .entry(entry.path.clone())
                 .or_insert_with(|| FileDiagnostics::new(entry.path.as_str()));
-            let text = check_rule_text(&cx, bytes, out);
-            report.sources.insert(entry.path.clone(), text);
+            match check_rule_text(&cx, bytes, out) {
+                Cow::Owned(text) => {
+                    report.sources.insert(entry.path.clone(), text);
+                }
+                Cow::Borrowed(_) => read_as_is.push((layer_index, entry_index)),
+            }
             report.files += 1;
         }
     }
-    let shadowed = files::check_layers(input, &layers, &mut files);
+    let shadowed = files::check_layers(&input, &layers, &mut files);
     for settings in input.settings {
         settings_files::check(input.schema, settings, &mut files);
         report
@@ -264,13 +274,33 @@ pub fn lint(input: &LintInput<'_>) -> Report {
         let note = shadowed.get(&path).map(String::as_str);
         report.diagnostics.extend(out.finish(note));
     }
+    for (layer, entry) in read_as_is {
+        let Some(entry) = input
+            .layers
+            .get_mut(layer)
+            .and_then(|l| l.entries.get_mut(entry))
+        else {
+            continue;
+        };
+        if let Content::Bytes(bytes) = std::mem::replace(&mut entry.content, Content::NotRead) {
+            // Valid UTF-8, as checked: the conversion keeps the bytes where they are.
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+            report.sources.insert(std::mem::take(&mut entry.path), text);
+        }
+    }
     report
 }
 
-/// Checks one rule file's content; returns its text as the loader reads it.
-fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) -> String {
-    let text = text::decode(bytes, out);
-    let text: &str = &text;
+/// Checks one rule file's content; returns its text as the loader reads it, borrowed from
+/// `bytes` when they are valid UTF-8.
+fn check_rule_text<'b>(
+    cx: &Context<'_>,
+    bytes: &'b [u8],
+    out: &mut FileDiagnostics,
+) -> Cow<'b, str> {
+    let decoded = text::decode(bytes, out);
+    let text: &str = &decoded;
     let front = crate::frontmatter::split(text);
     frontmatter::check(cx, text, &front, out);
     let body = front.body_start;
@@ -294,7 +324,7 @@ fn check_rule_text(cx: &Context<'_>, bytes: &[u8], out: &mut FileDiagnostics) ->
     }
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, &markers, out);
-    text.to_owned()
+    decoded
 }
 
 #[cfg(test)]
@@ -316,13 +346,13 @@ pub(crate) mod testing {
         let schema = schema();
         let bytes = |a: &str, b: &str| a.cmp(b);
         let input = LintInput {
-            layers,
+            layers: layers.to_vec(),
             settings: &[],
             schema: &schema,
             features: FEATURES,
             collate: collate.unwrap_or(&bytes),
         };
-        lint(&input)
+        lint(input)
     }
 
     /// Lints one project rule `90-x.md` holding `text`.
@@ -653,13 +683,13 @@ mod properties {
             ];
             let schema = testing::schema();
             let input = LintInput {
-                layers: &layers,
+                layers,
                 settings: &[],
                 schema: &schema,
                 features: FEATURES,
                 collate: &|a: &str, b: &str| a.cmp(b),
             };
-            let report = lint(&input);
+            let report = lint(input);
             let keys: Vec<(bool, &str, usize)> = report
                 .diagnostics
                 .iter()
