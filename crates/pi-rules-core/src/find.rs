@@ -51,6 +51,15 @@ pub fn memchr2(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
     memchr::memchr2(a, b, haystack)
 }
 
+/// How many times `needle` occurs in `haystack`.
+pub fn count(needle: u8, haystack: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(one) = sse2::memchr::One::new(needle) {
+        return one.count(haystack);
+    }
+    memchr::memchr_iter(needle, haystack).count()
+}
+
 /// The offsets of every `needle` in `haystack`, in order.
 pub fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let mut from = 0;
@@ -182,6 +191,7 @@ mod tests {
             prop_assert_eq!(memrchr(a, &haystack), haystack.iter().rposition(|&x| x == a));
             prop_assert_eq!(memchr2(a, b, &haystack), haystack.iter().position(|&x| x == a || x == b));
             let all: Vec<usize> = haystack.iter().enumerate().filter(|(_, &x)| x == a).map(|(i, _)| i).collect();
+            prop_assert_eq!(count(a, &haystack), all.len());
             prop_assert_eq!(memchr_iter(a, &haystack).collect::<Vec<_>>(), all);
         }
 

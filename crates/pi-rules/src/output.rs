@@ -175,11 +175,25 @@ impl<W: Write> Buffered<W> {
     }
 }
 
-impl<W: Write> Write for Buffered<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+impl<W: Write> Buffered<W> {
+    /// Whether `buf` goes into the room left: the common case, of a few bytes.
+    #[inline]
+    fn fits(&self, buf: &[u8]) -> bool {
+        buf.len() < DIRECT_BYTES && buf.len() <= self.buffer.capacity() - self.buffer.len()
+    }
+
+    /// Writes `buf`, which does not [fit](Buffered::fits): directly when it is large, else into a
+    /// buffer flushed or allocated for it. Kept out of line, so that the common case stays small.
+    #[cold]
+    #[inline(never)]
+    fn write_slow(&mut self, buf: &[u8], all: bool) -> io::Result<usize> {
         if buf.len() >= DIRECT_BYTES {
             self.flush_buffer()?;
-            return self.inner.write(buf);
+            return if all {
+                self.inner.write_all(buf).map(|()| buf.len())
+            } else {
+                self.inner.write(buf)
+            };
         }
         if self.buffer.len() + buf.len() > BUFFER_BYTES {
             self.flush_buffer()?;
@@ -190,14 +204,25 @@ impl<W: Write> Write for Buffered<W> {
         self.buffer.extend_from_slice(buf);
         Ok(buf.len())
     }
+}
 
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        if buf.len() >= DIRECT_BYTES {
-            self.flush_buffer()?;
-            return self.inner.write_all(buf);
+impl<W: Write> Write for Buffered<W> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.fits(buf) {
+            return self.write_slow(buf, false);
         }
-        // Smaller than the buffer: `write` takes all of it.
-        self.write(buf).map(|_| ())
+        self.buffer.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if !self.fits(buf) {
+            return self.write_slow(buf, true).map(|_| ());
+        }
+        self.buffer.extend_from_slice(buf);
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {

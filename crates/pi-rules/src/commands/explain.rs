@@ -258,7 +258,7 @@ impl<'t> Cursor<'t> {
         let between = &self.text[self.offset..offset];
         match pi_rules_core::find::memrchr(b'\n', between.as_bytes()) {
             Some(last) => {
-                self.line += pi_rules_core::find::memchr_iter(b'\n', between.as_bytes()).count();
+                self.line += pi_rules_core::find::count(b'\n', between.as_bytes());
                 self.column = between[last + 1..].chars().count() + 1;
             }
             None => self.column += between.chars().count(),
