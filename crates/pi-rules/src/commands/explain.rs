@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::ops::Range;
@@ -83,9 +83,36 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 // ---------------------------------------------------------------------------------------------
 // Recording the decisions.
 
-/// A key or feature name, shared by every decision that names it (a layer of many files tests
-/// the same few keys thousands of times).
-type Key = Rc<str>;
+/// A key or feature name, as its place in the recorder's [`Names`]: a layer of many files tests
+/// the same few keys thousands of times, and each decision holds four bytes for its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key(u32);
+
+/// The names that decisions refer to, each kept once.
+#[derive(Default)]
+struct Names {
+    list: Vec<Rc<str>>,
+    index: HashMap<Rc<str>, Key>,
+}
+
+impl Names {
+    /// The key of `name`, added when it is new.
+    fn key(&mut self, name: &str) -> Key {
+        if let Some(&key) = self.index.get(name) {
+            return key;
+        }
+        // Fewer than 2^32 names: each comes from a marker of a bounded file.
+        let key = Key(u32::try_from(self.list.len()).unwrap_or(u32::MAX));
+        let name: Rc<str> = name.into();
+        self.list.push(Rc::clone(&name));
+        self.index.insert(name, key);
+        key
+    }
+
+    fn name(&self, key: Key) -> &str {
+        self.list.get(key.0 as usize).map_or("", |name| name)
+    }
+}
 
 /// Why a block's condition held, kept after the assembly.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,15 +125,8 @@ enum Reason {
 }
 
 impl Reason {
-    fn of(reason: &BlockReason<'_>, keys: &mut HashSet<Key>) -> Reason {
-        let mut key = |name: &str| match keys.get(name) {
-            Some(key) => Rc::clone(key),
-            None => {
-                let key: Key = name.into();
-                keys.insert(Rc::clone(&key));
-                key
-            }
-        };
+    fn of(reason: &BlockReason<'_>, names: &mut Names) -> Reason {
+        let mut key = |name: &str| names.key(name);
         match reason {
             BlockReason::Feature { name, on } => Reason::Feature {
                 name: key(name),
@@ -128,15 +148,15 @@ impl Reason {
     }
 
     /// The settings key whose value decided, if one did.
-    fn setting(&self) -> Option<&str> {
+    fn setting(&self) -> Option<Key> {
         match self {
-            Reason::Truthy { key, .. } | Reason::Compare { key, .. } => Some(key),
+            Reason::Truthy { key, .. } | Reason::Compare { key, .. } => Some(*key),
             _ => None,
         }
     }
 }
 
-/// One evaluated block, in 40 bytes: offsets are `u32`, as the engine keeps them (rule files are
+/// One evaluated block, in 28 bytes: offsets are `u32`, as the engine keeps them (rule files are
 /// at most 131,073 bytes).
 #[derive(Debug)]
 struct Decided {
@@ -200,7 +220,7 @@ struct Gate {
 struct Recorder {
     gates: Vec<Gate>,
     blocks: Vec<Decided>,
-    keys: HashSet<Key>,
+    names: Names,
 }
 
 impl Observer for Recorder {
@@ -218,7 +238,7 @@ impl Observer for Recorder {
             opener: offset(decision.opener.start),
             closer: [offset(decision.closer.start), offset(decision.closer.end)],
             kept: decision.kept,
-            reason: Reason::of(&decision.reason, &mut self.keys),
+            reason: Reason::of(&decision.reason, &mut self.names),
         });
     }
 }
@@ -537,34 +557,45 @@ impl<'r> Report<'r> {
             };
         };
         let settings = &self.settings;
+        let names = &self.recorder.names;
         match &decided.reason {
             Reason::Feature { name, on } => format!(
                 "feature `{}` is {}{invert}",
-                escape(name),
+                escape(names.name(*name)),
                 if *on { "on" } else { "off" }
             ),
-            Reason::Truthy { key, truthy } => format!(
-                "`{}` = {} from {} is {}{invert}",
-                escape(key),
-                settings.shown(key),
-                settings.source(key),
-                if *truthy { "truthy" } else { "falsy" }
-            ),
-            Reason::Compare { key, .. } => format!(
-                "`{}` = {} from {}: the comparison is {}{invert}",
-                escape(key),
-                settings.shown(key),
-                settings.source(key),
-                decided.kept != (block.kind == BlockKind::IfNot)
-            ),
-            Reason::UnknownKey { key } if FEATURES.contains(&&**key) => format!(
-                "`{}` is a feature, which a condition can only test bare (`{{{{{}:{}}}}}`); a \
+            Reason::Truthy { key, truthy } => {
+                let key = names.name(*key);
+                format!(
+                    "`{}` = {} from {} is {}{invert}",
+                    escape(key),
+                    settings.shown(key),
+                    settings.source(key),
+                    if *truthy { "truthy" } else { "falsy" }
+                )
+            }
+            Reason::Compare { key, .. } => {
+                let key = names.name(*key);
+                format!(
+                    "`{}` = {} from {}: the comparison is {}{invert}",
+                    escape(key),
+                    settings.shown(key),
+                    settings.source(key),
+                    decided.kept != (block.kind == BlockKind::IfNot)
+                )
+            }
+            Reason::UnknownKey { key } if FEATURES.contains(&names.name(*key)) => {
+                let key = names.name(*key);
+                format!(
+                    "`{}` is a feature, which a condition can only test bare (`{{{{{}:{}}}}}`); a \
                  comparison on it looks for a settings key and fails closed",
-                escape(key),
-                block.kind.keyword(),
-                escape(key)
-            ),
+                    escape(key),
+                    block.kind.keyword(),
+                    escape(key)
+                )
+            }
             Reason::UnknownKey { key } => {
+                let key = names.name(*key);
                 let known = self.run.session.schema.names();
                 let hint = suggest::closest(key, known)
                     .map(|s| format!("; did you mean `{s}`?"))
@@ -590,7 +621,7 @@ impl<'r> Report<'r> {
             .recorder
             .blocks
             .iter()
-            .filter_map(|d| d.reason.setting())
+            .filter_map(|d| d.reason.setting().map(|key| self.recorder.names.name(key)))
             .chain(self.recorder.gates.iter().filter_map(|g| match &g.setting {
                 Some(GatePart::Setting { key }) => Some(&**key),
                 _ => None,
@@ -831,7 +862,7 @@ struct JsonReason<'a> {
 }
 
 impl<'a> JsonReason<'a> {
-    fn of(reason: &'a Reason) -> JsonReason<'a> {
+    fn of(reason: &Reason, names: &'a Names) -> JsonReason<'a> {
         let plain = |kind| JsonReason {
             kind,
             key: None,
@@ -841,22 +872,22 @@ impl<'a> JsonReason<'a> {
         };
         match reason {
             Reason::Feature { name, on } => JsonReason {
-                key: Some(name),
+                key: Some(names.name(*name)),
                 value: Some(*on),
                 ..plain("feature")
             },
             Reason::Truthy { key, truthy } => JsonReason {
-                key: Some(key),
+                key: Some(names.name(*key)),
                 truthy: Some(*truthy),
                 ..plain("truthy")
             },
             Reason::Compare { key, equal } => JsonReason {
-                key: Some(key),
+                key: Some(names.name(*key)),
                 equal: Some(*equal),
                 ..plain("compare")
             },
             Reason::UnknownKey { key } => JsonReason {
-                key: Some(key),
+                key: Some(names.name(*key)),
                 ..plain("unknown-key")
             },
             Reason::Malformed => plain("malformed"),
@@ -992,7 +1023,9 @@ impl<'r> Report<'r> {
                 depth: b.depth,
                 state: b.state,
                 why: self.why(b),
-                reason: b.decided.map(|d| JsonReason::of(&d.reason)),
+                reason: b
+                    .decided
+                    .map(|d| JsonReason::of(&d.reason, &self.recorder.names)),
             })
             .collect();
         file.stray_closers = strays
@@ -1150,6 +1183,19 @@ impl Report<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A layer of many files records a decision per block: they stay small.
+    #[test]
+    fn a_decision_is_28_bytes_and_names_are_kept_once() {
+        assert_eq!(std::mem::size_of::<Decided>(), 28);
+        let mut names = Names::default();
+        let a = names.key("dco");
+        let b = names.key("log_rules");
+        assert_eq!(names.key("dco"), a);
+        assert_ne!(a, b);
+        assert_eq!((names.name(a), names.name(b)), ("dco", "log_rules"));
+        assert_eq!(names.list.len(), 2);
+    }
 
     #[test]
     fn the_cursor_matches_a_fresh_count() {
