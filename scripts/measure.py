@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Whole-process measurements of pi-rules, side by side in one run (README "Performance").
+
+    python3 scripts/measure.py [--bin target/release/pi-rules] [--bench ../shared/bench]
+                               [--work DIR] [--quick]
+
+Generates its inputs under --work (large layers, a line of stray closers, the adversarial files of
+--bench as project rules), then runs each comparison interleaved, one process of each side in
+turn, so that the shared machine's load falls on both alike. CPU time is user + system time of
+each process, from wait4; memory is the peak resident set. Prints one line per target of issue 11
+with the figure and the target. Uses only the standard library.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+DEVNULL = os.open(os.devnull, os.O_WRONLY)
+
+
+def run(argv, stdin_path=None, env=None):
+    """Runs argv once with stdout and stderr to /dev/null; returns (cpu seconds, max RSS bytes)."""
+    actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
+    if stdin_path:
+        actions.append((os.POSIX_SPAWN_OPEN, 0, stdin_path, os.O_RDONLY, 0))
+    pid = os.posix_spawn(argv[0], argv, env or os.environ, file_actions=actions)
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"measure: `{' '.join(argv)}` failed with {status}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def interleaved(commands, rounds):
+    """Median CPU seconds and max RSS of each command, running them in turn `rounds` times."""
+    cpu = [[] for _ in commands]
+    rss = [0 for _ in commands]
+    for _ in range(rounds):
+        for i, (argv, stdin_path) in enumerate(commands):
+            seconds, peak = run(argv, stdin_path)
+            cpu[i].append(seconds)
+            rss[i] = max(rss[i], peak)
+    return [statistics.median(c) for c in cpu], rss
+
+
+def project(root, name, files):
+    rules = os.path.join(root, name, ".pi", "rules")
+    os.makedirs(rules, exist_ok=True)
+    for file_name, text in files:
+        with open(os.path.join(rules, file_name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return os.path.join(root, name)
+
+
+def layer_bytes(project_dir):
+    rules = os.path.join(project_dir, ".pi", "rules")
+    return sum(os.path.getsize(os.path.join(rules, n)) for n in os.listdir(rules))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default="target/release/pi-rules")
+    parser.add_argument("--bench", default="../shared/bench")
+    parser.add_argument("--work", default=None, help="where inputs are generated")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, noisier figures")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.bin)
+    work = args.work or tempfile.mkdtemp(prefix="pi-rules-measure-")
+    scale = 4 if args.quick else 1
+    adversarial = {
+        name: open(os.path.join(args.bench, f"{name}.md"), encoding="utf-8").read()
+        for name in ("stray-closers", "deep-nesting", "many-blocks")
+    }
+
+    # Inputs: an empty project (the embedded rules alone), the stray closers as a project rule,
+    # layers of N files of ~3 KB with a table, a block and a stray closer each.
+    empty = project(work, "empty", [])
+    stray = project(work, "stray", [("90-stray.md", adversarial["stray-closers"])])
+    body = ("Some rule text with a table.\n| a | b |\n|---|---|\n| {{IF:dco}}x{{/IF}} | y |\n" * 40)
+    body = body[:3000] + "\n{{/IF}}\n"
+    layers = {}
+    for n in (2000, 10000, 16000):
+        if not os.path.isdir(os.path.join(work, f"files{n}")):
+            project(work, f"files{n}", [(f"90-f{i:05d}.md", body) for i in range(n)])
+        layers[n] = os.path.join(work, f"files{n}")
+    requests = {}
+    for name, text in adversarial.items():
+        path = os.path.join(work, f"eval-{name}.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"rules": [text] * 10, "settings": {}}) + "\n")
+        requests[name] = path
+
+    print(f"binary: {binary}\ninputs: {work}\n")
+
+    # assemble on the embedded rules against --version.
+    (version, assemble), _ = interleaved(
+        [([binary, "--version"], None), ([binary, "assemble", "--cwd", empty], None)],
+        1000 // scale,
+    )
+    print(f"assemble on the embedded rules   {assemble * 1e6:7.0f} us CPU, "
+          f"--version {version * 1e6:.0f} us: {assemble / version:.2f}x   (target <= 1.2x)")
+
+    # assemble with 16k warnings against the same without the file.
+    (plain, warned), _ = interleaved(
+        [([binary, "assemble", "--cwd", empty], None),
+         ([binary, "assemble", "--cwd", stray], None)],
+        200 // scale,
+    )
+    print(f"assemble, 16k warnings (text)    {warned * 1e3:7.2f} ms CPU, "
+          f"without them {plain * 1e3:.2f} ms: {warned / plain:.2f}x   (target <= 3x)")
+
+    # eval: each adversarial file ten times in one request.
+    names = list(requests)
+    cpus, _ = interleaved([([binary, "eval"], requests[n]) for n in names], 40 // scale)
+    for name, cpu in zip(names, cpus):
+        print(f"eval, {name + ' x10':24s} {cpu * 1e3 / 10:7.2f} ms CPU per file   (target <= 2 ms)")
+
+    # explain and check: time for 8x the files, and RSS against the input on large layers.
+    for label, argv in [
+        ("explain (text)", ["explain", "--format", "text"]),
+        ("explain (json)", ["explain", "--format", "json"]),
+        ("check (human)", ["check", "--format", "human"]),
+        ("check (json)", ["check", "--format", "json"]),
+    ]:
+        (small, large, big), (_, large_rss, big_rss) = interleaved(
+            [([binary, *argv, "--cwd", layers[n]], None) for n in (2000, 16000, 10000)],
+            max(1, 5 // scale),
+        )
+        ratio = large / small
+        print(f"{label:16s} 2,000 -> 16,000 files: {small * 1e3:6.0f} -> {large * 1e3:6.0f} ms, "
+              f"{ratio:.2f}x (target <= 8.5x); RSS/input at 10,000 files "
+              f"{big_rss / layer_bytes(layers[10000]):.2f}x, at 16,000 "
+              f"{large_rss / layer_bytes(layers[16000]):.2f}x (target <= 3x)")
+
+
+if __name__ == "__main__":
+    main()
