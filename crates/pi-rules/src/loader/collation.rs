@@ -34,17 +34,31 @@ pub fn compare_names(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// The rank of a character of a plain name: `_`, `-` and `.`, then the digits, then the
-/// lower-case letters, the order of their primary weights in ICU root collation.
-fn plain_rank(byte: u8) -> Option<u8> {
-    match byte {
-        b'_' => Some(0),
-        b'-' => Some(1),
-        b'.' => Some(2),
-        b'0'..=b'9' => Some(3 + (byte - b'0')),
-        b'a'..=b'z' => Some(13 + (byte - b'a')),
-        _ => None,
+/// The rank of each byte that can be in a plain name: `_`, `-` and `.`, then the digits, then
+/// the lower-case letters, the order of their primary weights in ICU root collation;
+/// [`NOT_PLAIN`] for every other byte.
+static PLAIN_RANKS: [u8; 256] = {
+    let mut ranks = [NOT_PLAIN; 256];
+    ranks[b'_' as usize] = 0;
+    ranks[b'-' as usize] = 1;
+    ranks[b'.' as usize] = 2;
+    let mut i = 0;
+    while i < 10 {
+        ranks[b'0' as usize + i] = 3 + i as u8;
+        i += 1;
     }
+    let mut i = 0;
+    while i < 26 {
+        ranks[b'a' as usize + i] = 13 + i as u8;
+        i += 1;
+    }
+    ranks
+};
+
+const NOT_PLAIN: u8 = u8::MAX;
+
+fn plain_rank(byte: u8) -> u8 {
+    PLAIN_RANKS[usize::from(byte)]
 }
 
 /// The order of two plain names, made only of the characters [`plain_rank`] ranks, as most rule
@@ -53,11 +67,16 @@ fn plain_rank(byte: u8) -> Option<u8> {
 /// alone, a shorter name before any longer one it begins. This spares the collator (and the
 /// first touch of its tables) in the common case.
 fn compare_plain(a: &str, b: &str) -> Option<Ordering> {
-    let plain = |name: &str| name.bytes().all(|byte| plain_rank(byte).is_some());
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let plain = |name: &[u8]| name.iter().all(|&byte| plain_rank(byte) != NOT_PLAIN);
     if !plain(a) || !plain(b) {
         return None;
     }
-    Some(a.bytes().map(plain_rank).cmp(b.bytes().map(plain_rank)))
+    let first_difference = a.iter().zip(b).position(|(x, y)| x != y);
+    Some(match first_difference {
+        Some(at) => plain_rank(a[at]).cmp(&plain_rank(b[at])),
+        None => a.len().cmp(&b.len()),
+    })
 }
 
 /// Sorts items by name with [`compare_names`], keeping the relative order of equal names.
