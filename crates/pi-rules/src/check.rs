@@ -271,26 +271,31 @@ fn list_layer(
                 .to_string(),
         });
         let rule = lint::is_rule_name(&name);
-        let content = if !rule {
-            if file_type.is_dir() {
+        // Where a rule that was opened really is comes from its open descriptor, as the loader
+        // finds it (`None` here when it was not opened).
+        let (content, opened) = if !rule {
+            let content = if file_type.is_dir() {
                 Content::Directory
             } else {
                 Content::NotRead
-            }
+            };
+            (content, None)
         } else if file_type.is_dir() {
-            Content::Directory
+            (Content::Directory, None)
         } else if !(file_type.is_file() || file_type.is_symlink()) {
-            Content::Special {
-                kind: bounded::kind_name(&file_type).to_owned(),
-            }
+            let kind = bounded::kind_name(&file_type).to_owned();
+            (Content::Special { kind }, None)
         } else {
-            read_bounded(&path, file_type.is_symlink())
+            read_bounded(&path, file_type.is_symlink(), layer, policy)
         };
-        // Where the rule really is: links on the file and on the directories above it followed.
-        let escape = rule
-            .then(|| fs::canonicalize(&path).ok())
-            .flatten()
-            .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref()))
+        // Where any other rule really is: links on the file and on the directories above it
+        // followed.
+        let escape = opened
+            .unwrap_or_else(|| {
+                rule.then(|| fs::canonicalize(&path).ok())
+                    .flatten()
+                    .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref()))
+            })
             .map(|escape| match escape {
                 loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
                     real: real.display().to_string(),
@@ -341,10 +346,18 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
 }
 
 /// Reads a rule entry with the loader's own bounded read, keeping the bytes undecoded so that
-/// invalid UTF-8 can be located.
-fn read_bounded(path: &Path, is_symlink: bool) -> Content {
-    match loader::read_raw(path, is_symlink) {
-        RawRead::Bytes { bytes, .. } => Content::Bytes(bytes),
+/// invalid UTF-8 can be located; when it opens, also how it escapes, judged from the open file
+/// (`policy` never confines here, so nothing is refused).
+fn read_bounded(
+    path: &Path,
+    is_symlink: bool,
+    layer: Layer,
+    policy: &Policy,
+) -> (Content, Option<Option<loader::Escape>>) {
+    let (raw, escape) = loader::read_raw_checked(path, is_symlink, layer, policy);
+    let content = match raw {
+        // Read, so it was opened and judged.
+        RawRead::Bytes { bytes, .. } => return (Content::Bytes(bytes), Some(escape)),
         RawRead::Oversized { size, .. } => Content::Oversized { size },
         RawRead::Failed(FailureReason::Directory) => Content::Directory,
         RawRead::Failed(FailureReason::Special(kind)) => Content::Special {
@@ -358,7 +371,8 @@ fn read_bounded(path: &Path, is_symlink: bool) -> Content {
         RawRead::Failed(reason) => Content::Unreadable {
             reason: reason.to_string(),
         },
-    }
+    };
+    (content, None)
 }
 
 #[cfg(test)]
