@@ -265,10 +265,8 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
         .iter()
         .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
         .collect();
-    files.sort_by(|a, _, b, _| {
-        let key = |p: &String| (rank.get(p.as_str()).map_or(3, |k| *k as u8), p.clone());
-        key(a).cmp(&key(b))
-    });
+    let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
+    files.sort_by(|a, _, b, _| (layer_rank(a), a.as_str()).cmp(&(layer_rank(b), b.as_str())));
     for (path, out) in files {
         debug_assert_eq!(path, out.path());
         let note = shadowed.get(&path).map(String::as_str);
