@@ -40,13 +40,14 @@ impl KeyInfo {
 #[derive(Debug, Clone, Default)]
 pub struct SchemaInfo {
     keys: Vec<KeyInfo>,
-    index: HashMap<String, usize>,
+    /// Looked up once per condition of every file: a fast, per-process seeded hasher.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
 }
 
 impl SchemaInfo {
     /// The keys, in order; a repeated name keeps its first entry.
     pub fn new(keys: Vec<KeyInfo>) -> Self {
-        let mut index = HashMap::with_capacity(keys.len());
+        let mut index = HashMap::with_capacity_and_hasher(keys.len(), Default::default());
         for (i, key) in keys.iter().enumerate() {
             index.entry(key.name.clone()).or_insert(i);
         }

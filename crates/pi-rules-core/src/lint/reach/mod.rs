@@ -123,7 +123,8 @@ impl<'t> File<'t> {
         let body = front.body_start;
         let (events, openers) = walk(text, body, markers);
         // Variables, and the literals each settings key is compared with.
-        let mut index: HashMap<(&str, bool), usize> = HashMap::new();
+        let mut index: HashMap<(&str, bool), usize, foldhash::fast::RandomState> =
+            HashMap::default();
         let mut names: Vec<(&str, bool)> = Vec::new();
         let mut literals: Vec<Vec<Value>> = Vec::new();
         let mut intern = |name: &'t str, feature: bool, literals: &mut Vec<Vec<Value>>| {

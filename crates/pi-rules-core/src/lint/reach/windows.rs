@@ -602,7 +602,7 @@ fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
 
 fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
     let text = file.text;
-    let mut seen: HashSet<(u8, u32)> = HashSet::new();
+    let mut seen: HashSet<(u8, u32), foldhash::fast::RandomState> = HashSet::default();
     let mut found: Vec<(usize, Code, Hit, State)> = Vec::new();
     for (hit, state) in hits {
         let (kind, anchor, position) = match &hit {
