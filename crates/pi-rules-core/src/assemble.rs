@@ -9,7 +9,7 @@
 //! or placeholders is copied once. It keeps its buffers from one call to the next, for hosts that
 //! assemble many times in one process; [`assemble`] is the one-shot form.
 
-use crate::blocks::{self, Body, Scratch};
+use crate::blocks::{self, Body, Conditions, Scratch};
 use crate::event::{GateDecision, GateReason, Message, Observer, Warning, WarningKind};
 use crate::frontmatter;
 use crate::placeholder::{self, REVIEW_LOOP_MAX_CYCLES};
@@ -138,6 +138,7 @@ impl Assembler {
         // it is short. Any other value goes in at the end, as the reference does it.
         let early = !value.is_empty() && !value.bytes().any(|b| b" \t\n|".contains(&b));
         let mut any = false;
+        let mut conditions = Conditions::default();
         for (index, file) in files.iter().enumerate() {
             let file = file.as_ref();
             let front = frontmatter::split(file);
@@ -161,6 +162,7 @@ impl Assembler {
             let other_braces = blocks::evaluate(
                 &body,
                 scope,
+                &mut conditions,
                 scratch,
                 text,
                 &mut assembly.warnings,
@@ -366,6 +368,7 @@ mod tests {
             blocks::evaluate(
                 &body,
                 scope,
+                &mut Conditions::default(),
                 &mut scratch,
                 &mut evaluated,
                 &mut Vec::new(),

@@ -53,13 +53,16 @@ pub struct Body<'t> {
 }
 
 /// Appends the evaluated body to `out`, warnings to `warnings`, decisions to `observer`.
+/// `conditions` remembers what each condition means in `scope`: give every body of one assembly
+/// the same memo.
 ///
 /// Returns whether the body holds a `{` other than the two that open each marker. When it does
 /// not, what was appended holds no `{{REVIEW_LOOP_MAX_CYCLES}}`: markers kept verbatim are kept
 /// whole, and no other text has a `{`.
-pub fn evaluate<O: Observer>(
-    body: &Body<'_>,
-    scope: &Scope<'_>,
+pub fn evaluate<'a, O: Observer>(
+    body: &Body<'a>,
+    scope: &Scope<'a>,
+    conditions: &mut Conditions<'a>,
     scratch: &mut Scratch,
     out: &mut String,
     warnings: &mut Vec<Warning>,
@@ -84,11 +87,10 @@ pub fn evaluate<O: Observer>(
         file: body.file,
         text,
         scope,
+        conditions,
         markers,
         warnings,
         observer,
-        recent: [None; RECENT],
-        next_recent: 0,
     };
 
     let mut pos = body.start;
@@ -124,36 +126,144 @@ struct Evaluator<'e, 'a, O> {
     file: usize,
     /// The file's whole text; marker spans are offsets into it.
     text: &'a str,
-    scope: &'e Scope<'e>,
+    scope: &'e Scope<'a>,
+    conditions: &'e mut Conditions<'a>,
     markers: &'e [Marker],
     warnings: &'e mut Vec<Warning>,
     observer: &'e mut O,
-    /// The last few bare conditions looked up. Rules test a handful of keys many times over
-    /// (a table with a row per agent), and a comparison of the text is cheaper than parsing it
-    /// and hashing the key again.
-    recent: [Option<Recent<'a, 'e>>; RECENT],
-    /// Where the next condition is remembered.
-    next_recent: usize,
 }
 
-/// How many bare conditions an evaluation remembers.
-const RECENT: usize = 4;
+/// What the conditions of one assembly mean, remembered by their text.
+///
+/// Rules test a handful of conditions many times over (a table with a row per agent, an `IF` and
+/// an `IFNOT` on the same key), and finding a condition's text among those met before is cheaper
+/// than parsing it and hashing its key again. The memo is direct-mapped: a condition goes in the
+/// slot its length and first and last bytes pick, replacing what was there, so a lookup is one
+/// comparison whatever the input.
+///
+/// A memo is only valid for one [`Scope`]: make a new one for each assembly.
+#[derive(Debug)]
+pub struct Conditions<'a> {
+    slots: [Option<Known<'a>>; SLOTS],
+}
 
-/// A bare condition as written and what its key names.
-#[derive(Clone, Copy)]
-struct Recent<'a, 'v> {
+impl Default for Conditions<'_> {
+    fn default() -> Self {
+        Conditions {
+            slots: [None; SLOTS],
+        }
+    }
+}
+
+/// How many conditions a memo holds (a power of two).
+const SLOTS: usize = 32;
+
+/// A condition as written and what it means.
+#[derive(Debug, Clone, Copy)]
+struct Known<'a> {
     raw: &'a str,
-    /// The key's byte range in `raw` (after the leading whitespace).
-    key: (usize, usize),
-    names: Names<'v>,
+    meaning: Meaning<'a>,
 }
 
-/// What a bare key names, whatever the block's kind.
-#[derive(Clone, Copy)]
-enum Names<'v> {
+/// What a condition means, whatever the block's kind.
+#[derive(Debug, Clone, Copy)]
+enum Meaning<'a> {
+    /// It does not parse.
+    Malformed,
+    /// It names `key`, which starts `at` bytes into the condition.
+    Key {
+        key: &'a str,
+        at: usize,
+        names: Names<'a>,
+    },
+}
+
+/// What a condition's key names, and what testing it gives before `IFNOT` inverts it.
+#[derive(Debug, Clone, Copy)]
+enum Names<'a> {
+    /// A bare feature predicate.
     Feature(bool),
-    Setting(&'v Value),
-    Nothing,
+    /// A bare setting, tested for truthiness.
+    Truthy { value: &'a Value, truthy: bool },
+    /// A comparison: `equal` is the outcome of `===`, `holds` the outcome after the operator.
+    Compare {
+        value: &'a Value,
+        equal: bool,
+        holds: bool,
+    },
+    /// Neither a setting nor a feature predicate.
+    Unknown,
+}
+
+impl<'a> Conditions<'a> {
+    /// What condition `raw` means in `scope`.
+    fn meaning(&mut self, raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
+        let slot = &mut self.slots[slot(raw)];
+        if let Some(known) = slot {
+            if known.raw == raw {
+                return known.meaning;
+            }
+        }
+        let meaning = interpret(raw, scope);
+        *slot = Some(Known { raw, meaning });
+        meaning
+    }
+}
+
+/// The memo slot of condition `raw`: its length and first and last bytes, mixed.
+fn slot(raw: &str) -> usize {
+    let bytes = raw.as_bytes();
+    let (first, last) = match bytes {
+        [] => (0, 0),
+        [first, .., last] => (*first, *last),
+        [only] => (*only, *only),
+    };
+    let mixed = (bytes.len() as u32)
+        .wrapping_mul(0x9E37_79B9)
+        .wrapping_add(u32::from(first) << 8 | u32::from(last))
+        .wrapping_mul(0x85EB_CA6B);
+    (mixed >> 27) as usize % SLOTS
+}
+
+/// Parses condition `raw` and looks its key up in `scope`. A bare key is a feature predicate
+/// first, then a setting; a comparison reads settings only.
+fn interpret<'a>(raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
+    let settings: &'a Settings = scope.settings;
+    let (key, names) = match condition::parse(raw) {
+        None => return Meaning::Malformed,
+        Some(Condition::Bare { key }) => {
+            let names = match scope.features.get(key) {
+                Some(on) => Names::Feature(on),
+                None => match settings.get(key) {
+                    Some(value) => Names::Truthy {
+                        value,
+                        truthy: value.is_truthy(),
+                    },
+                    None => Names::Unknown,
+                },
+            };
+            (key, names)
+        }
+        Some(Condition::Compare {
+            key, op, literal, ..
+        }) => {
+            let names = match settings.get(key) {
+                Some(value) => {
+                    let equal = value.strict_equals(&literal);
+                    Names::Compare {
+                        value,
+                        equal,
+                        holds: equal == (op == Operator::Equals),
+                    }
+                }
+                None => Names::Unknown,
+            };
+            (key, names)
+        }
+    };
+    // The key starts the condition once it is trimmed.
+    let at = raw.len() - js_trim_start(raw).len();
+    Meaning::Key { key, at, names }
 }
 
 impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
@@ -187,51 +297,32 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
 
     /// Tests the condition of opener `open` (closed by `close`), warning where it fails closed.
     fn holds(&mut self, open: usize, close: usize) -> bool {
-        let markers = self.markers;
-        let marker = &markers[open];
+        let marker = &self.markers[open];
         let condition = marker.condition();
         let text: &'a str = self.text;
         let raw = &text[condition.clone()];
         let invert = marker.kind == BlockKind::IfNot;
-        let settings: &'e Settings = self.scope.settings;
-        let bare = match self.recall(raw) {
-            Some(recent) => Some(recent),
-            None => match condition::parse(raw) {
-                None => None,
-                Some(Condition::Bare { key }) => Some(self.remember(raw, key)),
-                Some(Condition::Compare {
-                    key, op, literal, ..
-                }) => {
-                    let (kept, reason) = match settings.get(key) {
-                        Some(value) => {
-                            let equal = value.strict_equals(&literal);
-                            let holds = equal == (op == Operator::Equals);
-                            (holds != invert, BlockReason::Compare { key, equal, value })
-                        }
-                        None => self.unknown(condition.start, raw, key),
-                    };
-                    return self.decided(open, close, kept, reason);
-                }
-            },
-        };
-        let (kept, reason) = match bare {
-            None => {
+        let (kept, reason) = match self.conditions.meaning(raw, self.scope) {
+            Meaning::Malformed => {
                 self.warn(condition.clone(), WarningKind::MalformedCondition);
                 (false, BlockReason::Malformed)
             }
-            Some(Recent {
-                raw, key, names, ..
-            }) => {
-                let key = &raw[key.0..key.1];
-                match names {
-                    Names::Feature(on) => (on != invert, BlockReason::Feature { name: key, on }),
-                    Names::Setting(value) => (
-                        value.is_truthy() != invert,
-                        BlockReason::Truthy { key, value },
-                    ),
-                    Names::Nothing => self.unknown(condition.start, raw, key),
+            Meaning::Key { key, at, names } => match names {
+                Names::Feature(on) => (on != invert, BlockReason::Feature { name: key, on }),
+                Names::Truthy { value, truthy } => {
+                    (truthy != invert, BlockReason::Truthy { key, value })
                 }
-            }
+                Names::Compare {
+                    value,
+                    equal,
+                    holds,
+                } => (holds != invert, BlockReason::Compare { key, equal, value }),
+                Names::Unknown => {
+                    let start = condition.start + at;
+                    self.warn(start..start + key.len(), WarningKind::UnknownKey);
+                    (false, BlockReason::UnknownKey { key })
+                }
+            },
         };
         self.decided(open, close, kept, reason)
     }
@@ -249,43 +340,5 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
             reason,
         });
         kept
-    }
-
-    /// A bare condition written exactly as `raw` that was looked up lately.
-    fn recall(&self, raw: &str) -> Option<Recent<'a, 'e>> {
-        self.recent
-            .iter()
-            .flatten()
-            .find(|recent| recent.raw == raw)
-            .copied()
-    }
-
-    /// Looks up the bare `key` of condition `raw` and remembers what it names.
-    fn remember(&mut self, raw: &'a str, key: &'a str) -> Recent<'a, 'e> {
-        let names = match self.scope.features.get(key) {
-            Some(on) => Names::Feature(on),
-            None => self
-                .scope
-                .settings
-                .get(key)
-                .map_or(Names::Nothing, Names::Setting),
-        };
-        let start = raw.len() - js_trim_start(raw).len();
-        let recent = Recent {
-            raw,
-            key: (start, start + key.len()),
-            names,
-        };
-        self.recent[self.next_recent] = Some(recent);
-        self.next_recent = (self.next_recent + 1) % RECENT;
-        recent
-    }
-
-    /// Warns about an unknown `key`, which starts the condition `raw` (at `at`) once it is
-    /// trimmed.
-    fn unknown<'k>(&mut self, at: usize, raw: &str, key: &'k str) -> (bool, BlockReason<'k>) {
-        let start = at + (raw.len() - js_trim_start(raw).len());
-        self.warn(start..start + key.len(), WarningKind::UnknownKey);
-        (false, BlockReason::UnknownKey { key })
     }
 }

@@ -60,10 +60,9 @@ fn copy_without(text: &str, gaps: &[Range<usize>], out: &mut String) {
 /// (which is repaired as a text of its own), as offsets into `text`.
 ///
 /// A gap ends where a row (a line starting with `|`) follows a blank line, that is at `\n\n|`,
-/// ` \n|` or `\t\n|`; the search jumps from one of those to the next and looks backwards from
-/// there: over the blank lines, then over the line before them, which must hold a `|`. Every
-/// line is looked at a bounded number of times: a run of blank lines and the line before it
-/// belong to exactly one row.
+/// ` \n|` or `\t\n|`; each of those is looked at from there backwards: over the blank lines,
+/// then over the line before them, which must hold a `|`. Every line is looked at a bounded
+/// number of times: a run of blank lines and the line before it belong to exactly one row.
 pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
     let Some(region) = text.as_bytes().get(from..) else {
         return;
@@ -75,52 +74,59 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
         return;
     };
     let window = &region[first..=last];
-    let [a, b, c] = row_after_blank_finders();
-    let mut a = a.find_iter(window).peekable();
-    let mut b = b.find_iter(window).peekable();
+    let [after_newline, after_space, after_tab] = row_after_blank_finders();
+    let before = gaps.len();
+    // Each row follows one byte, so the three patterns never find the same row, and the gaps of
+    // different rows do not overlap: each search appends gaps in order, and the lists are
+    // merged at the end. Blank lines made of spaces and tabs are rare, the others common.
+    let push = |gaps: &mut Vec<Range<usize>>, at: usize| {
+        if let Some(gap) = gap_before_row(region, first + at) {
+            gaps.push(from + gap.start..from + gap.end);
+        }
+    };
+    for at in after_newline.find_iter(window) {
+        push(gaps, at);
+    }
+    let common = gaps.len();
+    for at in after_space.find_iter(window) {
+        push(gaps, at);
+    }
     // Tabs are rare in prose: a byte search is cheaper than the third pattern's search.
-    let has_tab = memchr::memchr(b'\t', window).is_some();
-    let mut c = has_tab
-        .then(|| c.find_iter(window))
-        .into_iter()
-        .flatten()
-        .peekable();
-    loop {
-        // The three patterns differ in their first byte, so they never match at one place; take
-        // the earliest.
-        let next = [a.peek(), b.peek(), c.peek()]
-            .into_iter()
-            .flatten()
-            .min()
-            .copied();
-        let Some(at) = next else { break };
-        a.next_if_eq(&at);
-        b.next_if_eq(&at);
-        c.next_if_eq(&at);
-        let at = first + at;
-        let newline = at + 1;
-        let row = at + 2;
-        // `end` is the line break that ends the line being looked at.
-        let mut end = newline;
-        let before_run = loop {
-            let last = region[..end].iter().rposition(|&b| b != b' ' && b != b'\t');
-            match last {
-                Some(i) if region[i] == b'\n' => end = i,
-                // A line with other text: the line before the run.
-                Some(_) => break Some(end),
-                // Only blanks back to the start: no line before the run.
-                None => break None,
-            }
-        };
-        // The row follows a blank line, so the run holds at least one line.
-        let Some(line_end) = before_run else {
-            continue;
-        };
-        let line_start = memchr::memrchr(b'\n', &region[..line_end]).map_or(0, |i| i + 1);
-        if memchr::memchr(b'|', &region[line_start..line_end]).is_some() {
-            gaps.push(from + line_end + 1..from + row);
+    if memchr::memchr(b'\t', window).is_some() {
+        for at in after_tab.find_iter(window) {
+            push(gaps, at);
         }
     }
+    if gaps.len() > common {
+        // Sorted runs: the sort merges them in linear time.
+        gaps[before..].sort_by_key(|gap| gap.start);
+    }
+}
+
+/// The gap that ends at the row after the blank byte at `at` (`at + 1` is a line break, `at + 2`
+/// the row's `|`), if the line before the blank lines holds a `|`.
+fn gap_before_row(region: &[u8], at: usize) -> Option<Range<usize>> {
+    let row = at + 2;
+    // `end` is the line break that ends the line being looked at; walk back over blank lines.
+    let mut end = at + 1;
+    let line_end = loop {
+        let last = region[..end]
+            .iter()
+            .rposition(|&b| b != b' ' && b != b'\t')?;
+        if region[last] != b'\n' {
+            // A line with other text: the line before the run.
+            break end;
+        }
+        end = last;
+    };
+    // The line before the run, from its end back to a `|` or to its start. Table rows end with
+    // `|`, so this mostly stops at the first byte.
+    let line = &region[..line_end];
+    let holds_bar = match line.last() {
+        Some(b'|') => true,
+        _ => memchr::memrchr2(b'|', b'\n', line).is_some_and(|i| line[i] == b'|'),
+    };
+    holds_bar.then_some(line_end + 1..row)
 }
 
 /// Searchers for the three ways a row can follow a blank line, built once.
