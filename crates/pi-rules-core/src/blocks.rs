@@ -197,13 +197,19 @@ enum Names<'a> {
 
 impl<'a> Conditions<'a> {
     /// What condition `raw` means in `scope`.
+    #[inline]
     fn meaning(&mut self, raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
         let slot = &mut self.slots[slot(raw)];
-        if let Some(known) = slot {
-            if known.raw == raw {
-                return known.meaning;
-            }
+        match slot {
+            Some(known) if known.raw == raw => known.meaning,
+            _ => Self::learn(slot, raw, scope),
         }
+    }
+
+    /// Interprets `raw` and remembers it in `slot`.
+    #[cold]
+    #[inline(never)]
+    fn learn(slot: &mut Option<Known<'a>>, raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
         let meaning = interpret(raw, scope);
         *slot = Some(Known { raw, meaning });
         meaning

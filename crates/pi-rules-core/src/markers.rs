@@ -118,20 +118,15 @@ impl Scan<'_> {
     /// Position of the next `{{` at or after `from`.
     fn find_open_braces(&mut self, from: usize) -> Option<usize> {
         let bytes = self.bytes;
-        // Markers often follow each other directly.
-        if bytes.get(from..from + 2) == Some(b"{{") {
-            return Some(from);
-        }
         let mut i = from;
-        while let Some(off) = memchr::memchr(b'{', bytes.get(i..)?) {
-            let j = i + off;
+        loop {
+            let j = next_open_brace(bytes, i)?;
             if bytes.get(j + 1) == Some(&b'{') {
                 return Some(j);
             }
             self.other_braces = true;
             i = j + 1;
         }
-        None
     }
 
     /// The first `}` at or after `from` (or the end), noting a `{` on the way.
@@ -164,28 +159,116 @@ impl Scan<'_> {
     /// Tries the marker regex at `start` (where `{{` stands). `bytes` is at most
     /// [`MAX_OFFSET`] long, so every offset fits a `u32`.
     fn match_at(&mut self, start: usize) -> Option<Marker> {
-        let rest = &self.bytes[start + 2..];
         let marker = |kind: BlockKind, closer: bool, end: usize| Marker {
             span: Span::new(start..end),
             kind,
             closer,
         };
-        let kind = if rest.starts_with(b"IFNOT:") {
-            BlockKind::IfNot
-        } else if rest.starts_with(b"IF:") {
-            BlockKind::If
-        } else if rest.starts_with(b"/IFNOT}}") {
-            return Some(marker(BlockKind::IfNot, true, start + 10));
-        } else if rest.starts_with(b"/IF}}") {
-            return Some(marker(BlockKind::If, true, start + 7));
-        } else {
-            return None;
-        };
+        let (kind, closer) = head(&self.bytes[start + 2..])?;
+        if closer {
+            let end = start + 3 + kind.keyword().len() + 2;
+            return Some(marker(kind, true, end));
+        }
         let cond_start = start + 3 + kind.keyword().len();
         let cond_end = self.next_closing_brace(cond_start);
         let closed = cond_end > cond_start && self.bytes.get(cond_end + 1) == Some(&b'}');
         closed.then(|| marker(kind, false, cond_end + 2))
     }
+}
+
+/// What follows a `{{` that starts a marker: `IF:` or `IFNOT:` (an opener, whose condition
+/// comes next), or `/IF}}` or `/IFNOT}}` (a whole closer).
+#[inline]
+fn head(rest: &[u8]) -> Option<(BlockKind, bool)> {
+    const IF: Word = Word::of(b"IF:");
+    const IFNOT: Word = Word::of(b"IFNOT:");
+    const END_IF: Word = Word::of(b"/IF}}");
+    const END_IFNOT: Word = Word::of(b"/IFNOT}}");
+    let Some(&word) = rest.first_chunk::<8>() else {
+        // Near the end of the text: the same tests, byte by byte.
+        return [
+            (b"IF:".as_slice(), BlockKind::If, false),
+            (b"/IF}}", BlockKind::If, true),
+            (b"IFNOT:", BlockKind::IfNot, false),
+        ]
+        .into_iter()
+        .find(|(head, ..)| rest.starts_with(head))
+        .map(|(_, kind, closer)| (kind, closer));
+    };
+    // The eight bytes after `{{`, compared with each head in one step.
+    let word = u64::from_le_bytes(word);
+    if IF.starts(word) {
+        Some((BlockKind::If, false))
+    } else if END_IF.starts(word) {
+        Some((BlockKind::If, true))
+    } else if IFNOT.starts(word) {
+        Some((BlockKind::IfNot, false))
+    } else if END_IFNOT.starts(word) {
+        Some((BlockKind::IfNot, true))
+    } else {
+        None
+    }
+}
+
+/// Up to eight bytes as a little-endian word, with the mask of the bytes that count.
+struct Word {
+    bytes: u64,
+    mask: u64,
+}
+
+impl Word {
+    const fn of(text: &[u8]) -> Word {
+        let mut bytes = 0;
+        let mut i = 0;
+        while i < text.len() {
+            bytes |= (text[i] as u64) << (8 * i);
+            i += 1;
+        }
+        let mask = if text.len() >= 8 {
+            u64::MAX
+        } else {
+            (1 << (8 * text.len())) - 1
+        };
+        Word { bytes, mask }
+    }
+
+    /// Whether the word read from a text starts with these bytes.
+    #[inline]
+    fn starts(&self, word: u64) -> bool {
+        word & self.mask == self.bytes
+    }
+}
+
+/// Position of the next `{` at or after `from`.
+///
+/// Markers often lie a few bytes apart (`{{IF:x}}word{{/IF}}`, or one right after the other), so
+/// the next sixteen bytes are looked at as two words before a byte search is set up.
+#[inline]
+fn next_open_brace(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    let Some((near, far)) = rest.split_first_chunk::<16>() else {
+        return memchr::memchr(b'{', rest).map(|at| from + at);
+    };
+    let (low, high) = near.split_at(8);
+    for (offset, word) in [(0, low), (8, high)] {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        if let Some(at) = first_byte(word, b'{') {
+            return Some(from + offset + at);
+        }
+    }
+    memchr::memchr(b'{', far).map(|at| from + 16 + at)
+}
+
+/// The index of the first byte equal to `byte` in the eight bytes of `word` (little-endian).
+#[inline]
+fn first_byte(word: u64, byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (ONES * u64::from(byte));
+    // The high bit of each zero byte of `x`; a byte above a zero byte may be flagged too, but
+    // the lowest flag is exact.
+    let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+    (zeros != 0).then(|| zeros.trailing_zeros() as usize / 8)
 }
 
 #[derive(Default)]
@@ -213,9 +296,19 @@ pub fn match_opener(
     stack: &mut Vec<u32>,
     pairs: &mut [u32],
 ) -> Option<usize> {
+    let limit = limit.min(markers.len());
+    // Most blocks hold no other block: the next marker decides.
+    if let (Some(opener), Some(next)) = (markers.get(open), markers.get(open + 1)) {
+        if next.closer && open + 1 < limit {
+            if next.kind != opener.kind {
+                return None;
+            }
+            pairs[open] = index(open + 1);
+            return Some(open + 1);
+        }
+    }
     stack.clear();
     stack.push(index(open));
-    let limit = limit.min(markers.len());
     for i in open + 1..limit {
         let marker = &markers[i];
         if marker.is_opener() {
