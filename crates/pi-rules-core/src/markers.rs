@@ -141,7 +141,7 @@ impl Scan<'_> {
         }
         // One search finds the end of the condition, or a `{` before it.
         let rest = &bytes[from.min(bytes.len())..];
-        let at = match memchr::memchr2(b'}', b'{', rest) {
+        let at = match next_brace(rest) {
             Some(off) if rest[off] == b'}' => from + off,
             Some(off) => {
                 self.other_braces = true;
@@ -259,16 +259,39 @@ fn next_open_brace(bytes: &[u8], from: usize) -> Option<usize> {
     memchr::memchr(b'{', far).map(|at| from + 16 + at)
 }
 
+/// Position of the first `}` or `{` in `rest`.
+///
+/// A condition is mostly a short key: the first thirty-two bytes are looked at as words before a
+/// byte search is set up.
+#[inline]
+fn next_brace(rest: &[u8]) -> Option<usize> {
+    let mut words = rest.chunks_exact(8);
+    for (n, word) in words.by_ref().take(4).enumerate() {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let found = zero_bytes(word, b'}') | zero_bytes(word, b'{');
+        if found != 0 {
+            return Some(8 * n + found.trailing_zeros() as usize / 8);
+        }
+    }
+    let seen = rest.len() - words.remainder().len() - 8 * words.len();
+    memchr::memchr2(b'}', b'{', &rest[seen..]).map(|at| seen + at)
+}
+
 /// The index of the first byte equal to `byte` in the eight bytes of `word` (little-endian).
 #[inline]
 fn first_byte(word: u64, byte: u8) -> Option<usize> {
+    let zeros = zero_bytes(word, byte);
+    (zeros != 0).then(|| zeros.trailing_zeros() as usize / 8)
+}
+
+/// The high bit of each byte of `word` equal to `byte`, except that a byte above an equal one may
+/// be flagged too: the lowest flag is exact.
+#[inline]
+fn zero_bytes(word: u64, byte: u8) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let x = word ^ (ONES * u64::from(byte));
-    // The high bit of each zero byte of `x`; a byte above a zero byte may be flagged too, but
-    // the lowest flag is exact.
-    let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
-    (zeros != 0).then(|| zeros.trailing_zeros() as usize / 8)
+    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
 #[derive(Default)]
