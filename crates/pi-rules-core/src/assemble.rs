@@ -230,6 +230,13 @@ impl Assembler {
         self.placeholders.clear();
         blocks::shrink(&mut self.placeholders, total / REVIEW_LOOP_MAX_CYCLES.len());
         self.scratch.release_excess(total);
+        // A first call sizes the buffers that grow one entry at a time, instead of growing
+        // them step by step; reserving touches no memory.
+        assembly.included.reserve(files);
+        assembly.contributed.reserve(files);
+        self.separators.reserve(files);
+        self.spare.reserve(total);
+        self.scratch.reserve(total);
     }
 }
 

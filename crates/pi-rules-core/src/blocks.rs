@@ -33,6 +33,15 @@ impl Scratch {
         shrink(&mut self.stack, most);
         shrink(&mut self.pairs, most);
     }
+
+    /// Makes room for the markers of a typical text of `bytes` bytes (one every hundred bytes or
+    /// so), so that a first call does not grow its lists step by step.
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        let typical = bytes / 128 + 16;
+        self.markers.reserve(typical);
+        self.pairs.reserve(typical);
+        self.stack.reserve(16);
+    }
 }
 
 /// Shrinks `v` when it holds far more than `needed` and is large.

@@ -312,6 +312,7 @@ pub const UNPAIRED: u32 = u32::MAX;
 /// no closer. Every opener met on the way that is closed inside gets its closer written into
 /// `pairs` (indexed by marker), so evaluating the block needs no second search. Marker indexes
 /// are `u32`: a text of at most 4 GiB holds fewer than 2^32 / 7 markers.
+#[inline]
 pub fn match_opener(
     markers: &[Marker],
     open: usize,
