@@ -230,12 +230,11 @@ impl Assembler {
         self.placeholders.clear();
         blocks::shrink(&mut self.placeholders, total / REVIEW_LOOP_MAX_CYCLES.len());
         self.scratch.release_excess(total);
-        // A first call sizes the buffers that grow one entry at a time, instead of growing
-        // them step by step; reserving touches no memory.
+        // A first call sizes the lists that grow one entry at a time, instead of growing them
+        // step by step; reserving touches no memory.
         assembly.included.reserve(files);
         assembly.contributed.reserve(files);
         self.separators.reserve(files);
-        self.spare.reserve(total);
         self.scratch.reserve(total);
     }
 }
@@ -269,6 +268,10 @@ fn cut(
         (Some(gap), Some(&at)) => gap.start.min(at),
     };
     spare.clear();
+    // Room for any later cut of this call too (the text seldom outgrows its capacity), so
+    // that the buffer is allocated once rather than grown cut after cut; a call without cuts
+    // never allocates it.
+    spare.reserve(text.capacity() - first);
     spare.push_str(&text[first..]);
     text.truncate(first);
     let tail = |at: usize| at - first;
