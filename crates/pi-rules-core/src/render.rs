@@ -14,7 +14,7 @@ const OPEN: &[u8] = b"{{SETTINGS";
 pub fn render(prompt: &str, settings: &Settings) -> String {
     let bytes = prompt.as_bytes();
     let mut out = String::with_capacity(prompt.len());
-    let finder = crate::find::Finder::new(OPEN);
+    let finder = memchr::memmem::Finder::new(OPEN);
     let mut copied = 0;
     let mut from = 0;
     // First `}` at or after a position, cached: keys runs of neighbouring candidates overlap.
@@ -31,8 +31,7 @@ pub fn render(prompt: &str, settings: &Settings) -> String {
             let close = match brace {
                 Some(b) if b >= run => b,
                 _ => {
-                    let b =
-                        crate::find::memchr(b'}', &bytes[run..]).map_or(bytes.len(), |o| run + o);
+                    let b = memchr::memchr(b'}', &bytes[run..]).map_or(bytes.len(), |o| run + o);
                     brace = Some(b);
                     b
                 }

@@ -334,7 +334,7 @@ pub struct LineIndex<'t> {
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
-        starts.extend(crate::find::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { text, starts }
     }
 

@@ -131,7 +131,7 @@ struct Line {
 }
 
 fn line_at(text: &str, start: usize) -> Line {
-    match crate::find::memchr(b'\n', &text.as_bytes()[start..]) {
+    match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
         Some(off) => Line {
             range: start..start + off,
             next: start + off + 1,

@@ -194,14 +194,14 @@ pub(crate) fn check_hidden(text: &str, out: &mut FileDiagnostics) {
                 i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = crate::find::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |at| i + at);
+                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |at| i + at);
                 text::scan_text(&text[i..end], i, None, |run| {
                     text::report(run, Place::SettingsText, out)
                 });
                 i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let end = crate::find::find(&bytes[i + 2..], b"*/")
+                let end = memchr::memmem::find(&bytes[i + 2..], b"*/")
                     .map_or(bytes.len(), |at| i + 2 + at + 2);
                 text::scan_text(&text[i..end], i, None, |run| {
                     text::report(run, Place::SettingsText, out)
@@ -246,11 +246,10 @@ fn next_significant(bytes: &[u8], mut from: usize) -> Option<u8> {
         match bytes.get(from..)? {
             [b' ' | b'\t' | b'\n' | b'\r', ..] => from += 1,
             [b'/', b'/', ..] => {
-                from =
-                    crate::find::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |at| from + at)
+                from = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |at| from + at)
             }
             [b'/', b'*', ..] => {
-                from = crate::find::find(&bytes[from + 2..], b"*/")
+                from = memchr::memmem::find(&bytes[from + 2..], b"*/")
                     .map_or(bytes.len(), |at| from + 2 + at + 2)
             }
             [b, ..] => return Some(*b),

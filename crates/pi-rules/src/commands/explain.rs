@@ -276,9 +276,9 @@ impl<'t> Cursor<'t> {
             *self = Cursor::new(self.text);
         }
         let between = &self.text[self.offset..offset];
-        match pi_rules_core::find::memrchr(b'\n', between.as_bytes()) {
+        match memchr::memrchr(b'\n', between.as_bytes()) {
             Some(last) => {
-                self.line += pi_rules_core::find::count(b'\n', between.as_bytes());
+                self.line += memchr::memchr_iter(b'\n', between.as_bytes()).count();
                 self.column = between[last + 1..].chars().count() + 1;
             }
             None => self.column += between.chars().count(),

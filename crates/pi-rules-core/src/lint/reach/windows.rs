@@ -343,11 +343,11 @@ impl Segment {
             } else {
                 &[][..]
             };
-            let line_break = crate::find::memrchr(b'\n', between);
+            let line_break = memchr::memrchr(b'\n', between);
             let variant = |line_pipe_in: bool| {
                 let line_pipe = match line_break {
-                    Some(nl) => crate::find::memchr(b'|', &between[nl + 1..]).is_some(),
-                    None => line_pipe_in || crate::find::memchr(b'|', between).is_some(),
+                    Some(nl) => memchr::memchr(b'|', &between[nl + 1..]).is_some(),
+                    None => line_pipe_in || memchr::memchr(b'|', between).is_some(),
                 };
                 let mut s = State {
                     local: Vec::new(),
@@ -375,7 +375,7 @@ impl Segment {
         Segment {
             lead,
             after,
-            fresh: crate::find::memchr(b'\n', bytes).is_some(),
+            fresh: memchr::memchr(b'\n', bytes).is_some(),
         }
     }
 }
