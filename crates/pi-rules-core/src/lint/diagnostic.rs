@@ -328,21 +328,33 @@ pub(crate) fn offset_in(whole: &str, part: &str) -> Option<usize> {
 #[derive(Debug, Clone)]
 pub struct LineIndex<'t> {
     text: &'t str,
-    starts: Vec<usize>,
+    /// As `u32`: a report indexes every file with findings at once, and the texts it reads are
+    /// bounded far below 4 GiB. A text beyond that is indexed up to there.
+    starts: Vec<u32>,
 }
 
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
+        );
         LineIndex { text, starts }
+    }
+
+    /// The start of 1-based `line`, if the text has it.
+    fn start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.checked_sub(1)?).map(|&s| s as usize)
     }
 
     /// The line and column of byte `offset` (clamped to the text and to a char boundary).
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = self.clamp(offset);
-        let line = self.starts.partition_point(|&s| s <= offset).max(1);
-        let start = self.starts[line - 1];
+        let line = self
+            .starts
+            .partition_point(|&s| s as usize <= offset)
+            .max(1);
+        let start = self.start(line).unwrap_or(0);
         LineCol {
             line,
             column: self.text[start..offset].chars().count() + 1,
@@ -351,13 +363,13 @@ impl<'t> LineIndex<'t> {
 
     /// The byte range of 1-based `line`, without its line break (`\n` or `\r\n`).
     pub fn line_range(&self, line: usize) -> Range<usize> {
-        let Some(&start) = self.starts.get(line.saturating_sub(1)) else {
+        let line = line.max(1);
+        let Some(start) = self.start(line) else {
             return self.text.len()..self.text.len();
         };
         let end = self
-            .starts
-            .get(line)
-            .map_or(self.text.len(), |&next| next - 1);
+            .start(line + 1)
+            .map_or(self.text.len(), |next| next - 1);
         let end = if end > start && self.text.as_bytes()[end - 1] == b'\r' {
             end - 1
         } else {
