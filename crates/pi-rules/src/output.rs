@@ -173,9 +173,7 @@ impl<W: Write> Buffered<W> {
         self.buffer.drain(..written.min(self.buffer.len()));
         result
     }
-}
 
-impl<W: Write> Buffered<W> {
     /// Whether `buf` goes into the room left: the common case, of a few bytes.
     #[inline]
     fn fits(&self, buf: &[u8]) -> bool {
