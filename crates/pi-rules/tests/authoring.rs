@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{stderr, stdout, World};
+use common::{stderr, stdout, World, EXAMPLE_COMMANDS};
 
 /// The shipped text of a package rule, from the repository.
 fn shipped(name: &str) -> Vec<u8> {
@@ -998,16 +998,7 @@ fn man_pages_in_roff() {
 #[test]
 fn every_new_command_has_help_with_examples() {
     let world = World::new();
-    for command in [
-        "show",
-        "override",
-        "new",
-        "diff",
-        "watch",
-        "schema",
-        "completions",
-        "man",
-    ] {
+    for &command in EXAMPLE_COMMANDS {
         let out = world.expect(&[command, "--help"], 0);
         let help = stdout(&out);
         assert!(help.contains("Examples:"), "{command}: {help}");

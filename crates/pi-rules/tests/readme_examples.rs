@@ -8,6 +8,9 @@
 //! `$HOME`, an empty project directory as the working directory, and the `pi-rules` under test
 //! first on `PATH`.
 
+mod common;
+
+use common::EXAMPLE_COMMANDS;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,18 +24,6 @@ struct Example {
     script: String,
     status: i32,
 }
-
-/// The commands that must each have a tested example.
-const COMMANDS: &[&str] = &[
-    "show",
-    "override",
-    "new",
-    "diff",
-    "watch",
-    "schema",
-    "completions",
-    "man",
-];
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -149,7 +140,7 @@ fn documented_examples_run_as_written() {
         run_all(&found);
         all.extend(found);
     }
-    for command in COMMANDS {
+    for command in EXAMPLE_COMMANDS {
         let needle = format!("pi-rules {command}");
         assert!(
             all.iter().any(|e| e.script.contains(&needle)),

@@ -7,6 +7,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The commands added for writing and inspecting rules, and `schema`, `completions` and `man`:
+/// each has examples in its `--help` and a tested example in the documentation.
+pub const EXAMPLE_COMMANDS: &[&str] = &[
+    "show",
+    "override",
+    "new",
+    "diff",
+    "watch",
+    "schema",
+    "completions",
+    "man",
+];
+
 /// A temporary machine: `$HOME`, a project directory (the working directory of every command)
 /// and the environment variables the test sets; nothing else from the test's environment but
 /// `PATH`.
