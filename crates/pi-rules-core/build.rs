@@ -102,13 +102,26 @@ fn key_spec(code: &mut String, name: &str, entry: &Value) {
         }
         Some(_) => bad("enum", "an array of strings"),
     };
+    // The kind as its variant, so that building the schema compares no type names.
+    let kind = match kind.as_str() {
+        "bool" => "KeyKind::Bool".to_owned(),
+        "bool_or_string" => "KeyKind::BoolOrString".to_owned(),
+        "bool_enable" => "KeyKind::BoolEnable".to_owned(),
+        "int" => "KeyKind::Int".to_owned(),
+        "number" => "KeyKind::Number".to_owned(),
+        "port" => "KeyKind::Port".to_owned(),
+        "string" => "KeyKind::String".to_owned(),
+        "agent_list" => "KeyKind::AgentList".to_owned(),
+        "agent_overrides" => "KeyKind::AgentOverrides".to_owned(),
+        other => format!("KeyKind::Other(Cow::Borrowed({other:?}))"),
+    };
     let default = fields
         .get("default")
         .map_or("Value::Undefined".to_owned(), value);
     let _ = write!(
         code,
         "        KeySpec {{\n            name: Cow::Borrowed({name:?}),\n            \
-         kind: KeyKind::from_static({kind:?}),\n            env: {},\n            \
+         kind: {kind},\n            env: {},\n            \
          default: {default},\n            min: {},\n            max: {},\n            \
          enum_values: {enum_values},\n            group: {},\n            \
          description: {},\n            strict_digits: {},\n            \

@@ -104,13 +104,19 @@ pub enum Discovery {
 /// Native discovery ([`discover`]) when no [`GIT_DISCOVERY_ENV`] variable is set, otherwise and
 /// whenever discovery is unsure, `git rev-parse --git-common-dir` ([`repo_root_from_git`]).
 pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
+    repo_root_of(cwd, || fs::canonicalize(cwd).ok())
+}
+
+/// [`repo_root`] for a caller that may already hold the physical path of `cwd`
+/// (`fs::canonicalize`, `None` when it fails): `physical` is asked only when it is needed.
+pub fn repo_root_of(cwd: &Path, physical: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
     if GIT_DISCOVERY_ENV
         .iter()
         .any(|name| std::env::var_os(name).is_some())
     {
         return repo_root_from_git(cwd, GIT_TIMEOUT);
     }
-    match discover(cwd) {
+    match discover_of(cwd, physical()) {
         Discovery::Root(root) => Some(root),
         Discovery::NotARepository => None,
         Discovery::NeedsGit(_) => repo_root_from_git(cwd, GIT_TIMEOUT),
@@ -120,11 +126,16 @@ pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
 /// Native discovery of the repository root for `cwd`, without spawning git and ignoring the
 /// environment (as git behaves with none of [`GIT_DISCOVERY_ENV`] set).
 pub fn discover(cwd: &Path) -> Discovery {
+    discover_of(cwd, fs::canonicalize(cwd).ok())
+}
+
+/// [`discover`] given the physical path of `cwd` (`None` when it has none).
+fn discover_of(cwd: &Path, physical: Option<PathBuf>) -> Discovery {
     let Some(given) = absolute(cwd) else {
         return Discovery::NeedsGit("the current directory is unknown".to_owned());
     };
     // Git runs in the physical directory (the reference passes `cwd` to the child process).
-    let Ok(physical) = fs::canonicalize(cwd) else {
+    let Some(physical) = physical else {
         return Discovery::NotARepository;
     };
     // Git cannot run in something that is not a directory.

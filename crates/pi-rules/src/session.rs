@@ -48,6 +48,8 @@ pub struct Session {
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub schema: Cow<'static, Schema>,
+    /// The physical path of `cwd` (`fs::canonicalize`), found once when first needed.
+    physical_cwd: OnceCell<Option<PathBuf>>,
     /// The repository root of `cwd`, found once when first needed.
     repo_root: OnceCell<Option<PathBuf>>,
     /// The two settings file paths (project, global), found once when first needed.
@@ -102,6 +104,7 @@ impl Session {
             cwd,
             home,
             schema,
+            physical_cwd: OnceCell::new(),
             repo_root: OnceCell::new(),
             settings_paths: OnceCell::new(),
         }
@@ -129,7 +132,16 @@ impl Session {
     /// The repository root of `cwd` (SPEC §4), or `None` outside a repository.
     pub fn repo_root(&self) -> Option<&Path> {
         self.repo_root
-            .get_or_init(|| repo::repo_root(&self.cwd))
+            .get_or_init(|| {
+                repo::repo_root_of(&self.cwd, || self.physical_cwd().map(Path::to_path_buf))
+            })
+            .as_deref()
+    }
+
+    /// The physical path of `cwd`, or `None` when it cannot be resolved.
+    fn physical_cwd(&self) -> Option<&Path> {
+        self.physical_cwd
+            .get_or_init(|| fs::canonicalize(&self.cwd).ok())
             .as_deref()
     }
 
@@ -145,7 +157,7 @@ impl Session {
     /// `$HOME` "the project").
     pub fn project_root(&self) -> PathBuf {
         let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let cwd = canonical(&self.cwd);
+        let cwd = self.physical_cwd().unwrap_or(&self.cwd).to_path_buf();
         let Some(root) = self.repo_root().map(canonical) else {
             return cwd;
         };
@@ -358,8 +370,14 @@ impl SettingsFileState {
 impl FoundSettingsFile {
     /// Why this file, or part of it, is ignored: one line per reason, naming the file.
     pub fn notices(&self) -> Vec<String> {
-        let path = escape(&self.path.display().to_string()).into_owned();
         let mut notices = Vec::new();
+        if self.ignored_json.is_none()
+            && self.file.problem().is_none()
+            && self.file.rejected().is_empty()
+        {
+            return notices;
+        }
+        let path = escape(&self.path.display().to_string()).into_owned();
         if let Some(json) = &self.ignored_json {
             notices.push(format!(
                 "`{}` is ignored because `{path}` exists beside it",

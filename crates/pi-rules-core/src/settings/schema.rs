@@ -44,11 +44,6 @@ impl KeyKind {
         KeyKind::known(name).unwrap_or_else(|| KeyKind::Other(Cow::Owned(name.to_owned())))
     }
 
-    /// Like [`KeyKind::from_name`], borrowing an unknown name (for the embedded schema).
-    fn from_static(name: &'static str) -> KeyKind {
-        KeyKind::known(name).unwrap_or(KeyKind::Other(Cow::Borrowed(name)))
-    }
-
     fn known(name: &str) -> Option<KeyKind> {
         Some(match name {
             "bool" => KeyKind::Bool,
