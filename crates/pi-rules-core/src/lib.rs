@@ -16,6 +16,7 @@ pub mod assemble;
 pub mod blocks;
 pub mod condition;
 pub mod event;
+pub mod find;
 pub mod frontmatter;
 pub mod lint;
 pub mod markers;

@@ -5,6 +5,7 @@
 //! `\{\{(IFNOT:([^}]+)|IF:([^}]+)|\/IFNOT|\/IF)\}\}`. [`match_opener`] pairs an opener with its
 //! closer using an explicit stack. Neither recurses, and both are linear in their input.
 
+use crate::find;
 use crate::span::{Span, MAX_OFFSET};
 use std::ops::Range;
 
@@ -145,7 +146,7 @@ impl Scan<'_> {
             Some(off) if rest[off] == b'}' => from + off,
             Some(off) => {
                 self.other_braces = true;
-                memchr::memchr(b'}', &rest[off..]).map_or(bytes.len(), |o| from + off + o)
+                find::memchr(b'}', &rest[off..]).map_or(bytes.len(), |o| from + off + o)
             }
             None => bytes.len(),
         };
@@ -247,7 +248,7 @@ impl Word {
 fn next_open_brace(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
     let Some((near, far)) = rest.split_first_chunk::<16>() else {
-        return memchr::memchr(b'{', rest).map(|at| from + at);
+        return find::memchr(b'{', rest).map(|at| from + at);
     };
     let (low, high) = near.split_at(8);
     for (offset, word) in [(0, low), (8, high)] {
@@ -256,7 +257,7 @@ fn next_open_brace(bytes: &[u8], from: usize) -> Option<usize> {
             return Some(from + offset + at);
         }
     }
-    memchr::memchr(b'{', far).map(|at| from + 16 + at)
+    find::memchr(b'{', far).map(|at| from + 16 + at)
 }
 
 /// Position of the first `}` or `{` in `rest`.
@@ -274,7 +275,7 @@ fn next_brace(rest: &[u8]) -> Option<usize> {
         }
     }
     let seen = rest.len() - words.remainder().len() - 8 * words.len();
-    memchr::memchr2(b'}', b'{', &rest[seen..]).map(|at| seen + at)
+    find::memchr2(b'}', b'{', &rest[seen..]).map(|at| seen + at)
 }
 
 /// The index of the first byte equal to `byte` in the eight bytes of `word` (little-endian).

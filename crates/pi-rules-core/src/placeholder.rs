@@ -1,5 +1,6 @@
 //! The `{{REVIEW_LOOP_MAX_CYCLES}}` placeholder in assembled rules.
 
+use crate::find::{self, Finder, HeuristicFrequencyRank};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -19,7 +20,7 @@ pub fn find(text: &str, from: usize, found: &mut Vec<usize>) {
     // searcher, which skips them.
     let mut misses = 0;
     while misses < 16 {
-        let Some(at) = memchr::memchr(b'{', rest) else {
+        let Some(at) = find::memchr(b'{', rest) else {
             return;
         };
         let skip = if rest[at..].starts_with(needle) {
@@ -36,17 +37,14 @@ pub fn find(text: &str, from: usize, found: &mut Vec<usize>) {
 }
 
 /// A substring searcher for the placeholder that looks for its `V` and `X` first.
-fn finder() -> &'static memchr::memmem::Finder<'static> {
-    static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
-    FINDER.get_or_init(|| {
-        memchr::memmem::FinderBuilder::new()
-            .build_forward_with_ranker(RareLetters, REVIEW_LOOP_MAX_CYCLES.as_bytes())
-    })
+fn finder() -> &'static Finder<'static> {
+    static FINDER: OnceLock<Finder<'static>> = OnceLock::new();
+    FINDER.get_or_init(|| Finder::with_ranker(REVIEW_LOOP_MAX_CYCLES.as_bytes(), RareLetters))
 }
 
 struct RareLetters;
 
-impl memchr::arch::all::packedpair::HeuristicFrequencyRank for RareLetters {
+impl HeuristicFrequencyRank for RareLetters {
     fn rank(&self, byte: u8) -> u8 {
         match byte {
             b'X' => 0,

@@ -3,6 +3,7 @@
 //! Each placeholder becomes `JSON.stringify` of an object of the named known keys (or of every
 //! known key) with their values; unknown keys are dropped silently, undefined values omitted.
 
+use crate::find;
 use crate::scope::Settings;
 use crate::text::js_trim;
 use crate::value::write_json_object;
@@ -14,7 +15,7 @@ const OPEN: &[u8] = b"{{SETTINGS";
 pub fn render(prompt: &str, settings: &Settings) -> String {
     let bytes = prompt.as_bytes();
     let mut out = String::with_capacity(prompt.len());
-    let finder = memchr::memmem::Finder::new(OPEN);
+    let finder = find::Finder::new(OPEN);
     let mut copied = 0;
     let mut from = 0;
     // First `}` at or after a position, cached: keys runs of neighbouring candidates overlap.
@@ -31,7 +32,7 @@ pub fn render(prompt: &str, settings: &Settings) -> String {
             let close = match brace {
                 Some(b) if b >= run => b,
                 _ => {
-                    let b = memchr::memchr(b'}', &bytes[run..]).map_or(bytes.len(), |o| run + o);
+                    let b = find::memchr(b'}', &bytes[run..]).map_or(bytes.len(), |o| run + o);
                     brace = Some(b);
                     b
                 }

@@ -19,6 +19,7 @@
 //!   `u32::MAX`, so a warning about it quotes an empty text;
 //! - a file index past `u32::MAX` saturates the same way.
 
+use crate::find;
 use std::ops::Range;
 
 /// The largest offset a [`Span`] holds; positions past it saturate to it.
@@ -86,9 +87,9 @@ pub fn line_col(text: &str, offset: usize) -> LineCol {
         offset -= 1;
     }
     let before = &text.as_bytes()[..offset];
-    let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    let line_start = find::memrchr(b'\n', before).map_or(0, |i| i + 1);
     LineCol {
-        line: memchr::memchr_iter(b'\n', before).count() + 1,
+        line: find::count(b'\n', before) + 1,
         column: text[line_start..offset].chars().count() + 1,
     }
 }
@@ -97,8 +98,8 @@ pub fn line_col(text: &str, offset: usize) -> LineCol {
 pub fn line_span(text: &str, offset: usize) -> Range<usize> {
     let offset = offset.min(text.len());
     let bytes = text.as_bytes();
-    let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
-    let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i);
+    let start = find::memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
+    let end = find::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i);
     let end = if end > start && bytes[end - 1] == b'\r' {
         end - 1
     } else {

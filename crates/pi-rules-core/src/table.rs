@@ -9,9 +9,9 @@
 //! The `find_*` functions only say where the gaps are, so that the assembler can close them in
 //! its own buffer without copying the text once more.
 
+use crate::find;
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::OnceLock;
 
 /// Appends `text` with its table gaps closed to `out`.
 pub fn repair_into(text: &str, out: &mut String) {
@@ -59,101 +59,46 @@ fn copy_without(text: &str, gaps: &[Range<usize>], out: &mut String) {
 /// Appends to `gaps`, in order, the runs of blank lines that repair removes from `text[from..]`
 /// (which is repaired as a text of its own), as offsets into `text`.
 ///
-/// A gap ends where a row (a line starting with `|`) follows a blank line, that is at `\n\n|`,
-/// ` \n|` or `\t\n|`; each of those is looked at from there backwards: over the blank lines,
-/// then over the line before them, which must hold a `|`. Every line is looked at a bounded
-/// number of times: a run of blank lines and the line before it belong to exactly one row.
+/// One walk over the lines that hold a `|`: a byte search finds the next `|`, another the end of
+/// its line; the blank lines after it, if any, are a gap when a row (a line starting with `|`)
+/// follows them. The line after the run is where the walk goes on, so each byte is searched
+/// once, and the rows of a table are taken one after the other without a search for their `|`.
+/// (A substring search for the row start `\n|` would stop at every row, and one per kind of
+/// blank byte before it would read the text up to three times.)
 pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
     let Some(region) = text.as_bytes().get(from..) else {
         return;
     };
-    // A gap lies after a `|` (in the line before it) and ends at a `|` (its row): only the text
-    // from the first `|` to the last is searched.
-    let (Some(first), Some(last)) = (memchr::memchr(b'|', region), memchr::memrchr(b'|', region))
-    else {
-        return;
-    };
-    let window = &region[first..=last];
-    let [after_newline, after_space, after_tab] = row_after_blank_finders();
-    let before = gaps.len();
-    // Each row follows one byte, so the three patterns never find the same row, and the gaps of
-    // different rows do not overlap: each search appends gaps in order, and the lists are
-    // merged at the end. Blank lines made of spaces and tabs are rare, the others common.
-    let push = |gaps: &mut Vec<Range<usize>>, at: usize| {
-        if let Some(gap) = gap_before_row(region, first + at) {
-            gaps.push(from + gap.start..from + gap.end);
-        }
-    };
-    for at in after_newline.find_iter(window) {
-        push(gaps, at);
-    }
-    let common = gaps.len();
-    for at in after_space.find_iter(window) {
-        push(gaps, at);
-    }
-    // Tabs are rare in prose: a byte search is cheaper than the third pattern's search.
-    if memchr::memchr(b'\t', window).is_some() {
-        for at in after_tab.find_iter(window) {
-            push(gaps, at);
-        }
-    }
-    if gaps.len() > common {
-        // Sorted runs: the sort merges them in linear time.
-        gaps[before..].sort_by_key(|gap| gap.start);
-    }
-}
-
-/// The gap that ends at the row after the blank byte at `at` (`at + 1` is a line break, `at + 2`
-/// the row's `|`), if the line before the blank lines holds a `|`.
-fn gap_before_row(region: &[u8], at: usize) -> Option<Range<usize>> {
-    let row = at + 2;
-    // `end` is the line break that ends the line being looked at; walk back over blank lines.
-    let mut end = at + 1;
-    let line_end = loop {
-        let last = region[..end]
-            .iter()
-            .rposition(|&b| b != b' ' && b != b'\t')?;
-        if region[last] != b'\n' {
-            // A line with other text: the line before the run.
-            break end;
-        }
-        end = last;
-    };
-    // The line before the run, from its end back to a `|` or to its start. Table rows end with
-    // `|`, so this mostly stops at the first byte.
-    let line = &region[..line_end];
-    let holds_bar = match line.last() {
-        Some(b'|') => true,
-        _ => memchr::memrchr2(b'|', b'\n', line).is_some_and(|i| line[i] == b'|'),
-    };
-    holds_bar.then_some(line_end + 1..row)
-}
-
-/// Searchers for the three ways a row can follow a blank line, built once.
-fn row_after_blank_finders() -> &'static [memchr::memmem::Finder<'static>; 3] {
-    static FINDERS: OnceLock<[memchr::memmem::Finder<'static>; 3]> = OnceLock::new();
-    FINDERS.get_or_init(|| {
-        let build = |needle: &'static [u8]| {
-            memchr::memmem::FinderBuilder::new().build_forward_with_ranker(RowRank, needle)
+    let mut line = 0;
+    loop {
+        // The next line holding a `|`: this one when it starts with one (a row).
+        let bar = match region.get(line) {
+            Some(b'|') => line,
+            Some(_) => match find::memchr(b'|', &region[line..]) {
+                Some(at) => line + at,
+                None => return,
+            },
+            None => return,
         };
-        [build(b"\n\n|"), build(b" \n|"), build(b"\t\n|")]
-    })
+        let Some(end) = find::memchr(b'\n', &region[bar..]).map(|at| bar + at) else {
+            return;
+        };
+        // The blank lines (spaces and tabs only) after it.
+        let mut next = end + 1;
+        while let Some(blank) = blank_line_end(&region[next..]) {
+            next += blank + 1;
+        }
+        if next > end + 1 && region.get(next) == Some(&b'|') {
+            gaps.push(from + end + 1..from + next);
+        }
+        line = next;
+    }
 }
 
-/// Tells the substring searcher to look for the first and last bytes of each pattern (`|` and
-/// the blank before the line break) rather than the `\n|` that starts every table row.
-struct RowRank;
-
-impl memchr::arch::all::packedpair::HeuristicFrequencyRank for RowRank {
-    fn rank(&self, byte: u8) -> u8 {
-        match byte {
-            b'|' => 0,
-            b'\t' => 1,
-            b' ' => 2,
-            b'\n' => 3,
-            _ => 255,
-        }
-    }
+/// The offset of the line break that ends `text`'s first line, if that line is blank.
+fn blank_line_end(text: &[u8]) -> Option<usize> {
+    let blank = text.iter().position(|&b| b != b' ' && b != b'\t')?;
+    (text[blank] == b'\n').then_some(blank)
 }
 
 /// Appends to `gaps` the runs of blank lines that repair removes from `joined`: texts that were
@@ -226,9 +171,9 @@ fn joined_gap(bytes: &[u8], sep: usize, next: usize) -> Option<Range<usize>> {
     if last == 0 {
         return None;
     }
-    let newline = memchr::memchr(b'\n', &bytes[last..]).map(|off| last + off)?;
-    let line_start = memchr::memrchr(b'\n', &bytes[..last]).map_or(0, |i| i + 1);
-    memchr::memchr(b'|', &bytes[line_start..newline]).map(|_| newline + 1..next)
+    let newline = find::memchr(b'\n', &bytes[last..]).map(|off| last + off)?;
+    let line_start = find::memrchr(b'\n', &bytes[..last]).map_or(0, |i| i + 1);
+    find::memchr(b'|', &bytes[line_start..newline]).map(|_| newline + 1..next)
 }
 
 #[cfg(test)]
@@ -349,6 +294,11 @@ pub(crate) mod tests {
             ("| a |\n| b |", "| a |\n| b |"),
             ("||||\n\n\n", "||||\n\n\n"),
             ("| a |\n  \n  | b |", "| a |\n  \n  | b |"),
+            ("| a |\n  \t \n\n| b |\n\t\t\n| c |", "| a |\n| b |\n| c |"),
+            ("a|b|c\n \n|", "a|b|c\n|"),
+            ("| a |\n\n x\n\n| b |", "| a |\n\n x\n\n| b |"),
+            ("x\n| a |\n\n| b |", "x\n| a |\n| b |"),
+            ("|\n\n|\n\n|", "|\n|\n|"),
             ("", ""),
         ];
         for (input, expected) in cases {

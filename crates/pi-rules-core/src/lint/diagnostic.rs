@@ -3,6 +3,7 @@
 //! computed only then (see [`LineIndex`]).
 
 use super::codes::{Code, CODES};
+use crate::find;
 use crate::span::LineCol;
 use indexmap::IndexMap;
 use std::fmt;
@@ -337,7 +338,7 @@ impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> Self {
         let mut starts = vec![0];
         starts.extend(
-            memchr::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
+            find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
         );
         LineIndex { text, starts }
     }

@@ -8,6 +8,7 @@ use super::codes::Code;
 use super::conditions::{self, Context};
 use super::diagnostic::{excerpt, FileDiagnostics, Fix};
 use super::suggest;
+use crate::find;
 use crate::frontmatter::Frontmatter;
 use crate::text::js_trim;
 use std::collections::HashMap;
@@ -131,7 +132,7 @@ struct Line {
 }
 
 fn line_at(text: &str, start: usize) -> Line {
-    match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
+    match find::memchr(b'\n', &text.as_bytes()[start..]) {
         Some(off) => Line {
             range: start..start + off,
             next: start + off + 1,

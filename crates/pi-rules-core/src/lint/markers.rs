@@ -9,6 +9,7 @@
 use super::codes::Code;
 use super::diagnostic::{excerpt, FileDiagnostics, Fix};
 use super::suggest;
+use crate::find;
 use crate::markers::{BlockKind, Marker};
 use crate::placeholder::REVIEW_LOOP_MAX_CYCLES;
 
@@ -170,7 +171,7 @@ pub(crate) fn check_near_misses(
     let bytes = text.as_bytes();
     let mut m = 0;
     let mut from = body_start;
-    while let Some(off) = memchr::memchr(b'{', bytes.get(from..).unwrap_or_default()) {
+    while let Some(off) = find::memchr(b'{', bytes.get(from..).unwrap_or_default()) {
         let p = from + off;
         from = p + 1;
         if bytes.get(p + 1) != Some(&b'{') || bytes.get(p + 2) == Some(&b'{') {
@@ -197,7 +198,7 @@ fn window(text: &str, p: usize) -> &str {
         end -= 1;
     }
     let w = &text[start..end];
-    match memchr::memchr2(b'\n', b'\r', w.as_bytes()) {
+    match find::memchr2(b'\n', b'\r', w.as_bytes()) {
         Some(nl) => &w[..nl],
         None => w,
     }
@@ -206,7 +207,7 @@ fn window(text: &str, p: usize) -> &str {
 fn classify(text: &str, p: usize, out: &mut FileDiagnostics) {
     let w = window(text, p);
     // The candidate ends at the first `}` of the window, through `}}` when there are two.
-    let brace = memchr::memchr(b'}', w.as_bytes());
+    let brace = find::memchr(b'}', w.as_bytes());
     let close = brace.map(|b| {
         if w[b..].starts_with("}}") {
             b + 2

@@ -10,6 +10,7 @@ use super::schema::SchemaInfo;
 use super::suggest;
 use super::text::{self, Place, Unit};
 use super::{Escape, SettingsInput};
+use crate::find;
 use crate::settings::FileProblem;
 use indexmap::IndexMap;
 use std::ops::Range;
@@ -194,15 +195,15 @@ pub(crate) fn check_hidden(text: &str, out: &mut FileDiagnostics) {
                 i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |at| i + at);
+                let end = find::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |at| i + at);
                 text::scan_text(&text[i..end], i, None, |run| {
                     text::report(run, Place::SettingsText, out)
                 });
                 i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let end = memchr::memmem::find(&bytes[i + 2..], b"*/")
-                    .map_or(bytes.len(), |at| i + 2 + at + 2);
+                let end =
+                    find::find(&bytes[i + 2..], b"*/").map_or(bytes.len(), |at| i + 2 + at + 2);
                 text::scan_text(&text[i..end], i, None, |run| {
                     text::report(run, Place::SettingsText, out)
                 });
@@ -246,10 +247,10 @@ fn next_significant(bytes: &[u8], mut from: usize) -> Option<u8> {
         match bytes.get(from..)? {
             [b' ' | b'\t' | b'\n' | b'\r', ..] => from += 1,
             [b'/', b'/', ..] => {
-                from = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |at| from + at)
+                from = find::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |at| from + at)
             }
             [b'/', b'*', ..] => {
-                from = memchr::memmem::find(&bytes[from + 2..], b"*/")
+                from = find::find(&bytes[from + 2..], b"*/")
                     .map_or(bytes.len(), |at| from + 2 + at + 2)
             }
             [b, ..] => return Some(*b),

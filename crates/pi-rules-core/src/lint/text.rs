@@ -6,6 +6,7 @@
 
 use super::codes::Code;
 use super::diagnostic::{excerpt, FileDiagnostics};
+use crate::find;
 use crate::markers::Marker;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -894,7 +895,7 @@ fn fence(line: &[u8]) -> Option<(u8, usize, bool)> {
 fn code_spans(seg: &[u8]) -> Vec<Range<usize>> {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
-    while let Some(at) = memchr::memchr(b'`', &seg[i..]) {
+    while let Some(at) = find::memchr(b'`', &seg[i..]) {
         let start = i + at;
         let len = seg[start..].iter().take_while(|&&b| b == b'`').count();
         runs.push((start, len));
@@ -927,11 +928,11 @@ fn code_spans(seg: &[u8]) -> Vec<Range<usize>> {
 /// bounded number of times, and the search for `-->` is never repeated over the same text.
 pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileDiagnostics) {
     let bytes = text.as_bytes();
-    let opener = memchr::memmem::Finder::new(b"<!--");
+    let opener = find::Finder::new(b"<!--");
     if opener.find(&bytes[body_start..]).is_none() {
         return;
     }
-    let closer = memchr::memmem::Finder::new(b"-->");
+    let closer = find::Finder::new(b"-->");
     // The last search for `-->`: (from, found at).
     let mut last_close: Option<(usize, Option<usize>)> = None;
     let mut find_close = |from: usize| -> Option<usize> {
@@ -948,7 +949,7 @@ pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileD
     let mut pos = body_start;
     let mut at_line_start = true;
     while pos < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let end = find::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
         let seg = &bytes[pos..end];
         if at_line_start {
             match (open_fence, fence(seg)) {
@@ -974,7 +975,7 @@ pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileD
             at_line_start = true;
             continue;
         }
-        let spans = if memchr::memchr(b'`', seg).is_some() {
+        let spans = if find::memchr(b'`', seg).is_some() {
             code_spans(seg)
         } else {
             Vec::new()
@@ -1055,7 +1056,7 @@ pub(crate) fn check_table_gaps(
     out: &mut FileDiagnostics,
 ) {
     let bytes = text.as_bytes();
-    if memchr::memchr(b'\r', &bytes[body_start..]).is_none() {
+    if find::memchr(b'\r', &bytes[body_start..]).is_none() {
         return;
     }
     let mut m = 0;
@@ -1064,7 +1065,7 @@ pub(crate) fn check_table_gaps(
     let mut run: Option<(Range<usize>, bool)> = None;
     let mut start = body_start;
     while start <= bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let end = find::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let line = start..end;
         match blankish(bytes, line.clone(), markers, &mut m) {
             Some(has_cr) if prev_has_pipe || run.is_some() => {
@@ -1078,7 +1079,7 @@ pub(crate) fn check_table_gaps(
                         report_gap(range, out);
                     }
                 }
-                prev_has_pipe = memchr::memchr(b'|', &bytes[line.clone()]).is_some();
+                prev_has_pipe = find::memchr(b'|', &bytes[line.clone()]).is_some();
                 run = None;
             }
         }

@@ -21,6 +21,7 @@ use crate::output::{output, Exit};
 use crate::terminal::{escape, escape_truncated, Paint};
 use anyhow::Result;
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
+use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
 use pi_rules_core::{frontmatter, Message, Observer, Value, Warning, WarningKind};
@@ -276,9 +277,9 @@ impl<'t> Cursor<'t> {
             *self = Cursor::new(self.text);
         }
         let between = &self.text[self.offset..offset];
-        match memchr::memrchr(b'\n', between.as_bytes()) {
+        match find::memrchr(b'\n', between.as_bytes()) {
             Some(last) => {
-                self.line += memchr::memchr_iter(b'\n', between.as_bytes()).count();
+                self.line += find::count(b'\n', between.as_bytes());
                 self.column = between[last + 1..].chars().count() + 1;
             }
             None => self.column += between.chars().count(),

@@ -15,6 +15,7 @@
 //! assembly does.
 
 use super::{Cond, Event, File};
+use crate::find;
 use crate::lint::codes::Code;
 use crate::lint::diagnostic::FileDiagnostics;
 use crate::span::line_span;
@@ -343,11 +344,11 @@ impl Segment {
             } else {
                 &[][..]
             };
-            let line_break = memchr::memrchr(b'\n', between);
+            let line_break = find::memrchr(b'\n', between);
             let variant = |line_pipe_in: bool| {
                 let line_pipe = match line_break {
-                    Some(nl) => memchr::memchr(b'|', &between[nl + 1..]).is_some(),
-                    None => line_pipe_in || memchr::memchr(b'|', between).is_some(),
+                    Some(nl) => find::memchr(b'|', &between[nl + 1..]).is_some(),
+                    None => line_pipe_in || find::memchr(b'|', between).is_some(),
                 };
                 let mut s = State {
                     local: Vec::new(),
@@ -375,7 +376,7 @@ impl Segment {
         Segment {
             lead,
             after,
-            fresh: memchr::memchr(b'\n', bytes).is_some(),
+            fresh: find::memchr(b'\n', bytes).is_some(),
         }
     }
 }
