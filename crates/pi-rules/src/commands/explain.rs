@@ -93,7 +93,8 @@ struct Key(u32);
 #[derive(Default)]
 struct Names {
     list: Vec<Rc<str>>,
-    index: HashMap<Rc<str>, Key>,
+    /// Looked up once per decision: a fast, per-process seeded hasher.
+    index: HashMap<Rc<str>, Key, foldhash::fast::RandomState>,
 }
 
 impl Names {
@@ -333,11 +334,18 @@ struct StrayView<'a> {
     marker: &'a str,
 }
 
-/// The settings the report refers to, with their values and sources. A value's one-line form is
-/// made once per key, however many blocks test it.
+/// The settings the report refers to, with their values and sources. A value's one-line form and
+/// its source are made once per key, however many blocks test it.
 struct SettingsView<'r> {
     run: &'r Run,
-    shown: RefCell<HashMap<Box<str>, Rc<str>>>,
+    described: RefCell<HashMap<Box<str>, Described, foldhash::fast::RandomState>>,
+}
+
+/// A key's value as JSON text cut for one line, and where it came from, for people.
+#[derive(Clone)]
+struct Described {
+    shown: Rc<str>,
+    source: Rc<str>,
 }
 
 impl SettingsView<'_> {
@@ -345,27 +353,35 @@ impl SettingsView<'_> {
         self.run.resolved.resolve_key(key)
     }
 
-    fn source(&self, key: &str) -> String {
-        self.run.resolved.get(key).map_or_else(
-            || "unknown".to_owned(),
-            |v| self.run.session.source_label(v.source),
-        )
+    fn source(&self, key: &str) -> Rc<str> {
+        self.described(key).source
     }
 
     /// `value` as JSON text, cut for one line.
     fn shown(&self, key: &str) -> Rc<str> {
-        if let Some(shown) = self.shown.borrow().get(key) {
-            return Rc::clone(shown);
+        self.described(key).shown
+    }
+
+    fn described(&self, key: &str) -> Described {
+        if let Some(described) = self.described.borrow().get(key) {
+            return described.clone();
         }
         let json = self
             .value(key)
             .to_json()
             .unwrap_or_else(|| "undefined".to_owned());
-        let shown: Rc<str> = escape_truncated(&json, MAX_SHOWN_CHARS).into();
-        self.shown
+        let source = self.run.resolved.get(key).map_or_else(
+            || "unknown".to_owned(),
+            |v| self.run.session.source_label(v.source),
+        );
+        let described = Described {
+            shown: escape_truncated(&json, MAX_SHOWN_CHARS).into(),
+            source: source.into(),
+        };
+        self.described
             .borrow_mut()
-            .insert(key.into(), Rc::clone(&shown));
-        shown
+            .insert(key.into(), described.clone());
+        described
     }
 }
 
@@ -409,7 +425,7 @@ impl<'r> Report<'r> {
             recorder,
             settings: SettingsView {
                 run,
-                shown: RefCell::default(),
+                described: RefCell::default(),
             },
             coms_flag,
             warnings: ranges_by_file(warnings, files, |w| w.file()),
@@ -537,57 +553,70 @@ impl<'r> Report<'r> {
 
     /// Why a block was kept or dropped (or not evaluated), in words; values cut for one line.
     fn why(&self, block: &BlockView<'_>) -> String {
+        let mut why = String::new();
+        self.write_why(block, &mut why);
+        why
+    }
+
+    /// [`Report::why`], appended to `out` (the text form writes one line per block into one
+    /// buffer).
+    fn write_why(&self, block: &BlockView<'_>, out: &mut String) {
         let invert = if block.kind == BlockKind::IfNot {
             ", inverted by IFNOT"
         } else {
             ""
         };
         let Some(decided) = block.decided else {
-            return match block.state {
-                State::Unbalanced => {
-                    "no matching closer: this marker and the rest of the file are kept verbatim"
-                        .to_owned()
-                }
-                State::Leaked => {
-                    "after an unbalanced opener: kept verbatim, never evaluated".to_owned()
-                }
-                _ => block.inside.map_or_else(
-                    || "not reached".to_owned(),
-                    |(line, column)| format!("inside the dropped block at {line}:{column}"),
+            match block.state {
+                State::Unbalanced => out.push_str(
+                    "no matching closer: this marker and the rest of the file are kept verbatim",
                 ),
-            };
+                State::Leaked => {
+                    out.push_str("after an unbalanced opener: kept verbatim, never evaluated")
+                }
+                _ => match block.inside {
+                    None => out.push_str("not reached"),
+                    Some((line, column)) => {
+                        let _ = write!(out, "inside the dropped block at {line}:{column}");
+                    }
+                },
+            }
+            return;
         };
         let settings = &self.settings;
         let names = &self.recorder.names;
-        match &decided.reason {
-            Reason::Feature { name, on } => format!(
+        // Writing to a `String` cannot fail.
+        let _ = match &decided.reason {
+            Reason::Feature { name, on } => write!(
+                out,
                 "feature `{}` is {}{invert}",
                 escape(names.name(*name)),
                 if *on { "on" } else { "off" }
             ),
             Reason::Truthy { key, truthy } => {
                 let key = names.name(*key);
-                format!(
-                    "`{}` = {} from {} is {}{invert}",
+                let Described { shown, source } = settings.described(key);
+                write!(
+                    out,
+                    "`{}` = {shown} from {source} is {}{invert}",
                     escape(key),
-                    settings.shown(key),
-                    settings.source(key),
                     if *truthy { "truthy" } else { "falsy" }
                 )
             }
             Reason::Compare { key, .. } => {
                 let key = names.name(*key);
-                format!(
-                    "`{}` = {} from {}: the comparison is {}{invert}",
+                let Described { shown, source } = settings.described(key);
+                write!(
+                    out,
+                    "`{}` = {shown} from {source}: the comparison is {}{invert}",
                     escape(key),
-                    settings.shown(key),
-                    settings.source(key),
                     decided.kept != (block.kind == BlockKind::IfNot)
                 )
             }
             Reason::UnknownKey { key } if FEATURES.contains(&names.name(*key)) => {
                 let key = names.name(*key);
-                format!(
+                write!(
+                    out,
                     "`{}` is a feature, which a condition can only test bare (`{{{{{}:{}}}}}`); a \
                  comparison on it looks for a settings key and fails closed",
                     escape(key),
@@ -601,13 +630,17 @@ impl<'r> Report<'r> {
                 let hint = suggest::closest(key, known)
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default();
-                format!(
+                write!(
+                    out,
                     "`{}` is neither a settings key nor a feature: fails closed{hint}",
                     escape_truncated(key, MAX_SHOWN_CHARS)
                 )
             }
-            Reason::Malformed => "malformed condition: fails closed".to_owned(),
-        }
+            Reason::Malformed => {
+                out.push_str("malformed condition: fails closed");
+                Ok(())
+            }
+        };
     }
 
     /// A file's status in words.
@@ -933,7 +966,7 @@ impl<'r> Report<'r> {
                     // Invariant: `to_json` writes valid JSON.
                     value: RawValue::from_string(json.unwrap_or_else(|| "null".to_owned()))
                         .unwrap_or_else(|_| RawValue::NULL.to_owned()),
-                    source: self.settings.source(key),
+                    source: self.settings.source(key).to_string(),
                 };
                 (key, setting)
             })
@@ -964,7 +997,7 @@ impl<'r> Report<'r> {
                 name: "REVIEW_LOOP_MAX_CYCLES",
                 count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
                 value: &run.review_loop_max_cycles,
-                source: self.settings.source("review_loop_max_cycles"),
+                source: self.settings.source("review_loop_max_cycles").to_string(),
             }],
             warnings: Seq::new(Box::new(warnings)),
             totals: JsonTotals {
@@ -1157,14 +1190,14 @@ impl Report<'_> {
             let state = block.state.as_str();
             let _ = write!(
                 line,
-                "{}:{} {{{{{}:{}}}}} {}: {}",
+                "{}:{} {{{{{}:{}}}}} {}: ",
                 block.line,
                 block.column,
                 block.kind.keyword(),
                 escape_truncated(block.condition, MAX_SHOWN_CHARS),
                 paint.paint(state_colour(state), state),
-                self.why(block)
             );
+            self.write_why(block, &mut line);
             writeln!(out, "{bar}  {line}")?;
         }
         for stray in &strays {
