@@ -330,12 +330,14 @@ struct Segment {
 }
 
 impl Segment {
-    fn new(text: &str, range: std::ops::Range<usize>) -> Segment {
+    /// The segment of `text` at `range`; `lead` is a buffer to fill (its contents are dropped).
+    fn new(text: &str, range: std::ops::Range<usize>, mut lead: Vec<(u8, u32)>) -> Segment {
         let bytes = &text.as_bytes()[range.clone()];
         let base = range.start;
         let hard = bytes.iter().position(|&c| is_hard(c));
         let lead_end = hard.map_or(bytes.len(), |h| h + 1);
-        let lead = shortened(&bytes[..lead_end], base, 5);
+        lead.clear();
+        shortened(&bytes[..lead_end], base, 5, &mut lead);
         let after = hard.map(|h| {
             // Only what follows the last hard character matters, and the line it is on.
             let last = bytes.iter().rposition(|&c| is_hard(c)).unwrap_or(h);
@@ -358,7 +360,9 @@ impl Segment {
                     truncated: false,
                 };
                 let mut ignored = Vec::new();
-                for (c, at) in shortened(&bytes[last + 1..], base + last + 1, 0) {
+                let mut chars = Vec::new();
+                shortened(&bytes[last + 1..], base + last + 1, 0, &mut chars);
+                for (c, at) in chars {
                     push(&mut s, c, at, &mut ignored);
                 }
                 debug_assert!(ignored.is_empty(), "no finding without a marker");
@@ -381,14 +385,19 @@ impl Segment {
     }
 }
 
-/// The characters of `bytes` (at offsets from `base`) with long runs shortened where that
+/// Appends to `out` the characters of `bytes` (at offsets from `base`) with long runs shortened where that
 /// changes nothing for [`push`]: the first `exact` characters are kept as they are (they may
 /// complete a match across the marker before them), and the last one always.
-fn shortened(bytes: &[u8], base: usize, exact: usize) -> Vec<(u8, u32)> {
-    let mut out: Vec<(u8, u32)> = Vec::with_capacity(bytes.len().min(64));
+fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) {
+    let from = out.len();
+    out.reserve(bytes.len().min(64));
     for (i, &c) in bytes.iter().enumerate() {
         if i >= exact && i + 1 < bytes.len() {
-            let run = out.iter().rev().take_while(|(p, _)| *p == c).count();
+            let run = out[from..]
+                .iter()
+                .rev()
+                .take_while(|(p, _)| *p == c)
+                .count();
             let keep = match c {
                 b'\n' => usize::from(NL_CAP) + 1,
                 b'|' | b'{' | b'I' | b'F' | b'/' => 2,
@@ -400,7 +409,6 @@ fn shortened(bytes: &[u8], base: usize, exact: usize) -> Vec<(u8, u32)> {
         }
         out.push((c, (base + i) as u32));
     }
-    out
 }
 
 /// Follows the states through the file and reports what they find.
@@ -421,15 +429,29 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
     let mut undo: Vec<Option<(usize, u64)>> = Vec::new();
     let mut hits: Vec<(Hit, State)> = Vec::new();
 
+    // Emptied buckets, kept for the buckets filled later: a file has a bucket per event.
+    let mut spare: Vec<Vec<State>> = Vec::new();
+    let mut lead = Vec::new();
     for e in 0..n {
-        let states = merge(std::mem::take(&mut buckets[e]), file, e);
+        let mut states = std::mem::take(&mut buckets[e]);
+        merge(&mut states, file, e);
+        let later = &mut buckets[e + 1..];
+        let mut put = |at: usize, s: State| {
+            let bucket = &mut later[at - e - 1];
+            if bucket.capacity() == 0 {
+                if let Some(recycled) = spare.pop() {
+                    *bucket = recycled;
+                }
+            }
+            bucket.push(s);
+        };
         match &file.events[e] {
             Event::Text(range) => {
                 if states.is_empty() {
                     continue;
                 }
-                let seg = Segment::new(file.text, range.clone());
-                for mut s in states {
+                let seg = Segment::new(file.text, range.clone(), std::mem::take(&mut lead));
+                for mut s in states.drain(..) {
                     for &(c, at) in &seg.lead {
                         push(&mut s, c, at, &mut hits);
                     }
@@ -443,13 +465,14 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
                             s.truncated = false;
                         }
                     }
-                    buckets[e + 1].push(s);
+                    put(e + 1, s);
                 }
+                lead = seg.lead;
             }
             &Event::Open(b) => {
                 let block = &file.blocks[b];
                 let marker = block.opener as u32;
-                for s in states {
+                for s in states.drain(..) {
                     let (keep, drop) = match block.cond {
                         Cond::Never => (None, Some(u64::MAX)),
                         Cond::Opaque => (Some(u64::MAX), Some(u64::MAX)),
@@ -472,7 +495,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
                             kept.restrict(var, mask);
                         }
                         kept.seam(marker);
-                        buckets[e + 1].push(kept);
+                        put(e + 1, kept);
                     }
                     if let Some(mask) = drop {
                         let mut dropped = s;
@@ -489,7 +512,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
                             }
                             dropped.tail.line_drop = true;
                         }
-                        buckets[block.close_event + 1].push(dropped);
+                        put(block.close_event + 1, dropped);
                     }
                 }
                 let entry = match block.cond {
@@ -504,22 +527,27 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
             }
             &Event::Close(b) => {
                 let block = &file.blocks[b];
-                for mut s in states {
+                for mut s in states.drain(..) {
                     if let Cond::Atom { var, mask } = block.cond {
                         if file.vars[var].last_use > e {
                             s.restrict(var, mask);
                         }
                     }
                     s.seam(block.closer as u32);
-                    buckets[e + 1].push(s);
+                    put(e + 1, s);
                 }
                 if let Some(Some((var, previous))) = undo.pop() {
                     cur[var] = previous;
                 }
             }
         }
+        if states.capacity() > 0 {
+            spare.push(states);
+        }
     }
-    for s in merge(std::mem::take(&mut buckets[n]), file, n) {
+    let mut last = std::mem::take(&mut buckets[n]);
+    merge(&mut last, file, n);
+    for s in last {
         if s.tail.line == Line::Pipes && s.tail.line_drop {
             let hit = Hit::Row {
                 start: s.wit.row_start,
@@ -545,9 +573,9 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
 type StateKey = (Vec<(usize, u64)>, Tail);
 
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
-/// [`MAX_STATES`].
-fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
-    let prune = |s: &mut State| {
+/// [`MAX_STATES`], in place: the first of equal states stays, in order.
+fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize) {
+    for s in states.iter_mut() {
         if s.local.iter().any(|&(v, _)| file.vars[v].last_use < e) {
             let (dead, live): (Vec<_>, Vec<_>) = s
                 .local
@@ -556,49 +584,48 @@ fn merge(states: Vec<State>, file: &File<'_>, e: usize) -> Vec<State> {
             s.pruned.extend(dead);
             s.local = live;
         }
-    };
-    if states.len() <= 1 {
-        return states
-            .into_iter()
-            .map(|mut s| {
-                prune(&mut s);
-                s
-            })
-            .collect();
     }
-    let mut seen: HashMap<StateKey, usize, foldhash::fast::RandomState> = HashMap::default();
-    let mut out: Vec<State> = Vec::new();
-    for mut s in states {
-        prune(&mut s);
-        // A few states are compared directly; many go through a map.
-        let found = if out.len() < 16 {
-            out.iter()
-                .position(|o| o.tail == s.tail && o.local == s.local)
-        } else {
-            if seen.is_empty() {
-                for (i, o) in out.iter().enumerate() {
-                    seen.insert((o.local.clone(), o.tail.clone()), i);
+    if states.len() > 1 {
+        let mut seen: HashMap<StateKey, usize, foldhash::fast::RandomState> = HashMap::default();
+        // `states[..kept]` are the distinct states so far.
+        let mut kept = 0;
+        for i in 0..states.len() {
+            let s = &states[i];
+            // A few states are compared directly; many go through a map.
+            let found = if kept < 16 {
+                states[..kept]
+                    .iter()
+                    .position(|o| o.tail == s.tail && o.local == s.local)
+            } else {
+                if seen.is_empty() {
+                    for (j, o) in states[..kept].iter().enumerate() {
+                        seen.insert((o.local.clone(), o.tail.clone()), j);
+                    }
                 }
-            }
-            seen.get(&(s.local.clone(), s.tail.clone())).copied()
-        };
-        match found {
-            Some(i) => out[i].truncated |= s.truncated,
-            None => {
-                if !seen.is_empty() {
-                    seen.insert((s.local.clone(), s.tail.clone()), out.len());
+                seen.get(&(s.local.clone(), s.tail.clone())).copied()
+            };
+            match found {
+                Some(j) => {
+                    let truncated = states[i].truncated;
+                    states[j].truncated |= truncated;
                 }
-                out.push(s);
+                None => {
+                    if !seen.is_empty() {
+                        seen.insert((s.local.clone(), s.tail.clone()), kept);
+                    }
+                    states.swap(kept, i);
+                    kept += 1;
+                }
             }
         }
+        states.truncate(kept);
     }
-    if out.len() > MAX_STATES {
-        out.truncate(MAX_STATES);
-        for s in &mut out {
+    if states.len() > MAX_STATES {
+        states.truncate(MAX_STATES);
+        for s in states.iter_mut() {
             s.truncated = true;
         }
     }
-    out
 }
 
 fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
