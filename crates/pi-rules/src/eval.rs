@@ -331,6 +331,11 @@ impl<W: Write> JsonWriter<W> {
     /// included, as it is.
     fn escape_bytes(&mut self, bytes: &[u8]) {
         let buffer = &mut self.buffer;
+        // Shorter than a word: a warning's quoted marker or key, mostly with nothing to escape.
+        if bytes.len() < 8 && bytes.iter().all(|&b| ESCAPE[usize::from(b)] == 0) {
+            buffer.extend(bytes.iter().copied());
+            return;
+        }
         buffer.reserve(bytes.len());
         let mut i = 0;
         // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
@@ -470,7 +475,18 @@ mod tests {
         let mut all: String = (0u8..0x80).map(char::from).collect();
         all.push_str("é\u{2028}\u{2029}\u{feff}/\u{7f}😀");
         let long = format!("{}é\n", "x".repeat(OUTPUT_BUFFER - 1)).repeat(3);
-        for s in [all.as_str(), "", "plain", "\"\\", "a\nb\r\n\tc", &long] {
+        // Texts shorter than a word take their own path: each ASCII byte alone and in the middle
+        // of seven.
+        let short: Vec<String> = (0u8..0x80)
+            .flat_map(|b| {
+                [
+                    char::from(b).to_string(),
+                    format!("abc{}def", char::from(b)),
+                ]
+            })
+            .collect();
+        let cases = [all.as_str(), "", "plain", "\"\\", "a\nb\r\n\tc", &long];
+        for s in cases.into_iter().chain(short.iter().map(String::as_str)) {
             let mut out = JsonWriter::new(Vec::new());
             out.string(s).expect("vec");
             out.flush().expect("vec");
