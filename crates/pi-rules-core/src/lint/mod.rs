@@ -261,12 +261,13 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
         report.files += 1;
     }
     // Sorted by layer (settings files last), then path; within a file by position.
-    let rank: std::collections::HashMap<&str, LayerKind> = layers
+    let rank: std::collections::HashMap<&str, LayerKind, foldhash::fast::RandomState> = layers
         .iter()
         .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
         .collect();
     let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
-    files.sort_by(|a, _, b, _| (layer_rank(a), a.as_str()).cmp(&(layer_rank(b), b.as_str())));
+    // Each path's rank is looked up once, not once per comparison.
+    files.sort_by_cached_key(|path, _| (layer_rank(path), path.clone()));
     for (path, out) in files {
         debug_assert_eq!(path, out.path());
         let note = shadowed.get(&path).map(String::as_str);

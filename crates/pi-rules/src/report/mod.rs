@@ -86,12 +86,12 @@ impl Position {
 
 /// Line indexes of the report's sources, built once.
 pub(crate) struct Positions<'r> {
-    indexes: HashMap<&'r str, LineIndex<'r>>,
+    indexes: HashMap<&'r str, LineIndex<'r>, foldhash::fast::RandomState>,
 }
 
 impl<'r> Positions<'r> {
     fn new(report: &'r Report) -> Self {
-        let mut indexes = HashMap::new();
+        let mut indexes = HashMap::default();
         for d in &report.diagnostics {
             if d.span.is_none() || indexes.contains_key(d.path.as_str()) {
                 continue;
