@@ -385,9 +385,9 @@ impl Segment {
     }
 }
 
-/// Appends to `out` the characters of `bytes` (at offsets from `base`) with long runs shortened where that
-/// changes nothing for [`push`]: the first `exact` characters are kept as they are (they may
-/// complete a match across the marker before them), and the last one always.
+/// Appends to `out` the characters of `bytes` (at offsets from `base`) with long runs shortened
+/// where that changes nothing for [`push`]: the first `exact` characters are kept as they are
+/// (they may complete a match across the marker before them), and the last one always.
 fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) {
     let from = out.len();
     out.reserve(bytes.len().min(64));
