@@ -11,7 +11,10 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 use crate::bounded;
-use crate::loader::{self, compare_names, FailureReason, Layer, PackageSource, Policy, RawRead};
+use crate::loader::{
+    self, compare_names, compare_plain_names, is_plain, FailureReason, Layer, PackageSource,
+    Policy, RawRead,
+};
 pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
@@ -91,12 +94,22 @@ pub fn render(report: &Report, opts: &CheckOptions<'_>, out: &mut dyn Write) -> 
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     let (layers, settings) = gather(opts)?;
     let schema = SchemaInfo::from_schema(&opts.session.schema);
+    // Lint sorts the names several times: when every name is plain, as rule file names mostly
+    // are, the comparison need not check them again.
+    let all_plain = layers
+        .iter()
+        .flat_map(|layer| &layer.entries)
+        .all(|entry| is_plain(&entry.name));
     let input = LintInput {
         layers,
         settings: &settings,
         schema: &schema,
         features: lint::FEATURES,
-        collate: &compare_names,
+        collate: if all_plain {
+            &compare_plain_names
+        } else {
+            &compare_names
+        },
     };
     Ok(lint::lint(input))
 }
