@@ -11,10 +11,7 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 use crate::bounded;
-use crate::loader::{
-    self, compare_names, compare_plain_names, is_plain, FailureReason, Layer, PackageSource,
-    Policy, RawRead,
-};
+use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
 pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
@@ -94,22 +91,19 @@ pub fn render(report: &Report, opts: &CheckOptions<'_>, out: &mut dyn Write) -> 
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     let (layers, settings) = gather(opts)?;
     let schema = SchemaInfo::from_schema(&opts.session.schema);
-    // Lint sorts the names several times: when every name is plain, as rule file names mostly
-    // are, the comparison need not check them again.
-    let all_plain = layers
-        .iter()
-        .flat_map(|layer| &layer.entries)
-        .all(|entry| is_plain(&entry.name));
+    // Lint sorts the names several times.
+    let collate = comparator_for(
+        layers
+            .iter()
+            .flat_map(|layer| &layer.entries)
+            .map(|entry| entry.name.as_str()),
+    );
     let input = LintInput {
         layers,
         settings: &settings,
         schema: &schema,
         features: lint::FEATURES,
-        collate: if all_plain {
-            &compare_plain_names
-        } else {
-            &compare_names
-        },
+        collate: &collate,
     };
     Ok(lint::lint(input))
 }

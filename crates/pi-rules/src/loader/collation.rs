@@ -71,14 +71,13 @@ fn compare_plain(a: &str, b: &str) -> Option<Ordering> {
 }
 
 /// Whether `name` is plain: made only of the characters [`plain_rank`] ranks.
-pub fn is_plain(name: &str) -> bool {
+fn is_plain(name: &str) -> bool {
     name.bytes().all(|byte| plain_rank(byte) != NOT_PLAIN)
 }
 
 /// [`compare_names`] for two names already known to be plain ([`is_plain`]): the order of their
-/// first differing characters' ranks, else the shorter first. A caller that checks every name of a
-/// run once sorts with this instead of checking both names on every comparison.
-pub fn compare_plain_names(a: &str, b: &str) -> Ordering {
+/// first differing characters' ranks, else the shorter first.
+fn compare_plain_names(a: &str, b: &str) -> Ordering {
     debug_assert!(is_plain(a) && is_plain(b), "{a:?} or {b:?} is not plain");
     let (a, b) = (a.as_bytes(), b.as_bytes());
     match a.iter().zip(b).position(|(x, y)| x != y) {
@@ -87,13 +86,21 @@ pub fn compare_plain_names(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// The order of [`compare_names`] for a run whose names are all among `names`: when every one is
+/// plain, as rule file names mostly are, a comparison that need not check them again. A caller
+/// that sorts the names more than once checks them once here.
+pub fn comparator_for<'n>(mut names: impl Iterator<Item = &'n str>) -> fn(&str, &str) -> Ordering {
+    if names.all(is_plain) {
+        compare_plain_names
+    } else {
+        compare_names
+    }
+}
+
 /// Sorts items by name with [`compare_names`], keeping the relative order of equal names.
 pub fn sort_by_name<T>(items: &mut [T], name: impl Fn(&T) -> &str) {
-    if items.iter().all(|item| is_plain(name(item))) {
-        items.sort_by(|a, b| compare_plain_names(name(a), name(b)));
-    } else {
-        items.sort_by(|a, b| compare_names(name(a), name(b)));
-    }
+    let compare = comparator_for(items.iter().map(&name));
+    items.sort_by(|a, b| compare(name(a), name(b)));
 }
 
 #[cfg(test)]

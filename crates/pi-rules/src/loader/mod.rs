@@ -33,7 +33,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use collation::{compare_names, compare_plain_names, is_plain, sort_by_name};
+pub use collation::{comparator_for, compare_names, sort_by_name};
 pub use confine::{Escape, Policy};
 pub use listing::is_rule_name;
 pub use read::{read_raw, read_raw_checked, RawRead};
