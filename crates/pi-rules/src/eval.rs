@@ -10,11 +10,18 @@
 //! texts, without a `serde_json::Value` tree or a `String` per warning. The bytes are those
 //! `serde_json` writes for the same response (compact, keys in the order `text`, `warnings`,
 //! `files`).
+//!
+//! Requests are read by [`request`]: the rule texts, nearly all of a request, are decoded by this
+//! module's own JSON string decoder ([`unescape`]) into a buffer kept from one request to the
+//! next, while `serde_json` parses the other fields and reads every line that is out of the
+//! ordinary, so that answers and error messages are those of a plain `serde_json::Value` reading.
+
+mod request;
+mod unescape;
 
 use crate::lines::{Line, LineReader};
-use pi_rules_core::value::js_number;
-use pi_rules_core::{render, Assembler, Features, Message, Scope, Settings, Value};
-use serde_json::{Map, Value as Json};
+use pi_rules_core::{render, Assembler, Message, Scope};
+use request::{Reader, Request};
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -95,20 +102,18 @@ pub fn respond(line: &str) -> String {
     String::from_utf8_lossy(&out.out).into_owned()
 }
 
-/// What answers requests; it keeps the assembler's buffers from one request to the next.
+/// What answers requests; it keeps the reader's and the assembler's buffers from one request to
+/// the next.
 #[derive(Default)]
 pub struct Engine {
+    reader: Reader,
     assembler: Assembler,
 }
 
 impl Engine {
     /// Writes the response to one request line (without newline) to `out`.
     pub fn respond<W: Write>(&mut self, line: &str, out: &mut JsonWriter<W>) -> io::Result<()> {
-        let request: Json = match serde_json::from_str(line) {
-            Ok(request) => request,
-            Err(err) => return write_error(out, &format!("request is not valid JSON: {err}")),
-        };
-        match Request::read(&request) {
+        match self.reader.read(line) {
             Ok(Request::Assemble {
                 rules,
                 settings,
@@ -152,104 +157,6 @@ impl Engine {
             Err(message) => write_error(out, &message),
         }
     }
-}
-
-/// A request, checked and converted for the engine.
-enum Request<'a> {
-    Assemble {
-        rules: Vec<&'a str>,
-        settings: Settings,
-        features: Features,
-        cycles: String,
-    },
-    Render {
-        prompt: &'a str,
-        settings: Settings,
-    },
-}
-
-impl<'a> Request<'a> {
-    fn read(request: &'a Json) -> Result<Request<'a>, String> {
-        let request = request
-            .as_object()
-            .ok_or("a request must be a JSON object with `rules` or `prompt`")?;
-        let settings = settings(request)?;
-        if let Some(rules) = request.get("rules") {
-            let rules = string_array(rules, "rules")?;
-            let features = features(request)?;
-            let cycles = match request.get("review_loop_max_cycles") {
-                None | Some(Json::Null) => "3".to_owned(),
-                Some(Json::Number(n)) => js_number(n.as_f64().unwrap_or(f64::NAN)),
-                Some(Json::String(s)) => s.clone(),
-                Some(_) => return Err("`review_loop_max_cycles` must be a number".into()),
-            };
-            Ok(Request::Assemble {
-                rules,
-                settings,
-                features,
-                cycles,
-            })
-        } else if let Some(prompt) = request.get("prompt") {
-            let prompt = prompt.as_str().ok_or("`prompt` must be a string")?;
-            Ok(Request::Render { prompt, settings })
-        } else {
-            Err("a request needs `rules` (an assembly) or `prompt` (a render)".into())
-        }
-    }
-}
-
-fn string_array<'a>(value: &'a Json, field: &str) -> Result<Vec<&'a str>, String> {
-    let items = value
-        .as_array()
-        .ok_or_else(|| format!("`{field}` must be an array of strings"))?;
-    items
-        .iter()
-        .map(|item| {
-            item.as_str()
-                .ok_or_else(|| format!("`{field}` must be an array of strings"))
-        })
-        .collect()
-}
-
-/// Known keys in order (`known_keys`, or the keys of `settings`), each with its value or
-/// undefined.
-fn settings(request: &Map<String, Json>) -> Result<Settings, String> {
-    let empty = Map::new();
-    let values = match request.get("settings") {
-        None | Some(Json::Null) => &empty,
-        Some(Json::Object(map)) => map,
-        Some(_) => return Err("`settings` must be an object".into()),
-    };
-    let mut settings = Settings::new();
-    let mut add = |key: &str| {
-        let value = values
-            .get(key)
-            .cloned()
-            .map_or(Value::Undefined, Value::from);
-        settings.insert(key.to_owned(), value);
-    };
-    match request.get("known_keys") {
-        None | Some(Json::Null) => values.keys().for_each(|k| add(k)),
-        Some(keys) => string_array(keys, "known_keys")?.into_iter().for_each(add),
-    }
-    Ok(settings)
-}
-
-fn features(request: &Map<String, Json>) -> Result<Features, String> {
-    let mut features = Features::new();
-    match request.get("features") {
-        None | Some(Json::Null) => {}
-        Some(Json::Object(map)) => {
-            for (name, on) in map {
-                let on = on
-                    .as_bool()
-                    .ok_or_else(|| format!("feature `{name}` must be true or false"))?;
-                features.set(name.clone(), on);
-            }
-        }
-        Some(_) => return Err("`features` must be an object of booleans".into()),
-    }
-    Ok(features)
 }
 
 /// Writes `{"error":"MESSAGE"}`.
@@ -596,6 +503,25 @@ mod tests {
                 "{\"error\":\"the request line has 115 bytes, more than the limit of 64; it was \
                  skipped: split it into smaller requests\"}",
                 "{\"text\":\"ok\",\"warnings\":[],\"files\":[{\"index\":0,\"included\":true}]}",
+            ]
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_read_as_replacement_characters() {
+        // Inside a text (decoded by `eval` itself), and inside a `\u` text (by serde_json).
+        let input = b"{\"rules\": [\"a\xffb\\n\", \"\\u00e9\xc3\"]}\n{\"rules\": [\"\xe9\"]\n";
+        let mut out = Vec::new();
+        serve(&input[..], &mut out).expect("serve");
+        let out = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "{\"text\":\"a\u{fffd}b\\n\\n\\n\u{e9}\u{fffd}\",\"warnings\":[],\"files\":[{\"index\":0,\
+                 \"included\":true},{\"index\":1,\"included\":true}]}",
+                "{\"error\":\"request is not valid JSON: EOF while parsing an object at line 1 \
+                 column 17\"}",
             ]
         );
     }
