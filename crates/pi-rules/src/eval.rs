@@ -11,10 +11,10 @@
 //! `serde_json` writes for the same response (compact, keys in the order `text`, `warnings`,
 //! `files`).
 //!
-//! Requests are read by [`request`]: the rule texts, nearly all of a request, are decoded by this
-//! module's own JSON string decoder ([`unescape`]) into a buffer kept from one request to the
-//! next, while `serde_json` parses the other fields and reads every line that is out of the
-//! ordinary, so that answers and error messages are those of a plain `serde_json::Value` reading.
+//! Requests are read by [`request`]: the rule texts, nearly all of a request, are decoded in
+//! place, in the line, by this module's own JSON string decoder ([`unescape`]), while
+//! `serde_json` parses the other fields and reads every line that is out of the ordinary, so that
+//! answers and error messages are those of a plain `serde_json::Value` reading.
 
 mod request;
 mod unescape;
@@ -22,7 +22,6 @@ mod unescape;
 use crate::lines::{Line, LineReader};
 use pi_rules_core::{render, Assembler, Message, Scope};
 use request::{Reader, Request};
-use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read, Write};
 
@@ -68,15 +67,20 @@ pub fn serve_lines<R: Read>(mut lines: LineReader<R>, output: impl Write) -> Res
     while let Some(line) = lines.next_line().map_err(EvalError::Read)? {
         let written = match line {
             Line::Complete(bytes) => {
-                let text = match std::str::from_utf8(bytes) {
-                    Ok(text) => Cow::Borrowed(text),
-                    Err(_) => String::from_utf8_lossy(bytes),
-                };
-                let text = text.trim_end_matches(['\n', '\r']);
-                if text.trim().is_empty() {
-                    continue;
+                let end = bytes.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
+                let line = bytes
+                    .get_mut(..end.map_or(0, |end| end + 1))
+                    .unwrap_or_default();
+                let blank = std::str::from_utf8(line).map(|text| text.trim().is_empty());
+                match blank {
+                    Ok(true) => continue,
+                    Ok(false) => engine.respond(line, &mut out),
+                    // Bytes that are not UTF-8 are read as U+FFFD.
+                    Err(_) => {
+                        let mut text = String::from_utf8_lossy(line).into_owned().into_bytes();
+                        engine.respond(&mut text, &mut out)
+                    }
                 }
-                engine.respond(text, &mut out)
             }
             Line::TooLong { bytes } => write_error(
                 &mut out,
@@ -97,7 +101,7 @@ pub fn serve_lines<R: Read>(mut lines: LineReader<R>, output: impl Write) -> Res
 pub fn respond(line: &str) -> String {
     let mut out = JsonWriter::new(Vec::new());
     // Writing to a `Vec` cannot fail.
-    let _ = Engine::default().respond(line, &mut out);
+    let _ = Engine::default().respond(&mut line.as_bytes().to_vec(), &mut out);
     let _ = out.flush();
     String::from_utf8_lossy(&out.out).into_owned()
 }
@@ -111,8 +115,13 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Writes the response to one request line (without newline) to `out`.
-    pub fn respond<W: Write>(&mut self, line: &str, out: &mut JsonWriter<W>) -> io::Result<()> {
+    /// Writes the response to one request line (without newline), valid UTF-8, to `out`. The
+    /// line's texts are decoded where they are, in `line`.
+    pub fn respond<W: Write>(
+        &mut self,
+        line: &mut [u8],
+        out: &mut JsonWriter<W>,
+    ) -> io::Result<()> {
         match self.reader.read(line) {
             Ok(Request::Assemble {
                 rules,
@@ -452,7 +461,9 @@ mod tests {
             vec!["\"{{/IF}}\""; 200_000].join(",")
         );
         let mut out = JsonWriter::new(Vec::new());
-        Engine::default().respond(&request, &mut out).expect("vec");
+        Engine::default()
+            .respond(&mut request.into_bytes(), &mut out)
+            .expect("vec");
         assert!(out.out.len() > 10 * OUTPUT_BUFFER);
         assert!(
             out.buffer.capacity() <= 2 * OUTPUT_BUFFER,

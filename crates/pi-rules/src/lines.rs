@@ -27,8 +27,9 @@ const READ_BUFFER: usize = 64 << 10;
 /// One line of input.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {
-    /// A whole line, without its `\n` (the last line of the input may lack one).
-    Complete(&'a [u8]),
+    /// A whole line, without its `\n` (the last line of the input may lack one). It is the
+    /// reader's own buffer, which the caller may change in place.
+    Complete(&'a mut [u8]),
     /// A line longer than the limit, skipped; `bytes` is its length without the `\n`.
     TooLong { bytes: u64 },
 }
@@ -81,11 +82,11 @@ impl<R: Read> LineReader<R> {
         }
         if self.line.last() == Some(&b'\n') {
             self.line.pop();
-            return Ok(Some(Line::Complete(&self.line)));
+            return Ok(Some(Line::Complete(&mut self.line)));
         }
         if self.line.len() <= self.limit {
             // The last line of the input, without `\n`.
-            return Ok(Some(Line::Complete(&self.line)));
+            return Ok(Some(Line::Complete(&mut self.line)));
         }
         // Too long: forget it and skip to the end of the line, one read buffer at a time.
         let mut bytes = self.line.len() as u64;
@@ -192,7 +193,7 @@ mod tests {
         assert!(reader.line.capacity() <= 1 << 20);
         assert_eq!(
             reader.next_line().expect("read"),
-            Some(Line::Complete(&b"next"[..]))
+            Some(Line::Complete(&mut b"next".to_vec()[..]))
         );
         assert_eq!(reader.next_line().expect("read"), None);
     }

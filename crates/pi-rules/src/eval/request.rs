@@ -2,16 +2,17 @@
 //! the engine.
 //!
 //! Nearly all of a request is its rule texts, JSON strings with an escape on every line, which
-//! `serde_json` decodes at over 100 instructions an escape, each into a fresh `String` (and even
-//! only skipping over them costs it about as much). So the usual request is read the fast way: a
-//! small reader walks the request object itself, decodes the texts with [`unescape`] into one
-//! buffer that the engine keeps from one request to the next, and hands every other field's value
-//! to `serde_json`. Whatever is out of the ordinary there (a line that is not valid JSON or not an
-//! object, a text that is not a string, a field given twice, serde_json's private tokens) is read
-//! the plain way instead, through a `serde_json::Value`, so that every answer and every error
-//! message is the one that reading gives. Texts with `\u` escapes are decoded by `serde_json`.
+//! `serde_json` decodes at over 100 instructions an escape, each into fresh memory (and only
+//! skipping over them costs it about as much). So the usual request is read the fast way: a small
+//! reader walks the request object itself, decodes the texts in place, in the line, with
+//! [`unescape`], and hands every other field's value to `serde_json`. A line out of the ordinary
+//! (not valid JSON or not an object, a text that is not a string, a field given twice,
+//! `serde_json`'s private tokens) is put back as it came and read the plain way, through a
+//! `serde_json::Value`, so that every answer and every error message is the one that reading
+//! gives. Texts with `\u` or `\/` escapes are decoded by `serde_json`.
 
-use super::unescape::unescape;
+use super::unescape::{reencode, unescape};
+use pi_rules_core::find;
 use pi_rules_core::value::js_number;
 use pi_rules_core::{Features, Settings, Value};
 use serde_json::{Deserializer, Map, Value as Json};
@@ -32,22 +33,24 @@ pub(super) enum Request<'a> {
     },
 }
 
-/// Reads request lines, keeping its buffer of texts from one request to the next.
+/// Reads request lines, keeping its buffers from one request to the next.
 #[derive(Default)]
 pub(super) struct Reader {
-    /// The decoded texts of the last request, one after the other.
-    texts: Vec<u8>,
+    /// The JSON of the last request's texts that `serde_json` decoded.
+    saved: Vec<u8>,
     /// The last request, if it was read the plain way.
     json: Option<Json>,
 }
 
 impl Reader {
-    /// Reads one request line; an error is the message of the error response.
-    pub(super) fn read<'a>(&'a mut self, line: &'a str) -> Result<Request<'a>, String> {
+    /// Reads one request line, which must be valid UTF-8, decoding its texts in place; an error
+    /// is the message of the error response.
+    pub(super) fn read<'a>(&'a mut self, line: &'a mut [u8]) -> Result<Request<'a>, String> {
         self.json = None;
-        match read_fast(line, &mut self.texts) {
-            Some(request) => request,
-            None => read_plain(line, &mut self.json),
+        match read_fast(line, &mut self.saved) {
+            Some(fields) => fields.request(line),
+            // The line is as it came, valid UTF-8 (without a copy).
+            None => read_plain(&String::from_utf8_lossy(line), &mut self.json),
         }
     }
 }
@@ -111,74 +114,23 @@ impl<'a> Request<'a> {
     }
 }
 
-/// Reads a request line the fast way, with its texts decoded into `texts`, or `None` when the
-/// line must be read the plain way.
-fn read_fast<'a>(line: &'a str, texts: &'a mut Vec<u8>) -> Option<Result<Request<'a>, String>> {
-    // Texts never take more bytes decoded than escaped.
-    reuse(texts, line.len());
-    let mut decoded = Texts {
-        bytes: texts,
-        len: 0,
+/// Reads a request line the fast way, decoding its texts in place, or `None` when it must be read
+/// the plain way; the line is then as it came.
+fn read_fast(line: &mut [u8], saved: &mut Vec<u8>) -> Option<Fields> {
+    saved.clear();
+    let mut texts = Texts {
+        decoded: Vec::new(),
+        saved,
     };
-    let fields = Fields::read(line, &mut decoded)?;
-    let len = decoded.len;
-    // Decoding only ever replaces escapes, which are ASCII, so the texts are valid UTF-8.
-    let texts = std::str::from_utf8(texts.get(..len)?).ok()?;
-    let text = |range: &Range<usize>| texts.get(range.clone());
-    let rules = match &fields.rules {
-        Some(ranges) => Some(Ok(ranges.iter().map(text).collect::<Option<Vec<_>>>()?)),
-        None => None,
-    };
-    let prompt = match &fields.prompt {
-        Some(range) => Some(Ok(text(range)?)),
-        None => None,
-    };
-    Some(Request::from_fields(&fields.rest, rules, prompt))
-}
-
-/// Makes `texts` `bytes` long, first giving back capacity that requests much longer than this
-/// one left behind (as the line reader does). What it holds is not cleared, only overwritten.
-fn reuse(texts: &mut Vec<u8>, bytes: usize) {
-    if texts.capacity() < bytes || texts.capacity() > 4 * bytes.max(64 << 10) {
-        // Zeroed memory from the allocator: the system's fresh pages, not written to.
-        *texts = vec![0; bytes];
-    } else {
-        texts.resize(bytes, 0);
+    let fields = Fields::read(&mut Cursor { line, at: 0 }, &mut texts);
+    if fields.is_none() {
+        texts.put_back(line);
     }
+    fields
 }
 
-/// The decoded texts of a request, one after the other at the start of `bytes`.
-struct Texts<'b> {
-    bytes: &'b mut [u8],
-    len: usize,
-}
-
-impl Texts<'_> {
-    /// Reads a string at `cursor`, decoding it onto the end of the texts; where it is.
-    fn read(&mut self, cursor: &mut Cursor<'_>) -> Option<Range<usize>> {
-        let start = self.len;
-        self.len += cursor.text(self.bytes.get_mut(start..)?)?;
-        Some(start..self.len)
-    }
-
-    /// Reads an array of strings at `cursor`, decoding each onto the end of the texts; where each
-    /// is.
-    fn read_array(&mut self, cursor: &mut Cursor<'_>) -> Option<Vec<Range<usize>>> {
-        cursor.expect(b'[')?;
-        let mut ranges = Vec::new();
-        let mut more = !cursor.eat(b']');
-        while more {
-            ranges.push(self.read(cursor)?);
-            more = cursor.eat(b',');
-            if !more {
-                cursor.expect(b']')?;
-            }
-        }
-        Some(ranges)
-    }
-}
-
-/// A request object read the fast way: where its texts are, and its other fields as JSON.
+/// A request object read the fast way: where its texts are in the line, decoded, and its other
+/// fields as JSON.
 #[derive(Default)]
 struct Fields {
     rules: Option<Vec<Range<usize>>>,
@@ -187,31 +139,26 @@ struct Fields {
 }
 
 impl Fields {
-    /// Reads the request object that is all of `line`, decoding its texts onto `texts`; `None`
-    /// when it must be read the plain way.
-    fn read(line: &str, texts: &mut Texts<'_>) -> Option<Fields> {
+    /// Reads the request object that is all of the cursor's line, decoding its texts in place;
+    /// `None` when it must be read the plain way.
+    fn read(cursor: &mut Cursor<'_>, texts: &mut Texts<'_>) -> Option<Fields> {
         let mut fields = Fields::default();
-        let mut cursor = Cursor { line, at: 0 };
-        // Longer keys are none the engine reads; they are left to the plain reading.
-        let mut key_buffer = [0; 64];
         cursor.expect(b'{')?;
         let mut more = !cursor.eat(b'}');
         while more {
-            let key_len = cursor.text(&mut key_buffer)?;
-            let key = key_buffer.get(..key_len)?;
+            let key = cursor.key()?;
             cursor.expect(b':')?;
-            match key {
+            match key.as_str() {
                 // A text given twice is left to the plain reading, where the last one wins.
-                b"rules" if fields.rules.is_some() => return None,
-                b"prompt" if fields.prompt.is_some() => return None,
-                b"rules" => fields.rules = Some(texts.read_array(&mut cursor)?),
-                b"prompt" => fields.prompt = Some(texts.read(&mut cursor)?),
+                "rules" if fields.rules.is_some() => return None,
+                "prompt" if fields.prompt.is_some() => return None,
+                "rules" => fields.rules = Some(cursor.texts(texts)?),
+                "prompt" => fields.prompt = Some(cursor.text(texts)?),
                 // `serde_json::Value` reads an object whose first key is one of its private
                 // tokens as something else.
-                token if token.starts_with(b"$serde_json::private::") => return None,
+                token if token.starts_with("$serde_json::private::") => return None,
+                // The last of two fields with one key wins, as in the plain reading.
                 _ => {
-                    let key = String::from_utf8(key.to_vec()).ok()?;
-                    // The last of two fields with one key wins, as in the plain reading.
                     fields.rest.insert(key, cursor.value()?);
                 }
             }
@@ -221,20 +168,71 @@ impl Fields {
             }
         }
         cursor.skip_whitespace();
-        (cursor.at == line.len()).then_some(fields)
+        (cursor.at == cursor.line.len()).then_some(fields)
+    }
+
+    /// The request, with its texts in `line`, where they were decoded.
+    fn request(self, line: &[u8]) -> Result<Request<'_>, String> {
+        // The line was valid UTF-8, and decoding only replaced escapes, which are ASCII.
+        let text = |range: &Range<usize>| {
+            let text = line.get(range.clone()).map(std::str::from_utf8);
+            text.and_then(Result::ok)
+                .ok_or_else(|| "a text is not valid UTF-8 once decoded".to_owned())
+        };
+        let rules = self
+            .rules
+            .map(|ranges| ranges.iter().map(text).collect::<Result<Vec<_>, _>>());
+        let prompt = self.prompt.map(|range| text(&range));
+        Request::from_fields(&self.rest, rules, prompt)
+    }
+}
+
+/// The texts of a request decoded in place, with what it takes to put the line back as it came.
+struct Texts<'s> {
+    decoded: Vec<Decoded>,
+    /// The JSON of the texts that `serde_json` decoded, one after the other.
+    saved: &'s mut Vec<u8>,
+}
+
+/// A text decoded in place: at `start`, `written` bytes of text where its JSON took `read` bytes
+/// (without the quotes), which were either decoded by [`unescape`] or are kept in `saved`.
+struct Decoded {
+    start: usize,
+    read: usize,
+    written: usize,
+    saved: Option<Range<usize>>,
+}
+
+impl Texts<'_> {
+    /// Puts every text back in `line` as it came.
+    fn put_back(&self, line: &mut [u8]) {
+        for text in &self.decoded {
+            let Some(place) = line.get_mut(text.start..text.start + text.read) else {
+                continue;
+            };
+            match &text.saved {
+                None => reencode(place, text.read, text.written),
+                Some(saved) => {
+                    let json = self.saved.get(saved.clone());
+                    if let Some(json) = json.filter(|json| json.len() == place.len()) {
+                        place.copy_from_slice(json);
+                    }
+                }
+            }
+        }
     }
 }
 
 /// A position in a request line, read the way `serde_json` reads JSON.
 struct Cursor<'a> {
-    line: &'a str,
+    line: &'a mut [u8],
     at: usize,
 }
 
 impl Cursor<'_> {
     /// Skips JSON whitespace (space, tab, line feed and carriage return).
     fn skip_whitespace(&mut self) {
-        let rest = self.line.as_bytes().get(self.at..).unwrap_or_default();
+        let rest = self.line.get(self.at..).unwrap_or_default();
         self.at += rest
             .iter()
             .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
@@ -244,7 +242,7 @@ impl Cursor<'_> {
     /// Skips whitespace, then `byte` if it comes next; whether it did.
     fn eat(&mut self, byte: u8) -> bool {
         self.skip_whitespace();
-        let next = self.line.as_bytes().get(self.at) == Some(&byte);
+        let next = self.line.get(self.at) == Some(&byte);
         self.at += usize::from(next);
         next
     }
@@ -254,32 +252,100 @@ impl Cursor<'_> {
         self.eat(byte).then_some(())
     }
 
-    /// Reads a string, decoding it to the start of `out`; how many bytes it takes there.
-    fn text(&mut self, out: &mut [u8]) -> Option<usize> {
+    /// Reads a key: a string, copied as it is, or decoded by `serde_json` if it has escapes.
+    fn key(&mut self) -> Option<String> {
         self.expect(b'"')?;
-        let contents = self.line.as_bytes().get(self.at..)?;
-        if let Some((read, written)) = unescape(contents, out) {
-            self.at += read;
-            return Some(written);
+        let rest = self.line.get(self.at..)?;
+        let end = find::memchr2(b'"', b'\\', rest)?;
+        let plain = rest.get(..end)?;
+        if rest.get(end) == Some(&b'"') && plain.iter().all(|&b| b >= 0x20) {
+            let key = std::str::from_utf8(plain).ok()?.to_owned();
+            self.at += end + 1;
+            return Some(key);
         }
-        // `\u` escapes, paired surrogates or lone ones, are decoded or refused by serde_json.
-        let quote = self.at - 1;
-        let mut strings = Deserializer::from_str(self.line.get(quote..)?).into_iter::<String>();
+        self.serde_string()
+    }
+
+    /// Reads an array of strings, decoding each in place; where each is.
+    fn texts(&mut self, texts: &mut Texts<'_>) -> Option<Vec<Range<usize>>> {
+        self.expect(b'[')?;
+        let mut ranges = Vec::new();
+        let mut more = !self.eat(b']');
+        while more {
+            ranges.push(self.text(texts)?);
+            more = self.eat(b',');
+            if !more {
+                self.expect(b']')?;
+            }
+        }
+        Some(ranges)
+    }
+
+    /// Reads a string, decoding it in place; where it is.
+    fn text(&mut self, texts: &mut Texts<'_>) -> Option<Range<usize>> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let contents = self.line.get_mut(start..)?;
+        let decoded = match unescape(contents) {
+            // What was read includes the closing quote.
+            Ok((read, written)) => Decoded {
+                start,
+                read: read - 1,
+                written,
+                saved: None,
+            },
+            Err((read, written)) => {
+                reencode(contents, read, written);
+                self.decode_with_serde(start, texts.saved)?
+            }
+        };
+        self.at = start + decoded.read + 1;
+        let range = start..start + decoded.written;
+        texts.decoded.push(decoded);
+        Some(range)
+    }
+
+    /// Decodes in place, with `serde_json`, the string whose contents start at `start`, keeping
+    /// its JSON in `saved`: strings with `\u` escapes (paired surrogates or lone ones) or `\/`,
+    /// and malformed ones, which `serde_json` refuses.
+    fn decode_with_serde(&mut self, start: usize, saved: &mut Vec<u8>) -> Option<Decoded> {
+        let text = self.serde_string()?;
+        let read = self.at.checked_sub(start + 1)?;
+        let json = self.line.get(start..start + read)?;
+        let kept = saved.len()..saved.len() + read;
+        saved.extend_from_slice(json);
+        // Decoded, a string never takes more bytes than its JSON.
+        let place = self.line.get_mut(start..start + text.len())?;
+        if text.len() > read {
+            return None;
+        }
+        place.copy_from_slice(text.as_bytes());
+        Some(Decoded {
+            start,
+            read,
+            written: text.len(),
+            saved: Some(kept),
+        })
+    }
+
+    /// Reads the string whose opening quote was just read with `serde_json`.
+    fn serde_string(&mut self) -> Option<String> {
+        let quote = self.at.checked_sub(1)?;
+        let mut strings = Deserializer::from_slice(self.line.get(quote..)?).into_iter::<String>();
         let text = strings.next()?.ok()?;
-        out.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
         self.at = quote + strings.byte_offset();
-        Some(text.len())
+        Some(text)
     }
 
     /// Reads any JSON value with `serde_json`.
     fn value(&mut self) -> Option<Json> {
         let rest = self.line.get(self.at..)?;
-        let mut values = Deserializer::from_str(rest).into_iter::<Json>();
+        let mut values = Deserializer::from_slice(rest).into_iter::<Json>();
         let value = values.next()?.ok()?;
         let read = values.byte_offset();
         // The plain reading counts nesting (up to 128) from the start of the line, this one from
         // the start of the value: a deeply nested value is left to the plain reading.
-        let brackets = rest.as_bytes().get(..read)?;
+        let brackets = rest.get(..read)?;
         if brackets.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= 64 {
             return None;
         }
@@ -415,11 +481,20 @@ mod tests {
     ];
 
     /// Reads `line` with `reader` and the plain way, and checks that the two agree; true when
-    /// `reader` took the fast way.
+    /// `reader` took the fast way. A line left to the plain reading must be put back as it came.
     fn agree(reader: &mut Reader, line: &str) -> bool {
-        let fast = read_fast(line, &mut Vec::new()).is_some();
+        let mut bytes = line.as_bytes().to_vec();
+        let fast = read_fast(&mut bytes, &mut Vec::new()).is_some();
+        if !fast {
+            assert_eq!(String::from_utf8_lossy(&bytes), line, "put back");
+        }
+        let mut bytes = line.as_bytes().to_vec();
         let mut json = None;
-        assert_eq!(reader.read(line), read_plain(line, &mut json), "{line}");
+        assert_eq!(
+            reader.read(&mut bytes),
+            read_plain(line, &mut json),
+            "{line}"
+        );
         fast
     }
 
@@ -639,15 +714,20 @@ mod tests {
     }
 
     #[test]
-    fn the_texts_buffer_is_reused_and_given_back() {
-        let mut texts = Vec::new();
-        reuse(&mut texts, 1 << 20);
-        assert_eq!(texts.len(), 1 << 20);
-        let capacity = texts.capacity();
-        reuse(&mut texts, 300 << 10);
-        assert_eq!((texts.len(), texts.capacity()), (300 << 10, capacity));
-        reuse(&mut texts, 10);
-        assert_eq!(texts.len(), 10);
-        assert!(texts.capacity() < 1 << 20);
+    fn texts_are_decoded_in_place_and_lines_left_to_the_plain_reading_put_back() {
+        let line = r#"{"rules": ["a\nb", "\u00e9\/\"", "c"], "prompt": "\t", "x": 1}"#;
+        let mut bytes = line.as_bytes().to_vec();
+        let mut saved = Vec::new();
+        let fields = read_fast(&mut bytes, &mut saved).expect("fast");
+        assert_eq!(fields.rules, Some(vec![12..15, 20..24, 34..35]));
+        assert_eq!(&bytes[12..15], b"a\nb");
+        assert_eq!(&bytes[20..24], "\u{e9}/\"".as_bytes());
+        assert_eq!(fields.prompt, Some(50..51));
+        assert_eq!(saved, br#"\u00e9\/\""#);
+        // The same texts, then something the plain reading must read: all put back.
+        let line = line.replace("1}", "1, \"rules\": []}");
+        let mut bytes = line.as_bytes().to_vec();
+        assert!(read_fast(&mut bytes, &mut saved).is_none());
+        assert_eq!(bytes, line.as_bytes());
     }
 }
