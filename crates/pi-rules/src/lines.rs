@@ -12,6 +12,7 @@
 //! [`LineReader::next_line`], apart from anything the caller writes, so that a command can tell
 //! its input failing (exit 3) from its output failing (exit 4).
 
+use pi_rules_core::find;
 use std::io::{self, BufRead, BufReader, Read};
 
 /// The longest line the protocols (`eval` and `serve`) accept, in bytes without the `\n`: 16 MiB.
@@ -74,9 +75,7 @@ impl<R: Read> LineReader<R> {
         let most = u64::try_from(self.limit)
             .unwrap_or(u64::MAX)
             .saturating_add(1);
-        let read = (&mut self.input)
-            .take(most)
-            .read_until(b'\n', &mut self.line)?;
+        let read = read_until_line_feed(&mut self.input, most, &mut self.line)?;
         if read == 0 {
             return Ok(None);
         }
@@ -94,9 +93,7 @@ impl<R: Read> LineReader<R> {
         let mut skipped = Vec::with_capacity(READ_BUFFER);
         loop {
             skipped.clear();
-            let read = (&mut self.input)
-                .take(READ_BUFFER as u64)
-                .read_until(b'\n', &mut skipped)?;
+            let read = read_until_line_feed(&mut self.input, READ_BUFFER as u64, &mut skipped)?;
             if skipped.last() == Some(&b'\n') {
                 bytes += read as u64 - 1;
                 break;
@@ -108,6 +105,37 @@ impl<R: Read> LineReader<R> {
         }
         Ok(Some(Line::TooLong { bytes }))
     }
+}
+
+/// Appends the input up to the next `\n`, included, to `out`, reading at most `most` bytes, and
+/// returns how many it appended (0 at the end of the input). It is `BufRead::read_until` on
+/// `input.take(most)`, with the SSE2 search of [`find`] for the line feed.
+fn read_until_line_feed(
+    input: &mut impl BufRead,
+    most: u64,
+    out: &mut Vec<u8>,
+) -> io::Result<usize> {
+    let mut read = 0;
+    while (read as u64) < most {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let left = usize::try_from(most - read as u64).unwrap_or(usize::MAX);
+        let available = available.get(..left).unwrap_or(available);
+        let (used, found) = match find::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        out.extend_from_slice(&available[..used]);
+        input.consume(used);
+        read += used;
+        if found || used == 0 {
+            break;
+        }
+    }
+    Ok(read)
 }
 
 #[cfg(test)]
@@ -196,6 +224,48 @@ mod tests {
             Some(Line::Complete(&mut b"next".to_vec()[..]))
         );
         assert_eq!(reader.next_line().expect("read"), None);
+    }
+
+    /// An input read a few bytes at a time, interrupted now and then.
+    struct Trickle<'a> {
+        input: &'a [u8],
+        reads: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            if self.reads.is_multiple_of(5) {
+                return Err(io::Error::from(io::ErrorKind::Interrupted));
+            }
+            let n = buf.len().min(self.input.len()).min(self.reads % 7 + 1);
+            buf[..n].copy_from_slice(&self.input[..n]);
+            self.input = &self.input[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn lines_read_a_few_bytes_at_a_time_are_the_same() {
+        let long = "y".repeat(3 * READ_BUFFER + 5);
+        let input = format!("abc\n\n12345\n123456\n{long}\nxy\n{long}z\nlast");
+        for limit in [5, 6, 3 * READ_BUFFER + 5, 1 << 20] {
+            let mut reader = LineReader::with_limit(
+                Trickle {
+                    input: input.as_bytes(),
+                    reads: 0,
+                },
+                limit,
+            );
+            let mut trickled = Vec::new();
+            while let Some(line) = reader.next_line().expect("no error but interruptions") {
+                trickled.push(match line {
+                    Line::Complete(bytes) => Ok(bytes.to_vec()),
+                    Line::TooLong { bytes } => Err(bytes),
+                });
+            }
+            assert_eq!(trickled, lines(input.as_bytes(), limit), "{limit}");
+        }
     }
 
     struct Failing;
