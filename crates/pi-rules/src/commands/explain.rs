@@ -290,6 +290,23 @@ impl<'t> Cursor<'t> {
     }
 }
 
+/// Appends `line:column`.
+fn push_position(out: &mut String, line: usize, column: usize) {
+    out.push_str(itoa::Buffer::new().format(line));
+    out.push(':');
+    out.push_str(itoa::Buffer::new().format(column));
+}
+
+/// Appends ``key` = VALUE from SOURCE`, the start of a reason that a setting's value gave.
+fn push_setting(out: &mut String, key: &str, described: &Described) {
+    out.push('`');
+    out.push_str(&escape(key));
+    out.push_str("` = ");
+    out.push_str(&described.shown);
+    out.push_str(" from ");
+    out.push_str(&described.source);
+}
+
 /// What the report says about one block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -577,7 +594,8 @@ impl<'r> Report<'r> {
                 _ => match block.inside {
                     None => out.push_str("not reached"),
                     Some((line, column)) => {
-                        let _ = write!(out, "inside the dropped block at {line}:{column}");
+                        out.push_str("inside the dropped block at ");
+                        push_position(out, line, column);
                     }
                 },
             }
@@ -585,33 +603,34 @@ impl<'r> Report<'r> {
         };
         let settings = &self.settings;
         let names = &self.recorder.names;
-        // Writing to a `String` cannot fail.
+        // The common reasons are put together piece by piece: a layer of many files has one
+        // per block, and `write!` costs several times as much. Writing to a `String` cannot fail.
         let _ = match &decided.reason {
-            Reason::Feature { name, on } => write!(
-                out,
-                "feature `{}` is {}{invert}",
-                escape(names.name(*name)),
-                if *on { "on" } else { "off" }
-            ),
+            Reason::Feature { name, on } => {
+                out.push_str("feature `");
+                out.push_str(&escape(names.name(*name)));
+                out.push_str(if *on { "` is on" } else { "` is off" });
+                out.push_str(invert);
+                Ok(())
+            }
             Reason::Truthy { key, truthy } => {
                 let key = names.name(*key);
-                let Described { shown, source } = settings.described(key);
-                write!(
-                    out,
-                    "`{}` = {shown} from {source} is {}{invert}",
-                    escape(key),
-                    if *truthy { "truthy" } else { "falsy" }
-                )
+                push_setting(out, key, &settings.described(key));
+                out.push_str(if *truthy { " is truthy" } else { " is falsy" });
+                out.push_str(invert);
+                Ok(())
             }
             Reason::Compare { key, .. } => {
                 let key = names.name(*key);
-                let Described { shown, source } = settings.described(key);
-                write!(
-                    out,
-                    "`{}` = {shown} from {source}: the comparison is {}{invert}",
-                    escape(key),
-                    decided.kept != (block.kind == BlockKind::IfNot)
-                )
+                push_setting(out, key, &settings.described(key));
+                let held = decided.kept != (block.kind == BlockKind::IfNot);
+                out.push_str(if held {
+                    ": the comparison is true"
+                } else {
+                    ": the comparison is false"
+                });
+                out.push_str(invert);
+                Ok(())
             }
             Reason::UnknownKey { key } if FEATURES.contains(&names.name(*key)) => {
                 let key = names.name(*key);
@@ -1177,38 +1196,45 @@ impl Report<'_> {
             return Ok(());
         };
         let (blocks, strays) = self.detail(i);
+        // One line per block and stray closer, each put together in one buffer and written
+        // whole: a layer of many files has thousands of them.
         let mut line = String::new();
         for block in &blocks {
             line.clear();
-            let shown_depth = block.depth.min(MAX_INDENT);
-            for _ in 0..shown_depth {
+            line.push_str(bar);
+            line.push_str("  ");
+            for _ in 0..block.depth.min(MAX_INDENT) {
                 line.push_str("  ");
             }
             if block.depth > MAX_INDENT {
-                let _ = write!(line, "[depth {}] ", block.depth);
+                line.push_str("[depth ");
+                line.push_str(itoa::Buffer::new().format(block.depth));
+                line.push_str("] ");
             }
+            push_position(&mut line, block.line, block.column);
+            line.push_str(" {{");
+            line.push_str(block.kind.keyword());
+            line.push(':');
+            line.push_str(&escape_truncated(block.condition, MAX_SHOWN_CHARS));
+            line.push_str("}} ");
             let state = block.state.as_str();
-            let _ = write!(
-                line,
-                "{}:{} {{{{{}:{}}}}} {}: ",
-                block.line,
-                block.column,
-                block.kind.keyword(),
-                escape_truncated(block.condition, MAX_SHOWN_CHARS),
-                paint.paint(state_colour(state), state),
-            );
+            line.push_str(&paint.paint(state_colour(state), state));
+            line.push_str(": ");
             self.write_why(block, &mut line);
-            writeln!(out, "{bar}  {line}")?;
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
         }
         for stray in &strays {
-            writeln!(
-                out,
-                "{bar}  {}:{} {} {}",
-                stray.line,
-                stray.column,
-                escape(stray.marker),
-                paint.paint("33", "stray closer, kept verbatim"),
-            )?;
+            line.clear();
+            line.push_str(bar);
+            line.push_str("  ");
+            push_position(&mut line, stray.line, stray.column);
+            line.push(' ');
+            line.push_str(&escape(stray.marker));
+            line.push(' ');
+            line.push_str(&paint.paint("33", "stray closer, kept verbatim"));
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
         }
         Ok(())
     }
