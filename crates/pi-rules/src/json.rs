@@ -3,6 +3,7 @@
 //! be a lazily produced sequence, or any `Display` value written as a JSON string without first
 //! becoming a `String`.
 
+use crate::output::Buffered;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use std::cell::Cell;
 use std::fmt::Display;
@@ -45,9 +46,15 @@ impl<T: Display> Serialize for Text<T> {
 }
 
 /// Writes `value` as one line of JSON.
+///
+/// The serialiser's many small writes (a comma, a key, a number) go to a buffer of this call's
+/// own type, where they are copied inline, and only whole chunks reach `out`: through `dyn
+/// Write`, each small write would be a call of its own.
 pub fn write_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
-    out.write_all(b"\n")
+    let mut buffered = Buffered::new(out);
+    serde_json::to_writer(&mut buffered, value).map_err(io::Error::from)?;
+    buffered.write_all(b"\n")?;
+    buffered.finish()
 }
 
 #[cfg(test)]

@@ -174,6 +174,12 @@ impl<W: Write> Buffered<W> {
         result
     }
 
+    /// Writes out what the buffer holds, without flushing the writer beneath, and gives the
+    /// failure if that fails (dropping would ignore it).
+    pub fn finish(mut self) -> io::Result<()> {
+        self.flush_buffer()
+    }
+
     /// Whether `buf` goes into the room left: the common case, of a few bytes.
     #[inline]
     fn fits(&self, buf: &[u8]) -> bool {

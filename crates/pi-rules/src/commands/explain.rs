@@ -570,7 +570,8 @@ impl<'r> Report<'r> {
 
     /// Why a block was kept or dropped (or not evaluated), in words; values cut for one line.
     fn why(&self, block: &BlockView<'_>) -> String {
-        let mut why = String::new();
+        // Room for the usual reason, so that it is not grown piece by piece.
+        let mut why = String::with_capacity(128);
         self.write_why(block, &mut why);
         why
     }
