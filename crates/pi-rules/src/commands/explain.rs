@@ -514,13 +514,17 @@ impl<'r> Report<'r> {
                 }
             })
             .collect();
-        let found = markers::scan(&text[body_start..]);
+        // Sized for the markers the assembly saw (an opener and a closer per decided block, and
+        // the stray closers), so that the lists are seldom grown.
+        let mut found = Vec::with_capacity(2 * decided.len() + warnings.len());
+        markers::scan_into(&text[body_start..], 0, &mut found);
         let closers = closers_of(&found, body_start);
         let mut cursor = Cursor::new(text);
         let mut decisions = decided.iter().peekable();
         // Enclosing blocks: (end of closer, position of the block if it was dropped).
         let mut stack: Vec<(usize, Option<(usize, usize)>)> = Vec::new();
-        let mut blocks = Vec::new();
+        let mut blocks =
+            Vec::with_capacity(found.len() - found.iter().filter(|m| m.closer).count());
         for (i, marker) in found.iter().enumerate() {
             if marker.closer {
                 continue;
