@@ -352,7 +352,9 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     // File name → providers, lowest precedence first; names in first-seen order (package, then
     // user, then project, each in byte order) so that equal-collating names keep that order.
     let mut names: Vec<(String, Vec<Provider>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    // A fast hasher: std's asks the kernel for its keys on first use, a system call that costs
+    // more than hashing these names.
+    let mut index: HashMap<String, usize, foldhash::fast::RandomState> = HashMap::default();
     let mut add = |name: String, provider: Provider| match index.get(&name) {
         Some(&at) => names[at].1.push(provider),
         None => {
