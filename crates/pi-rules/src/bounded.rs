@@ -216,6 +216,11 @@ pub fn raw_kind_name(file_type: rustix::fs::FileType) -> &'static str {
 /// exist, `Err` with the reason when it cannot be used (too large, not a regular file,
 /// unreadable).
 pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
+    // Most often there is no such file (the settings files are optional): one `lstat` says so,
+    // where the open below would fail and be followed by the `lstat` for a dangling link.
+    if fs::symlink_metadata(path).is_err_and(|err| err.kind() == io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
     match read(path, limit) {
         Outcome::Bytes { bytes, metadata } if metadata.is_file() => {
             Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
