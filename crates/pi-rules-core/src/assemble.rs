@@ -268,10 +268,10 @@ fn cut(
         (Some(gap), Some(&at)) => gap.start.min(at),
     };
     spare.clear();
-    // Room for any later cut of this call too (the text seldom outgrows its capacity), so
-    // that the buffer is allocated once rather than grown cut after cut; a call without cuts
-    // never allocates it.
-    spare.reserve(text.capacity() - first);
+    // Room for this tail only: the tails of later cuts are seldom longer (each is at most a
+    // body), and a small buffer can take memory that is free already, where one the size of the
+    // whole text comes from fresh pages. A call without cuts never allocates it.
+    spare.reserve(text.len() - first);
     spare.push_str(&text[first..]);
     text.truncate(first);
     let tail = |at: usize| at - first;

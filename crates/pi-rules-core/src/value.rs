@@ -28,7 +28,9 @@ pub enum Value {
 /// and takes the last value, as `JSON.parse` does.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Object {
-    entries: IndexMap<String, Value>,
+    /// Hashed as the settings are (see `scope.rs`): std's hasher would ask the kernel for its
+    /// keys the first time a command makes an object.
+    entries: IndexMap<String, Value, foldhash::fast::RandomState>,
     /// Whether some key is an array index, so that iteration must reorder.
     has_index_keys: bool,
 }

@@ -49,6 +49,7 @@ fn context<'a>(
         err,
         color: pi_rules::terminal::ColorChoice::Never,
         settings,
+        exits_after: false,
     }
 }
 

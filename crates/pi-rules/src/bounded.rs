@@ -197,10 +197,30 @@ pub fn kind_name(file_type: &fs::FileType) -> &'static str {
     }
 }
 
+/// [`kind_name`] of a type as rustix gives it (a directory entry's, or `lstat`'s).
+pub fn raw_kind_name(file_type: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType;
+    match file_type {
+        FileType::RegularFile => "file",
+        FileType::Directory => "directory",
+        FileType::Symlink => "symbolic link",
+        FileType::Fifo => "FIFO",
+        FileType::Socket => "socket",
+        FileType::CharacterDevice => "character device",
+        FileType::BlockDevice => "block device",
+        FileType::Unknown => "special file",
+    }
+}
+
 /// Reads a whole small file as text (invalid UTF-8 replaced): `Ok(None)` when it does not
 /// exist, `Err` with the reason when it cannot be used (too large, not a regular file,
 /// unreadable).
 pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
+    // Most often there is no such file (the settings files are optional): one `lstat` says so,
+    // where the open below would fail and be followed by the `lstat` for a dangling link.
+    if fs::symlink_metadata(path).is_err_and(|err| err.kind() == io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
     match read(path, limit) {
         Outcome::Bytes { bytes, metadata } if metadata.is_file() => {
             Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
@@ -300,5 +320,33 @@ mod tests {
         ));
         assert_eq!(read_text(&fifo, 10), Err("not a regular file".to_owned()));
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn kind_names_agree_for_std_and_rustix_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        fs::write(&file, "x").unwrap();
+        let link = dir.path().join("link");
+        symlink(&file, &link).unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        for (path, expected) in [
+            (dir.path(), "directory"),
+            (file.as_path(), "file"),
+            (link.as_path(), "symbolic link"),
+            (fifo.as_path(), "FIFO"),
+            (Path::new("/dev/null"), "character device"),
+        ] {
+            let std_type = fs::symlink_metadata(path).unwrap().file_type();
+            let mode = rustix::fs::lstat(path).unwrap().st_mode;
+            let raw_type = rustix::fs::FileType::from_raw_mode(mode);
+            assert_eq!(kind_name(&std_type), expected);
+            assert_eq!(raw_kind_name(raw_type), expected);
+        }
     }
 }

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         out: &mut std_streams.out,
         err: &mut std_streams.err,
         settings: &mut settings,
+        exits_after: true,
     };
     let result = cli
         .command

@@ -479,6 +479,7 @@ impl Server {
             err: &mut err,
             color: ColorChoice::Never,
             settings: &mut self.settings,
+            exits_after: false,
         };
         command
             .run(&mut cx)

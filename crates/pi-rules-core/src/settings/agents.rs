@@ -16,7 +16,8 @@ pub fn parse_agent_names(value: &Value) -> Vec<String> {
         Value::String(list) => list.split(',').map(normalize).collect(),
         _ => Vec::new(),
     };
-    let mut seen = HashSet::new();
+    // A fast hasher, as for the settings: std's asks the kernel for its keys on first use.
+    let mut seen: HashSet<String, foldhash::fast::RandomState> = HashSet::default();
     candidates
         .into_iter()
         .filter(|name| is_agent_name(name) && seen.insert(name.clone()))

@@ -48,6 +48,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         OutputFormat::Json => output(json::write_line(cx.out, &Report::new(&run)))?,
     }
+    cx.release(run);
     Ok(Exit::Success)
 }
 

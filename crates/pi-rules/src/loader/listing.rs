@@ -1,8 +1,11 @@
 //! Listing one layer directory: the entries that can provide a rule file.
 
-use std::fs;
+use std::ffi::OsStr;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 
 use super::Layer;
 
@@ -19,72 +22,110 @@ pub use pi_rules_core::lint::is_rule_name;
 /// Lists `dir` (not recursively), keeping rule entries in byte order of their names, as Node's
 /// `readdirSync` returns them. A missing directory gives nothing, silently; any other error
 /// gives nothing (or what was listed before it) and a note.
+///
+/// The directory is read with rustix's stream rather than `std::fs::read_dir`: glibc's
+/// `opendir` allocates a 32 KiB buffer, which in a short command takes fresh pages (and a `brk`
+/// to get them and one to give them back) even for an empty directory. Rustix starts with a small
+/// buffer and grows it for a large directory. What is kept and noted is the same.
 pub(super) fn list_layer(layer: Layer, dir: &Path, notes: &mut Vec<String>) -> Vec<Entry> {
-    let read_dir = match fs::read_dir(dir) {
-        Ok(read_dir) => read_dir,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Vec::new(),
-        Err(err) => {
+    // The flags `opendir` opens with.
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::DIRECTORY;
+    let stream = match rustix::fs::open(dir, flags, Mode::empty()).and_then(Dir::new) {
+        Ok(stream) => stream,
+        Err(rustix::io::Errno::NOENT) => return Vec::new(),
+        Err(errno) => {
             notes.push(format!(
-                "cannot list the {layer} layer `{}`: {err}; it contributes nothing",
-                dir.display()
+                "cannot list the {layer} layer `{}`: {}; it contributes nothing",
+                dir.display(),
+                io::Error::from(errno)
             ));
             return Vec::new();
         }
     };
     let mut entries = Vec::new();
-    for item in read_dir {
-        let item = match item {
+    for item in stream_entries(stream) {
+        let (item, file_type) = match item {
             Ok(item) => item,
-            Err(err) => {
+            Err(errno) => {
                 notes.push(format!(
-                    "cannot read an entry of the {layer} layer `{}`: {err}",
-                    dir.display()
+                    "cannot read an entry of the {layer} layer `{}`: {}",
+                    dir.display(),
+                    io::Error::from(errno)
                 ));
                 continue;
             }
         };
-        let file_name = item.file_name();
-        let name = match file_name.into_string() {
+        let raw = item.file_name().to_bytes();
+        let path = || dir.join(OsStr::from_bytes(raw));
+        let name = match std::str::from_utf8(raw) {
             Ok(name) => name,
-            Err(raw) => {
-                if raw.as_encoded_bytes().ends_with(b".md") {
+            Err(_) => {
+                if raw.ends_with(b".md") {
                     notes.push(format!(
                         "skipped `{}` in the {layer} layer: its name is not valid UTF-8",
-                        item.path().display()
+                        path().display()
                     ));
                 }
                 continue;
             }
         };
-        if !is_rule_name(&name) {
+        if !is_rule_name(name) {
             continue;
         }
         // The type comes from the directory entry itself (no extra syscall on most
         // filesystems); links are not followed here.
-        let file_type = match item.file_type() {
+        let file_type = match file_type {
             Ok(file_type) => file_type,
-            Err(err) => {
+            Err(errno) => {
                 notes.push(format!(
-                    "cannot tell the type of `{}` in the {layer} layer: {err}",
-                    item.path().display()
+                    "cannot tell the type of `{}` in the {layer} layer: {}",
+                    path().display(),
+                    io::Error::from(errno)
                 ));
                 continue;
             }
         };
-        if !(file_type.is_file() || file_type.is_symlink()) {
+        if !matches!(file_type, FileType::RegularFile | FileType::Symlink) {
             notes.push(format!(
                 "skipped `{}` in the {layer} layer: it is a {}, not a file",
-                item.path().display(),
-                crate::bounded::kind_name(&file_type)
+                path().display(),
+                crate::bounded::raw_kind_name(file_type)
             ));
             continue;
         }
         entries.push(Entry {
-            path: item.path(),
-            name,
-            is_symlink: file_type.is_symlink(),
+            path: path(),
+            name: name.to_owned(),
+            is_symlink: file_type == FileType::Symlink,
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     entries
+}
+
+/// The entries of `stream` other than `.` and `..`, each with its type: the one the directory
+/// entry gives, else (a filesystem that does not say) the one `lstat` gives, as `std::fs`'s
+/// `DirEntry::file_type` does. The stream ends after an error.
+fn stream_entries(
+    mut stream: Dir,
+) -> impl Iterator<Item = rustix::io::Result<(rustix::fs::DirEntry, rustix::io::Result<FileType>)>>
+{
+    std::iter::from_fn(move || loop {
+        let item = match stream.read()? {
+            Ok(item) => item,
+            Err(errno) => return Some(Err(errno)),
+        };
+        let name = item.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let file_type = match item.file_type() {
+            FileType::Unknown => stream.fd().and_then(|fd| {
+                rustix::fs::statat(fd, item.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|stat| FileType::from_raw_mode(stat.st_mode))
+            }),
+            known => Ok(known),
+        };
+        return Some(Ok((item, file_type)));
+    })
 }

@@ -27,8 +27,8 @@ mod confine;
 mod listing;
 mod read;
 
+use indexmap::IndexMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -351,15 +351,11 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     let mut notes = Vec::new();
     // File name → providers, lowest precedence first; names in first-seen order (package, then
     // user, then project, each in byte order) so that equal-collating names keep that order.
-    let mut names: Vec<(String, Vec<Provider>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut add = |name: String, provider: Provider| match index.get(&name) {
-        Some(&at) => names[at].1.push(provider),
-        None => {
-            index.insert(name.clone(), names.len());
-            names.push((name, vec![provider]));
-        }
-    };
+    // One map holds each name once. Its hasher is a fast one: std's asks the kernel for its
+    // keys on first use, a system call that costs more than hashing these names.
+    let mut names: IndexMap<String, Vec<Provider>, foldhash::fast::RandomState> =
+        IndexMap::default();
+    let mut add = |name: String, provider: Provider| names.entry(name).or_default().push(provider);
 
     match &dirs.package {
         PackageSource::Embedded(rules) => {
@@ -386,13 +382,15 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     }
     list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
 
-    sort_by_name(&mut names, |(name, _)| name.as_str());
-
     let mut loaded = Loaded {
+        files: Vec::with_capacity(names.len()),
+        names: Vec::with_capacity(names.len()),
         notes,
         ..Loaded::default()
     };
-    for (name, providers) in names {
+    // Sorted as `sort_by_name` sorts, stably; the map is consumed without rebuilding its index.
+    let compare = comparator_for(names.keys().map(String::as_str));
+    for (name, providers) in names.sorted_by(|a, _, b, _| compare(a, b)) {
         resolve_name(name, providers, policy, &mut loaded);
     }
     loaded.fallback = loaded.files.is_empty();
