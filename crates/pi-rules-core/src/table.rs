@@ -80,9 +80,16 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
             },
             None => return,
         };
-        let Some(end) = find::memchr(b'\n', &region[bar..]).map(|at| bar + at) else {
+        let Some(mut end) = line_end(region, bar) else {
             return;
         };
+        // The rows that follow it, up to a line that is not one.
+        while region.get(end + 1) == Some(&b'|') {
+            let Some(row_end) = line_end(region, end + 1) else {
+                return;
+            };
+            end = row_end;
+        }
         // The blank lines (spaces and tabs only) after it.
         let mut next = end + 1;
         while let Some(blank) = blank_line_end(&region[next..]) {
@@ -93,6 +100,12 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
         }
         line = next;
     }
+}
+
+/// The offset of the first line break at or after `from`.
+#[inline]
+fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
+    find::memchr(b'\n', bytes.get(from..)?).map(|off| from + off)
 }
 
 /// The offset of the line break that ends `text`'s first line, if that line is blank.
