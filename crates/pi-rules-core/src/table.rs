@@ -83,15 +83,16 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
         let Some(mut end) = line_end(region, bar) else {
             return;
         };
+        let mut next = end + 1;
         // The rows that follow it, up to a line that is not one.
-        while region.get(end + 1) == Some(&b'|') {
-            let Some(row_end) = line_end(region, end + 1) else {
+        while region.get(next) == Some(&b'|') {
+            let Some(row_end) = line_end(region, next) else {
                 return;
             };
             end = row_end;
+            next = end + 1;
         }
         // The blank lines (spaces and tabs only) after it.
-        let mut next = end + 1;
         while let Some(blank) = blank_line_end(&region[next..]) {
             next += blank + 1;
         }
