@@ -80,11 +80,19 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
             },
             None => return,
         };
-        let Some(end) = find::memchr(b'\n', &region[bar..]).map(|at| bar + at) else {
+        let Some(mut end) = line_end(region, bar) else {
             return;
         };
-        // The blank lines (spaces and tabs only) after it.
         let mut next = end + 1;
+        // The rows that follow it, up to a line that is not one.
+        while region.get(next) == Some(&b'|') {
+            let Some(row_end) = line_end(region, next) else {
+                return;
+            };
+            end = row_end;
+            next = end + 1;
+        }
+        // The blank lines (spaces and tabs only) after it.
         while let Some(blank) = blank_line_end(&region[next..]) {
             next += blank + 1;
         }
@@ -93,6 +101,12 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
         }
         line = next;
     }
+}
+
+/// The offset of the first line break at or after `from`.
+#[inline]
+fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
+    find::memchr(b'\n', bytes.get(from..)?).map(|off| from + off)
 }
 
 /// The offset of the line break that ends `text`'s first line, if that line is blank.
