@@ -304,15 +304,20 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 
+    /// Makes a FIFO at `path`, with the system's `mkfifo`.
+    fn make_fifo(path: &Path) {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+
     #[test]
     fn a_fifo_is_never_read_and_never_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        make_fifo(&fifo);
         let started = Instant::now();
         assert!(matches!(
             read(&fifo, 10),
@@ -330,11 +335,7 @@ mod tests {
         let link = dir.path().join("link");
         symlink(&file, &link).unwrap();
         let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        make_fifo(&fifo);
         for (path, expected) in [
             (dir.path(), "directory"),
             (file.as_path(), "file"),
