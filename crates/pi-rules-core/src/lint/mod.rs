@@ -229,6 +229,8 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
     // Rule files whose bytes are their text (valid UTF-8), by layer and entry index: their bytes
     // become their sources once nothing else reads them.
     let mut read_as_is: Vec<(usize, usize)> = Vec::new();
+    // Lists every file needs, kept from one file to the next.
+    let mut scratch = Scratch::default();
 
     for (&layer_index, layer) in order.iter().zip(&layers) {
         let mut entries: Vec<(usize, &Entry)> = layer.entries.iter().enumerate().collect();
@@ -243,7 +245,7 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
             let out = files
                 .entry(entry.path.clone())
                 .or_insert_with(|| FileDiagnostics::new(entry.path.as_str()));
-            match check_rule_text(&cx, bytes, out) {
+            match check_rule_text(&cx, bytes, out, &mut scratch) {
                 Cow::Owned(text) => {
                     report.sources.insert(entry.path.clone(), text);
                 }
@@ -293,23 +295,36 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
 
 /// Checks one rule file's content; returns its text as the loader reads it, borrowed from
 /// `bytes` when they are valid UTF-8.
+/// The working lists of [`check_rule_text`], kept across the files of a run: allocated afresh
+/// for each file, they are scattered through a heap that grows with the layer, and the
+/// allocator's and the caches' costs per file grow with it.
+#[derive(Default)]
+struct Scratch {
+    markers: Vec<crate::markers::Marker>,
+    reach: reach::Scratch,
+}
+
 fn check_rule_text<'b>(
     cx: &Context<'_>,
     bytes: &'b [u8],
     out: &mut FileDiagnostics,
+    scratch: &mut Scratch,
 ) -> Cow<'b, str> {
     let decoded = text::decode(bytes, out);
     let text: &str = &decoded;
     let front = crate::frontmatter::split(text);
     frontmatter::check(cx, text, &front, out);
     let body = front.body_start;
-    let markers = crate::markers::scan_from(text, body);
-    markers::check_balance(text, &markers, out);
+    let markers = &mut scratch.markers;
+    markers.clear();
+    crate::markers::scan_into(text, body, markers);
+    let markers = &markers[..];
+    markers::check_balance(text, markers, out);
     for marker in markers.iter().filter(|m| m.is_opener()) {
         conditions::check_condition(cx, text, marker, out);
     }
-    reach::check(cx, text, &front, &markers, out);
-    markers::check_near_misses(text, body, &markers, out);
+    reach::check(cx, text, &front, markers, out, &mut scratch.reach);
+    markers::check_near_misses(text, body, markers, out);
     // Repairing look-alike markers must not unbalance the file (a lone `{{if:x}}` would become
     // an unclosed block): then none of them is offered.
     let marker_fixes = out.fixes_of(Code::NearMissMarker);
@@ -322,7 +337,7 @@ fn check_rule_text<'b>(
         }
     }
     text::check_hidden(text, out);
-    text::check_table_gaps(text, body, &markers, out);
+    text::check_table_gaps(text, body, markers, out);
     decoded
 }
 

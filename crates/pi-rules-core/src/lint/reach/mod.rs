@@ -94,6 +94,8 @@ struct File<'t> {
     gate: Vec<(usize, u64, Range<usize>)>,
 }
 
+pub(crate) use windows::Scratch;
+
 /// Runs the reasoning on one rule file. `markers` have spans into `text`.
 pub(crate) fn check(
     cx: &Context<'_>,
@@ -101,6 +103,7 @@ pub(crate) fn check(
     front: &Frontmatter<'_>,
     markers: &[Marker],
     out: &mut FileDiagnostics,
+    scratch: &mut Scratch,
 ) {
     if text.is_empty() {
         return;
@@ -109,7 +112,7 @@ pub(crate) fn check(
         return;
     };
     file.paths(out);
-    windows::check(&file, out);
+    windows::check(&file, out, scratch);
 }
 
 impl<'t> File<'t> {

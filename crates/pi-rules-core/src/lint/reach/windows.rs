@@ -411,10 +411,23 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) 
     }
 }
 
+/// The state lists of [`check`], kept from one file to the next: a file has a list per event.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    buckets: Vec<Vec<State>>,
+    /// Emptied lists, for the buckets filled later.
+    spare: Vec<Vec<State>>,
+}
+
 /// Follows the states through the file and reports what they find.
-pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
+pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Scratch) {
     let n = file.events.len();
-    let mut buckets: Vec<Vec<State>> = vec![Vec::new(); n + 1];
+    let Scratch { buckets, spare } = scratch;
+    buckets.clear();
+    buckets.resize_with(n + 1, Vec::new);
+    if let Some(recycled) = spare.pop() {
+        buckets[0] = recycled;
+    }
     buckets[0].push(State {
         local: Vec::new(),
         pruned: Vec::new(),
@@ -429,8 +442,6 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
     let mut undo: Vec<Option<(usize, u64)>> = Vec::new();
     let mut hits: Vec<(Hit, State)> = Vec::new();
 
-    // Emptied buckets, kept for the buckets filled later: a file has a bucket per event.
-    let mut spare: Vec<Vec<State>> = Vec::new();
     let mut lead = Vec::new();
     for e in 0..n {
         let mut states = std::mem::take(&mut buckets[e]);
@@ -547,7 +558,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
     }
     let mut last = std::mem::take(&mut buckets[n]);
     merge(&mut last, file, n);
-    for s in last {
+    for s in last.drain(..) {
         if s.tail.line == Line::Pipes && s.tail.line_drop {
             let hit = Hit::Row {
                 start: s.wit.row_start,
@@ -565,6 +576,9 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics) {
             };
             hits.push((hit, s));
         }
+    }
+    if last.capacity() > 0 {
+        spare.push(last);
     }
     report(file, hits, out);
 }
