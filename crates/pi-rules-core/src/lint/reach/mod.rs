@@ -548,8 +548,10 @@ impl<'t> File<'t> {
 /// The events of a body: text, and the openers and closers of matched blocks (by block index,
 /// blocks numbered in opener order). Also returns each block's opener and closer markers.
 fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize, usize)>) {
-    let mut events = Vec::new();
-    let mut openers: Vec<(usize, usize)> = Vec::new();
+    // At most an event per marker and one for the text before each and after the last; sized
+    // once, the list is not grown (and copied) marker after marker.
+    let mut events = Vec::with_capacity(2 * markers.len() + 1);
+    let mut openers: Vec<(usize, usize)> = Vec::with_capacity(markers.len());
     let mut stack = Vec::new();
     let mut pairs = vec![markers::UNPAIRED; markers.len()];
     let mut open: Vec<usize> = Vec::new();
