@@ -94,7 +94,14 @@ struct File<'t> {
     gate: Vec<(usize, u64, Range<usize>)>,
 }
 
-pub(crate) use windows::Scratch;
+/// The lists of one file's walk, kept from one file to the next: allocated afresh for each
+/// file, they are scattered through a heap that grows with the layer.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    events: Vec<Event>,
+    blocks: Vec<Block>,
+    states: windows::Scratch,
+}
 
 /// Runs the reasoning on one rule file. `markers` have spans into `text`.
 pub(crate) fn check(
@@ -108,11 +115,17 @@ pub(crate) fn check(
     if text.is_empty() {
         return;
     }
-    let Some(file) = File::build(cx, text, front, markers, out) else {
+    let mut events = std::mem::take(&mut scratch.events);
+    let mut blocks = std::mem::take(&mut scratch.blocks);
+    events.clear();
+    blocks.clear();
+    let Some(file) = File::build(cx, text, front, markers, out, events, blocks) else {
         return;
     };
     file.paths(out);
-    windows::check(&file, out, scratch);
+    windows::check(&file, out, &mut scratch.states);
+    scratch.events = file.events;
+    scratch.blocks = file.blocks;
 }
 
 impl<'t> File<'t> {
@@ -122,9 +135,12 @@ impl<'t> File<'t> {
         front: &Frontmatter<'t>,
         markers: &'t [Marker],
         out: &mut FileDiagnostics,
+        mut events: Vec<Event>,
+        mut blocks: Vec<Block>,
     ) -> Option<File<'t>> {
         let body = front.body_start;
-        let (events, openers) = walk(text, body, markers);
+        let openers = walk(text, body, markers, &mut events);
+        blocks.reserve(openers.len());
         // Variables, and the literals each settings key is compared with.
         let mut index: HashMap<(&str, bool), usize, foldhash::fast::RandomState> =
             HashMap::default();
@@ -217,7 +233,7 @@ impl<'t> File<'t> {
             text,
             markers,
             vars: Vec::new(),
-            blocks: Vec::with_capacity(openers.len()),
+            blocks,
             events,
             body,
             gate: Vec::new(),
@@ -546,11 +562,17 @@ impl<'t> File<'t> {
 }
 
 /// The events of a body: text, and the openers and closers of matched blocks (by block index,
-/// blocks numbered in opener order). Also returns each block's opener and closer markers.
-fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize, usize)>) {
+/// blocks numbered in opener order), appended to `events`. Returns each block's opener and
+/// closer markers.
+fn walk(
+    text: &str,
+    body: usize,
+    markers: &[Marker],
+    events: &mut Vec<Event>,
+) -> Vec<(usize, usize)> {
     // At most an event per marker and one for the text before each and after the last; sized
     // once, the list is not grown (and copied) marker after marker.
-    let mut events = Vec::with_capacity(2 * markers.len() + 1);
+    events.reserve(2 * markers.len() + 1);
     let mut openers: Vec<(usize, usize)> = Vec::with_capacity(markers.len());
     let mut stack = Vec::new();
     let mut pairs = vec![markers::UNPAIRED; markers.len()];
@@ -573,11 +595,11 @@ fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize,
             // No closer: the rest is kept verbatim.
             break;
         };
-        push_text(&mut events, pos..markers[i].span().start);
+        push_text(events, pos..markers[i].span().start);
         for k in i..=close {
             let m = &markers[k];
             if k > i {
-                push_text(&mut events, markers[k - 1].span().end..m.span().start);
+                push_text(events, markers[k - 1].span().end..m.span().start);
             }
             if m.closer {
                 if let Some(o) = open.pop() {
@@ -593,8 +615,8 @@ fn walk(text: &str, body: usize, markers: &[Marker]) -> (Vec<Event>, Vec<(usize,
         pos = markers[close].span().end;
         i = close + 1;
     }
-    push_text(&mut events, pos..text.len());
-    (events, openers)
+    push_text(events, pos..text.len());
+    openers
 }
 
 fn constant_gate(

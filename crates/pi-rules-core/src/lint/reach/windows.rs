@@ -413,7 +413,7 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) 
 
 /// The state lists of [`check`], kept from one file to the next: a file has a list per event.
 #[derive(Default)]
-pub(crate) struct Scratch {
+pub(super) struct Scratch {
     buckets: Vec<Vec<State>>,
     /// Emptied lists, for the buckets filled later.
     spare: Vec<Vec<State>>,
