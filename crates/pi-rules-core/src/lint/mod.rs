@@ -293,8 +293,6 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
     report
 }
 
-/// Checks one rule file's content; returns its text as the loader reads it, borrowed from
-/// `bytes` when they are valid UTF-8.
 /// The working lists of [`check_rule_text`], kept across the files of a run: allocated afresh
 /// for each file, they are scattered through a heap that grows with the layer, and the
 /// allocator's and the caches' costs per file grow with it.
@@ -304,6 +302,8 @@ struct Scratch {
     reach: reach::Scratch,
 }
 
+/// Checks one rule file's content; returns its text as the loader reads it, borrowed from
+/// `bytes` when they are valid UTF-8. `scratch` lends it its working lists.
 fn check_rule_text<'b>(
     cx: &Context<'_>,
     bytes: &'b [u8],
