@@ -25,6 +25,7 @@ use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
 use pi_rules_core::{frontmatter, Message, Observer, Value, Warning, WarningKind};
+use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -374,11 +375,6 @@ impl SettingsView<'_> {
         self.described(key).source
     }
 
-    /// `value` as JSON text, cut for one line.
-    fn shown(&self, key: &str) -> Rc<str> {
-        self.described(key).shown
-    }
-
     fn described(&self, key: &str) -> Described {
         if let Some(described) = self.described.borrow().get(key) {
             return described.clone();
@@ -413,6 +409,27 @@ struct Report<'r> {
     warnings: Vec<Range<usize>>,
     /// Per taken file, the range of its recorded block decisions.
     decided: Vec<Range<usize>>,
+    /// The working lists and strings of one file, kept from one file to the next.
+    scratch: RefCell<Scratch<'r>>,
+}
+
+/// What detailing and writing one file needs, kept across the files of a report: allocated
+/// afresh for each file, these lists and strings land in a heap that grows with the layer, and
+/// the allocator's and the caches' cost per file grows with it.
+#[derive(Default)]
+struct Scratch<'r> {
+    /// The file's blocks and stray closers (see [`Report::detail_into`]).
+    blocks: Vec<BlockView<'r>>,
+    strays: Vec<StrayView<'r>>,
+    /// The file's markers, the closer of each opener, and the walks' stacks.
+    markers: Vec<Marker>,
+    closers: Vec<Option<usize>>,
+    open: Vec<usize>,
+    stack: Vec<(usize, Option<(usize, usize)>)>,
+    /// A line of the text form, or a reason of the JSON form.
+    line: String,
+    /// A warning's message, before it is escaped into a line.
+    message: String,
 }
 
 /// Splits `items` (in file order) into one range per file, for `files` files.
@@ -447,6 +464,7 @@ impl<'r> Report<'r> {
             coms_flag,
             warnings: ranges_by_file(warnings, files, |w| w.file()),
             decided: ranges_by_file(&recorder.blocks, files, |d| d.file as usize),
+            scratch: RefCell::default(),
         }
     }
 
@@ -491,8 +509,20 @@ impl<'r> Report<'r> {
         self.names().filter(|e| e.status() == "included").count()
     }
 
-    /// Every block of an included file in opener order, and its stray closers.
-    fn detail(&self, file: usize) -> (Vec<BlockView<'r>>, Vec<StrayView<'r>>) {
+    /// Every block of an included file in opener order, and its stray closers, into
+    /// `scratch.blocks` and `scratch.strays`.
+    fn detail_into(&self, file: usize, scratch: &mut Scratch<'r>) {
+        let Scratch {
+            blocks,
+            strays,
+            markers: found,
+            closers,
+            open,
+            stack,
+            ..
+        } = scratch;
+        blocks.clear();
+        strays.clear();
         let text = self.text_of(file);
         let body_start = frontmatter::split(text).body_start;
         let warnings = self.file_warnings(file);
@@ -502,29 +532,26 @@ impl<'r> Report<'r> {
             _ => None,
         });
         let mut cursor = Cursor::new(text);
-        let strays = warnings
-            .iter()
-            .filter(|w| matches!(w.kind, WarningKind::StrayCloser { .. }))
-            .map(|w| {
-                let (line, column) = cursor.at(w.span().start);
-                StrayView {
-                    line,
-                    column,
-                    marker: text.get(w.span()).unwrap_or(""),
-                }
-            })
-            .collect();
-        // Sized for the markers the assembly saw (an opener and a closer per decided block, and
-        // the stray closers), so that the lists are seldom grown.
-        let mut found = Vec::with_capacity(2 * decided.len() + warnings.len());
-        markers::scan_into(&text[body_start..], 0, &mut found);
-        let closers = closers_of(&found, body_start);
+        strays.extend(
+            warnings
+                .iter()
+                .filter(|w| matches!(w.kind, WarningKind::StrayCloser { .. }))
+                .map(|w| {
+                    let (line, column) = cursor.at(w.span().start);
+                    StrayView {
+                        line,
+                        column,
+                        marker: text.get(w.span()).unwrap_or(""),
+                    }
+                }),
+        );
+        found.clear();
+        markers::scan_into(&text[body_start..], 0, found);
+        closers_into(found, body_start, closers, open);
         let mut cursor = Cursor::new(text);
         let mut decisions = decided.iter().peekable();
         // Enclosing blocks: (end of closer, position of the block if it was dropped).
-        let mut stack: Vec<(usize, Option<(usize, usize)>)> = Vec::new();
-        let mut blocks =
-            Vec::with_capacity(found.len() - found.iter().filter(|m| m.closer).count());
+        stack.clear();
         for (i, marker) in found.iter().enumerate() {
             if marker.closer {
                 continue;
@@ -569,19 +596,10 @@ impl<'r> Report<'r> {
                 inside,
             });
         }
-        (blocks, strays)
     }
 
-    /// Why a block was kept or dropped (or not evaluated), in words; values cut for one line.
-    fn why(&self, block: &BlockView<'_>) -> String {
-        // Room for the usual reason, so that it is not grown piece by piece.
-        let mut why = String::with_capacity(128);
-        self.write_why(block, &mut why);
-        why
-    }
-
-    /// [`Report::why`], appended to `out` (the text form writes one line per block into one
-    /// buffer).
+    /// Why a block was kept or dropped (or not evaluated), in words, appended to `out`; values
+    /// cut for one line.
     fn write_why(&self, block: &BlockView<'_>, out: &mut String) {
         let invert = if block.kind == BlockKind::IfNot {
             ", inverted by IFNOT"
@@ -667,10 +685,10 @@ impl<'r> Report<'r> {
         };
     }
 
-    /// A file's status in words.
-    fn reason(&self, entry: &NameEntry<'_>) -> String {
+    /// A file's status in words, appended to `out`.
+    fn write_reason(&self, entry: &NameEntry<'_>, out: &mut String) {
         let gate = entry.file.and_then(|i| self.recorder.gates.get(i));
-        outcome_reason(entry.report, gate, &self.settings)
+        write_outcome_reason(out, entry.report, gate, &self.settings);
     }
 
     /// The settings keys that gates and blocks read, in schema order.
@@ -719,10 +737,16 @@ impl<'r> Report<'r> {
 }
 
 /// The closer end (offset in the whole text) of every opener that has one, by marker index,
-/// nested ones in dropped blocks included.
-fn closers_of(found: &[Marker], body_start: usize) -> Vec<Option<usize>> {
-    let mut closer_of = vec![None; found.len()];
-    let mut open: Vec<usize> = Vec::new();
+/// nested ones in dropped blocks included, into `closer_of`; `open` is working room.
+fn closers_into(
+    found: &[Marker],
+    body_start: usize,
+    closer_of: &mut Vec<Option<usize>>,
+    open: &mut Vec<usize>,
+) {
+    closer_of.clear();
+    closer_of.resize(found.len(), None);
+    open.clear();
     for (i, marker) in found.iter().enumerate() {
         if !marker.closer {
             open.push(i);
@@ -734,16 +758,22 @@ fn closers_of(found: &[Marker], body_start: usize) -> Vec<Option<usize>> {
             open.clear();
         }
     }
-    closer_of
 }
 
-/// The reason for a file's status, in words.
-fn outcome_reason(report: &NameReport, gate: Option<&Gate>, settings: &SettingsView<'_>) -> String {
-    let layer_list = |c: &[Candidate]| {
-        c.iter()
-            .map(|c| c.layer.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+/// Appends the reason for a file's status, in words. (Writing to a `String` cannot fail.)
+fn write_outcome_reason(
+    out: &mut String,
+    report: &NameReport,
+    gate: Option<&Gate>,
+    settings: &SettingsView<'_>,
+) {
+    let push_layers = |out: &mut String, candidates: &[Candidate]| {
+        for (i, c) in candidates.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(c.layer.as_str());
+        }
     };
     match &report.outcome {
         Outcome::Oversized {
@@ -752,88 +782,108 @@ fn outcome_reason(report: &NameReport, gate: Option<&Gate>, settings: &SettingsV
             winner,
             ..
         } => {
-            let hidden = if hides.is_empty() {
-                String::new()
-            } else {
-                format!(", hiding the {} copy", layer_list(hides))
-            };
-            format!(
-                "oversized at {size} bytes (limit {MAX_RULE_BYTES}) in the {} layer{hidden}",
+            let _ = write!(
+                out,
+                "oversized at {size} bytes (limit {MAX_RULE_BYTES}) in the {} layer",
                 winner.layer
-            )
+            );
+            if !hides.is_empty() {
+                out.push_str(", hiding the ");
+                push_layers(out, hides);
+                out.push_str(" copy");
+            }
         }
         Outcome::Unreadable { failures } => {
-            let reasons: Vec<String> = failures
-                .iter()
-                .map(|f| format!("{}: {}", f.candidate.layer, f.reason))
-                .collect();
-            format!("unreadable in every layer ({})", reasons.join("; "))
+            out.push_str("unreadable in every layer (");
+            for (i, f) in failures.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                let _ = write!(out, "{}: {}", f.candidate.layer, f.reason);
+            }
+            out.push(')');
         }
         Outcome::Taken {
             masked: true,
             shadows,
             ..
-        } => format!(
-            "masked: an empty link to a device hides the {} copy",
+        } => {
+            out.push_str("masked: an empty link to a device hides the ");
             if shadows.is_empty() {
-                "(no)".to_owned()
+                out.push_str("(no)");
             } else {
-                layer_list(shadows)
+                push_layers(out, shadows);
             }
-        ),
+            out.push_str(" copy");
+        }
         Outcome::Taken {
             fell_back_from,
             winner,
             ..
         } => {
-            let mut parts = Vec::new();
-            if !fell_back_from.is_empty() {
-                let failed: Vec<String> = fell_back_from
-                    .iter()
-                    .map(|f| format!("{} copy unreadable ({})", f.candidate.layer, f.reason))
-                    .collect();
-                parts.push(format!(
-                    "{}, fell back to {}",
-                    failed.join("; "),
-                    winner.layer
-                ));
+            for (i, f) in fell_back_from.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                let _ = write!(out, "{} copy unreadable ({})", f.candidate.layer, f.reason);
             }
-            parts.push(gate.map_or_else(|| "included".to_owned(), |g| gate_reason(g, settings)));
-            parts.join("; ")
+            if !fell_back_from.is_empty() {
+                let _ = write!(out, ", fell back to {}; ", winner.layer);
+            }
+            match gate {
+                None => out.push_str("included"),
+                Some(gate) => write_gate_reason(out, gate, settings),
+            }
         }
     }
 }
 
-fn gate_reason(gate: &Gate, settings: &SettingsView<'_>) -> String {
-    let parts: Vec<String> = [&gate.setting, &gate.feature]
+/// Appends what a frontmatter gate decided, and on what.
+fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<'_>) {
+    out.push_str(if gate.included { "included" } else { "gated" });
+    let mut parts = [&gate.setting, &gate.feature]
         .into_iter()
         .flatten()
-        .map(|part| match part {
-            GatePart::Setting { key } => format!(
-                "requires_setting: {} = {} from {}",
-                escape(key),
-                settings.shown(key),
-                settings.source(key)
-            ),
-            GatePart::UnknownSetting { key } => {
-                format!("requires_setting: {} is not a settings key", escape(key))
+        .peekable();
+    if parts.peek().is_none() {
+        out.push_str(" (no frontmatter gate)");
+        return;
+    }
+    out.push_str(" (");
+    for (i, part) in parts.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = match part {
+            GatePart::Setting { key } => {
+                let described = settings.described(key);
+                write!(
+                    out,
+                    "requires_setting: {} = {} from {}",
+                    escape(key),
+                    described.shown,
+                    described.source
+                )
             }
-            GatePart::Feature { name, on } => format!(
+            GatePart::UnknownSetting { key } => {
+                write!(
+                    out,
+                    "requires_setting: {} is not a settings key",
+                    escape(key)
+                )
+            }
+            GatePart::Feature { name, on } => write!(
+                out,
                 "requires: {} is {}",
                 escape(name),
                 if *on { "on" } else { "off" }
             ),
             GatePart::UnknownFeature { name } => {
-                format!("requires: {} is not a feature predicate", escape(name))
+                write!(out, "requires: {} is not a feature predicate", escape(name))
             }
-        })
-        .collect();
-    let verdict = if gate.included { "included" } else { "gated" };
-    if parts.is_empty() {
-        format!("{verdict} (no frontmatter gate)")
-    } else {
-        format!("{verdict} ({})", parts.join(", "))
+        };
     }
+    out.push(')');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -874,20 +924,103 @@ struct JsonShadow {
     path: String,
 }
 
-#[derive(Serialize)]
+/// One file of the JSON form, serialised straight from the report: its lists and strings are
+/// the report's scratch, reused from one file to the next.
 struct JsonFile<'a> {
-    name: &'a str,
-    layer: Option<&'static str>,
-    path: Option<String>,
-    shadowed: Vec<JsonShadow>,
-    status: &'static str,
-    reason: String,
-    bytes: usize,
-    tokens: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    body_start: Option<usize>,
-    blocks: Vec<JsonBlock<'a>>,
-    stray_closers: Vec<JsonStray<'a>>,
+    report: &'a Report<'a>,
+    entry: NameEntry<'a>,
+}
+
+impl Serialize for JsonFile<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (report, entry) = (self.report, &self.entry);
+        let name = entry.report.name.as_str();
+        let winner = entry.report.winner();
+        let bytes = report.bytes_of(entry);
+        let mut scratch = report.scratch.borrow_mut();
+        let scratch = &mut *scratch;
+        let mut file = serializer.serialize_struct("JsonFile", 11)?;
+        file.serialize_field("name", name)?;
+        file.serialize_field("layer", &winner.map(|w| w.layer.as_str()))?;
+        file.serialize_field("path", &winner.map(|w| w.display_path(name)))?;
+        let shadowed = entry.shadowed().map(|c| JsonShadow {
+            layer: c.layer.as_str(),
+            path: c.display_path(name),
+        });
+        file.serialize_field("shadowed", &Seq::new(shadowed))?;
+        file.serialize_field("status", entry.status())?;
+        scratch.line.clear();
+        report.write_reason(entry, &mut scratch.line);
+        file.serialize_field("reason", &scratch.line)?;
+        file.serialize_field("bytes", &bytes)?;
+        file.serialize_field("tokens", &estimate_tokens(bytes))?;
+        match entry.file {
+            Some(i) => {
+                let body_start = frontmatter::split(report.text_of(i)).body_start;
+                file.serialize_field("body_start", &body_start)?;
+            }
+            None => file.skip_field("body_start")?,
+        }
+        match (entry.file, entry.included) {
+            (Some(i), Some(true)) => report.detail_into(i, scratch),
+            _ => {
+                scratch.blocks.clear();
+                scratch.strays.clear();
+            }
+        }
+        let why = RefCell::new(std::mem::take(&mut scratch.line));
+        let blocks = JsonBlocks {
+            report,
+            blocks: &scratch.blocks,
+            why: &why,
+        };
+        file.serialize_field("blocks", &blocks)?;
+        let strays = scratch.strays.iter().map(|s| JsonStray {
+            line: s.line,
+            column: s.column,
+            marker: s.marker,
+            state: "kept-verbatim",
+        });
+        file.serialize_field("stray_closers", &Seq::new(strays))?;
+        scratch.line = why.into_inner();
+        file.end()
+    }
+}
+
+/// The blocks of one file, each `why` written into one reused string.
+struct JsonBlocks<'a, 'r> {
+    report: &'a Report<'r>,
+    blocks: &'a [BlockView<'r>],
+    why: &'a RefCell<String>,
+}
+
+impl Serialize for JsonBlocks<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut list = serializer.serialize_seq(Some(self.blocks.len()))?;
+        let mut why = self.why.borrow_mut();
+        for b in self.blocks {
+            why.clear();
+            self.report.write_why(b, &mut why);
+            list.serialize_element(&JsonBlock {
+                line: b.line,
+                column: b.column,
+                kind: b.kind.keyword(),
+                condition: b.condition,
+                opener: [b.opener.start, b.opener.end],
+                closer: b.decided.map(|d| {
+                    let closer = d.closer();
+                    [closer.start, closer.end]
+                }),
+                depth: b.depth,
+                state: b.state,
+                why: &why,
+                reason: b
+                    .decided
+                    .map(|d| JsonReason::of(&d.reason, &self.report.recorder.names)),
+            })?;
+        }
+        list.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -901,7 +1034,7 @@ struct JsonBlock<'a> {
     closer: Option<[usize; 2]>,
     depth: usize,
     state: State,
-    why: String,
+    why: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<JsonReason<'a>>,
 }
@@ -1005,7 +1138,10 @@ impl<'r> Report<'r> {
                 (name, feature)
             })
             .collect();
-        let files = self.names().map(move |entry| self.json_file(&entry));
+        let files = self.names().map(move |entry| JsonFile {
+            report: self,
+            entry,
+        });
         let warnings = self.run.warning_messages().map(Text);
         JsonReport {
             format: FORMAT_VERSION,
@@ -1033,70 +1169,6 @@ impl<'r> Report<'r> {
             },
         }
     }
-
-    fn json_file(&self, entry: &NameEntry<'r>) -> JsonFile<'r> {
-        let report = entry.report;
-        let name = report.name.as_str();
-        let winner = report.winner();
-        let bytes = self.bytes_of(entry);
-        let mut file = JsonFile {
-            name,
-            layer: winner.map(|w| w.layer.as_str()),
-            path: winner.map(|w| w.display_path(name)),
-            shadowed: entry
-                .shadowed()
-                .map(|c| JsonShadow {
-                    layer: c.layer.as_str(),
-                    path: c.display_path(name),
-                })
-                .collect(),
-            status: entry.status(),
-            reason: self.reason(entry),
-            bytes,
-            tokens: estimate_tokens(bytes),
-            body_start: None,
-            blocks: Vec::new(),
-            stray_closers: Vec::new(),
-        };
-        let Some(i) = entry.file else {
-            return file;
-        };
-        file.body_start = Some(frontmatter::split(self.text_of(i)).body_start);
-        if entry.included != Some(true) {
-            return file;
-        }
-        let (blocks, strays) = self.detail(i);
-        file.blocks = blocks
-            .iter()
-            .map(|b| JsonBlock {
-                line: b.line,
-                column: b.column,
-                kind: b.kind.keyword(),
-                condition: b.condition,
-                opener: [b.opener.start, b.opener.end],
-                closer: b.decided.map(|d| {
-                    let closer = d.closer();
-                    [closer.start, closer.end]
-                }),
-                depth: b.depth,
-                state: b.state,
-                why: self.why(b),
-                reason: b
-                    .decided
-                    .map(|d| JsonReason::of(&d.reason, &self.recorder.names)),
-            })
-            .collect();
-        file.stray_closers = strays
-            .iter()
-            .map(|s| JsonStray {
-                line: s.line,
-                column: s.column,
-                marker: s.marker,
-                state: "kept-verbatim",
-            })
-            .collect();
-        file
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1111,7 +1183,7 @@ fn state_colour(state: &str) -> &'static str {
     }
 }
 
-impl Report<'_> {
+impl<'r> Report<'r> {
     /// Writes the text tree to `out`, one file at a time.
     fn write_text(&self, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
         let run = self.run;
@@ -1141,8 +1213,9 @@ impl Report<'_> {
             writeln!(out, "{}", paint.paint("33", line))?;
         }
         let total = self.names().count();
+        let mut scratch = self.scratch.borrow_mut();
         for (i, entry) in self.names().enumerate() {
-            self.write_file(out, paint, &entry, i + 1 == total)?;
+            self.write_file(out, paint, &entry, i + 1 == total, &mut scratch)?;
         }
         let count = run.assembly.as_ref().map_or(0, |a| a.placeholders);
         writeln!(
@@ -1151,9 +1224,14 @@ impl Report<'_> {
             escape_truncated(&run.review_loop_max_cycles, MAX_SHOWN_CHARS),
             self.settings.source("review_loop_max_cycles")
         )?;
+        let Scratch { line, message, .. } = &mut *scratch;
         for warning in self.run.warning_messages() {
-            let line = format!("warning: {}", escape(&warning.to_string()));
-            writeln!(out, "{}", paint.paint("33", &line))?;
+            message.clear();
+            let _ = write!(message, "{warning}");
+            line.clear();
+            line.push_str("warning: ");
+            line.push_str(&escape(message));
+            writeln!(out, "{}", paint.paint("33", line))?;
         }
         writeln!(
             out,
@@ -1171,6 +1249,7 @@ impl Report<'_> {
         paint: Paint,
         entry: &NameEntry<'_>,
         last: bool,
+        scratch: &mut Scratch<'r>,
     ) -> std::io::Result<()> {
         let report = entry.report;
         let name = report.name.as_str();
@@ -1188,7 +1267,13 @@ impl Report<'_> {
             estimate_tokens(bytes),
         )?;
         let bar = if last { "   " } else { "│  " };
-        writeln!(out, "{bar}  {}", self.reason(entry))?;
+        let line = &mut scratch.line;
+        line.clear();
+        line.push_str(bar);
+        line.push_str("  ");
+        self.write_reason(entry, line);
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
         for shadow in entry.shadowed() {
             writeln!(
                 out,
@@ -1200,11 +1285,16 @@ impl Report<'_> {
         let (Some(i), Some(true)) = (entry.file, entry.included) else {
             return Ok(());
         };
-        let (blocks, strays) = self.detail(i);
+        self.detail_into(i, scratch);
+        let Scratch {
+            blocks,
+            strays,
+            line,
+            ..
+        } = scratch;
         // One line per block and stray closer, each put together in one buffer and written
         // whole: a layer of many files has thousands of them.
-        let mut line = String::new();
-        for block in &blocks {
+        for block in blocks.iter() {
             line.clear();
             line.push_str(bar);
             line.push_str("  ");
@@ -1216,7 +1306,7 @@ impl Report<'_> {
                 line.push_str(itoa::Buffer::new().format(block.depth));
                 line.push_str("] ");
             }
-            push_position(&mut line, block.line, block.column);
+            push_position(line, block.line, block.column);
             line.push_str(" {{");
             line.push_str(block.kind.keyword());
             line.push(':');
@@ -1225,15 +1315,15 @@ impl Report<'_> {
             let state = block.state.as_str();
             line.push_str(&paint.paint(state_colour(state), state));
             line.push_str(": ");
-            self.write_why(block, &mut line);
+            self.write_why(block, line);
             line.push('\n');
             out.write_all(line.as_bytes())?;
         }
-        for stray in &strays {
+        for stray in strays.iter() {
             line.clear();
             line.push_str(bar);
             line.push_str("  ");
-            push_position(&mut line, stray.line, stray.column);
+            push_position(line, stray.line, stray.column);
             line.push(' ');
             line.push_str(&escape(stray.marker));
             line.push(' ');
