@@ -19,14 +19,12 @@
 mod request;
 mod unescape;
 
+use crate::json::JsonWriter;
 use crate::lines::{Line, LineReader};
-use pi_rules_core::{render, Assembler, Message, Scope};
+use pi_rules_core::{render, Assembler, Scope};
 use request::{Reader, Request};
 use std::fmt;
 use std::io::{self, Read, Write};
-
-/// Bytes gathered before a write to the output.
-const OUTPUT_BUFFER: usize = 64 << 10;
 
 /// Why `eval` stopped before the end of its input.
 #[derive(Debug)]
@@ -102,8 +100,8 @@ pub fn respond(line: &str) -> String {
     let mut out = JsonWriter::new(Vec::new());
     // Writing to a `Vec` cannot fail.
     let _ = Engine::default().respond(&mut line.as_bytes().to_vec(), &mut out);
-    let _ = out.flush();
-    String::from_utf8_lossy(&out.out).into_owned()
+    let out = out.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What answers requests; it keeps the reader's and the assembler's buffers from one request to
@@ -147,7 +145,7 @@ impl Engine {
                         out.raw(b",")?;
                     }
                     out.raw(b"{\"index\":")?;
-                    out.raw(index.to_string().as_bytes())?;
+                    out.uint(index)?;
                     out.raw(if *included {
                         b",\"included\":true}"
                     } else {
@@ -175,244 +173,10 @@ fn write_error<W: Write>(out: &mut JsonWriter<W>, message: &str) -> io::Result<(
     out.raw(b"}")
 }
 
-/// The one buffered writer of the responses: JSON is written into a buffer, which goes to the
-/// output whenever it holds 64 KiB and at the end of each line.
-pub struct JsonWriter<W> {
-    out: W,
-    buffer: Vec<u8>,
-}
-
-impl<W: Write> JsonWriter<W> {
-    pub fn new(out: W) -> Self {
-        JsonWriter {
-            out,
-            buffer: Vec::with_capacity(OUTPUT_BUFFER),
-        }
-    }
-
-    /// Appends bytes that are JSON already.
-    fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.buffer.extend_from_slice(bytes);
-        self.spill()
-    }
-
-    /// Passes a full buffer on to the output, so that it never holds much more than
-    /// [`OUTPUT_BUFFER`] bytes whatever the response.
-    fn spill(&mut self) -> io::Result<()> {
-        if self.buffer.len() >= OUTPUT_BUFFER {
-            self.out.write_all(&self.buffer)?;
-            self.buffer.clear();
-        }
-        Ok(())
-    }
-
-    /// Writes `s` as a JSON string, quotes included.
-    fn string(&mut self, s: &str) -> io::Result<()> {
-        self.raw(b"\"")?;
-        self.contents(s)?;
-        self.raw(b"\"")?;
-        Ok(())
-    }
-
-    /// Writes a warning's message as a JSON string, after a comma unless it is the first.
-    fn warning(&mut self, comma: bool, message: Message<'_>) -> io::Result<()> {
-        if comma {
-            self.buffer.push(b',');
-        }
-        self.buffer.push(b'"');
-        // The prefixes are ASCII without anything to escape; the quoted text is short.
-        self.buffer.extend_from_slice(message.prefix().as_bytes());
-        self.escape_bytes(message.subject().as_bytes());
-        self.buffer.push(b'"');
-        self.spill()
-    }
-
-    /// Writes `s` escaped, without quotes, passing full buffers on to the output.
-    fn contents(&mut self, s: &str) -> io::Result<()> {
-        if s.len() <= OUTPUT_BUFFER {
-            self.escape_bytes(s.as_bytes());
-            return self.spill();
-        }
-        for chunk in s.as_bytes().chunks(OUTPUT_BUFFER) {
-            // Chunks end anywhere, even inside a character: escaping works on bytes, and only
-            // ASCII bytes are escaped, so the chunks put back together are the same text.
-            self.escape_bytes(chunk);
-            self.spill()?;
-        }
-        Ok(())
-    }
-
-    /// Appends the bytes of a string escaped as `serde_json` does: `"`, `\` and the controls
-    /// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
-    /// included, as it is.
-    fn escape_bytes(&mut self, bytes: &[u8]) {
-        let buffer = &mut self.buffer;
-        // Shorter than a word: a warning's quoted marker or key, mostly with nothing to escape.
-        if bytes.len() < 8 && bytes.iter().all(|&b| ESCAPE[usize::from(b)] == 0) {
-            buffer.extend(bytes.iter().copied());
-            return;
-        }
-        buffer.reserve(bytes.len());
-        let mut i = 0;
-        // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
-        while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<&[u8; 8]>::try_from) {
-            buffer.extend_from_slice(chunk);
-            let mask = escape_mask(u64::from_le_bytes(*chunk));
-            if mask == 0 {
-                i += 8;
-                continue;
-            }
-            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
-            let k = (mask.trailing_zeros() / 8) as usize;
-            buffer.truncate(buffer.len() - (8 - k));
-            push_escape(buffer, chunk[k]);
-            i += k + 1;
-        }
-        // The last few bytes: the same test on a word padded with bytes that need no escape.
-        let mut tail = bytes.get(i..).unwrap_or_default();
-        while !tail.is_empty() {
-            // Built in a register: a copy through memory would stall the load that follows.
-            let word = tail
-                .iter()
-                .take(8)
-                .enumerate()
-                .fold(u64::from_le_bytes([b'a'; 8]), |word, (j, &b)| {
-                    word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
-                });
-            let mask = escape_mask(word);
-            let k = if mask == 0 {
-                tail.len()
-            } else {
-                (mask.trailing_zeros() / 8) as usize
-            };
-            buffer.extend_from_slice(&tail[..k]);
-            let Some(&byte) = tail.get(k) else { break };
-            push_escape(buffer, byte);
-            tail = &tail[k + 1..];
-        }
-    }
-
-    /// Ends a response: a line feed, then everything to the output, flushed.
-    fn end_line(&mut self) -> io::Result<()> {
-        self.raw(b"\n")?;
-        self.flush()
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.buffer)?;
-        self.buffer.clear();
-        self.out.flush()
-    }
-}
-
-/// Flags (bit 7 of each byte) the bytes of `word` (little-endian) that need escaping inside a
-/// JSON string: below 0x20, `"` or `\`. The lowest flag is exact; a byte above a flagged one may
-/// be flagged wrongly (a borrow carries into it), which only matters for bytes that are looked at
-/// again from there.
-fn escape_mask(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let is_quote = quote.wrapping_sub(ONES) & !quote;
-    let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (below_space | is_quote | is_backslash) & HIGH
-}
-
-/// Appends the escape of `byte`, one that [`ESCAPE`] marks.
-fn push_escape(buffer: &mut Vec<u8>, byte: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    match ESCAPE[usize::from(byte)] {
-        b'u' => buffer.extend_from_slice(&[
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[usize::from(byte >> 4)],
-            HEX[usize::from(byte & 0xf)],
-        ]),
-        letter => buffer.extend_from_slice(&[b'\\', letter]),
-    }
-}
-
-/// What a byte becomes inside a JSON string, as `serde_json` writes it: 0 for itself, else the
-/// letter of its two-character escape, or `u` for `\u00XX`.
-const ESCAPE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = b'u';
-        b += 1;
-    }
-    table[0x08] = b'b';
-    table[0x09] = b't';
-    table[0x0a] = b'n';
-    table[0x0c] = b'f';
-    table[0x0d] = b'r';
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The word-at-a-time test finds the first byte to escape wherever it is, whatever follows.
-    #[test]
-    fn escape_mask_finds_the_first_byte_to_escape() {
-        let interesting = [
-            0u8, 0x01, 0x1f, 0x20, b'!', b'"', b'#', b'\\', b']', 0x7f, 0x80, 0xa2, 0xdc, 0xff,
-            b'a',
-        ];
-        for &x in &interesting {
-            for at in 0..8 {
-                for &filler in &[b'a', 0xff, 0x80, 0x21] {
-                    for &after in &interesting {
-                        let mut word = [filler; 8];
-                        word[at] = x;
-                        if at + 1 < 8 {
-                            word[at + 1] = after;
-                        }
-                        let first = word.iter().position(|&b| ESCAPE[usize::from(b)] != 0);
-                        let mask = escape_mask(u64::from_le_bytes(word));
-                        let got = (mask != 0).then(|| (mask.trailing_zeros() / 8) as usize);
-                        assert_eq!(got, first, "{word:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    /// `JsonWriter::string` agrees with `serde_json` on every byte that can need escaping.
-    #[test]
-    fn strings_are_escaped_as_serde_json_does() {
-        let mut all: String = (0u8..0x80).map(char::from).collect();
-        all.push_str("é\u{2028}\u{2029}\u{feff}/\u{7f}😀");
-        let long = format!("{}é\n", "x".repeat(OUTPUT_BUFFER - 1)).repeat(3);
-        // Texts shorter than a word take their own path: each ASCII byte alone and in the middle
-        // of seven.
-        let short: Vec<String> = (0u8..0x80)
-            .flat_map(|b| {
-                [
-                    char::from(b).to_string(),
-                    format!("abc{}def", char::from(b)),
-                ]
-            })
-            .collect();
-        let cases = [all.as_str(), "", "plain", "\"\\", "a\nb\r\n\tc", &long];
-        for s in cases.into_iter().chain(short.iter().map(String::as_str)) {
-            let mut out = JsonWriter::new(Vec::new());
-            out.string(s).expect("vec");
-            out.flush().expect("vec");
-            assert_eq!(
-                String::from_utf8(out.out).expect("utf-8"),
-                serde_json::to_string(s).expect("json"),
-                "{s:?}"
-            );
-        }
-    }
+    use crate::json::OUTPUT_BUFFER;
 
     /// The streamed responses are byte for byte what `serde_json` gives for the same data.
     #[test]
@@ -464,12 +228,9 @@ mod tests {
         Engine::default()
             .respond(&mut request.into_bytes(), &mut out)
             .expect("vec");
-        assert!(out.out.len() > 10 * OUTPUT_BUFFER);
-        assert!(
-            out.buffer.capacity() <= 2 * OUTPUT_BUFFER,
-            "{}",
-            out.buffer.capacity()
-        );
+        let capacity = out.buffer_capacity();
+        assert!(capacity <= 2 * OUTPUT_BUFFER, "{capacity}");
+        assert!(out.into_inner().expect("vec").len() > 10 * OUTPUT_BUFFER);
     }
 
     #[test]

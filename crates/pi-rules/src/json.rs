@@ -3,6 +3,10 @@
 //! be a lazily produced sequence, or any `Display` value written as a JSON string without first
 //! becoming a `String`.
 
+mod writer;
+
+pub use writer::{escape_mask, JsonWriter, OUTPUT_BUFFER};
+
 use crate::output::Buffered;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use std::cell::Cell;

@@ -24,10 +24,16 @@ impl Explain for World {
     fn json(&self, env: &[(&str, &str)]) -> (Value, usize) {
         let output = self.run_env(&["explain", "--format", "json"], env);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
-        (
-            serde_json::from_slice(&output.stdout).unwrap(),
-            output.stdout.len(),
-        )
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        // The form is written by hand: it must be the bytes `serde_json` writes for the same
+        // data (compact, keys in order, the same escapes), and one line.
+        let mut expected = serde_json::to_string(&report).unwrap();
+        expected.push('\n');
+        assert!(
+            expected.as_bytes() == output.stdout,
+            "not serde_json's bytes"
+        );
+        (report, output.stdout.len())
     }
 }
 

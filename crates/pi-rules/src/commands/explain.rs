@@ -15,7 +15,7 @@
 
 use crate::assembly::{self, NameEntry, Run};
 use crate::invocation::{Context, LayerArgs, OutputFormat};
-use crate::json::{self, Seq, Text};
+use crate::json::JsonWriter;
 use crate::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use crate::output::{output, Exit};
 use crate::terminal::{escape, escape_truncated, Paint};
@@ -24,11 +24,9 @@ use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason}
 use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
-use pi_rules_core::{frontmatter, Message, Observer, Value, Warning, WarningKind};
-use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
+use pi_rules_core::{frontmatter, Observer, Value, Warning, WarningKind};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -73,7 +71,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = assembly::run_args(&args.layers, cx, &mut recorder)?;
     let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
-        OutputFormat::Json => output(json::write_line(cx.out, &report.json()))?,
+        OutputFormat::Json => output(report.write_json(cx.out))?,
         OutputFormat::Text => {
             let paint = Paint { on: cx.color_out() };
             output(report.write_text(cx.out, paint))?
@@ -888,22 +886,10 @@ fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<'_>)
 
 // ---------------------------------------------------------------------------------------------
 // The JSON form.
-
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    format: u32,
-    cwd: Cow<'a, str>,
-    subagent: bool,
-    fallback: bool,
-    block: &'a str,
-    settings_files: Vec<crate::session::SettingsFileState>,
-    settings: BTreeMap<&'a str, JsonSetting>,
-    features: BTreeMap<&'static str, JsonFeature>,
-    files: Seq<Box<dyn Iterator<Item = JsonFile<'a>> + 'a>>,
-    placeholders: [JsonPlaceholder<'a>; 1],
-    warnings: Seq<Box<dyn Iterator<Item = Text<Message<'a>>> + 'a>>,
-    totals: JsonTotals,
-}
+//
+// Written by hand into one buffered writer, in `serde_json`'s compact form: each file and each
+// block has a record, and serialising them through `serde` escaped every key byte by byte. The
+// small sections (settings, features, placeholders, totals) go through `serde`.
 
 #[derive(Serialize)]
 struct JsonSetting {
@@ -916,182 +902,6 @@ struct JsonSetting {
 struct JsonFeature {
     value: bool,
     source: String,
-}
-
-#[derive(Serialize)]
-struct JsonShadow {
-    layer: &'static str,
-    path: String,
-}
-
-/// One file of the JSON form, serialised straight from the report: its lists and strings are
-/// the report's scratch, reused from one file to the next.
-struct JsonFile<'a> {
-    report: &'a Report<'a>,
-    entry: NameEntry<'a>,
-}
-
-impl Serialize for JsonFile<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (report, entry) = (self.report, &self.entry);
-        let name = entry.report.name.as_str();
-        let winner = entry.report.winner();
-        let bytes = report.bytes_of(entry);
-        let mut scratch = report.scratch.borrow_mut();
-        let scratch = &mut *scratch;
-        let mut file = serializer.serialize_struct("JsonFile", 11)?;
-        file.serialize_field("name", name)?;
-        file.serialize_field("layer", &winner.map(|w| w.layer.as_str()))?;
-        file.serialize_field("path", &winner.map(|w| w.display_path(name)))?;
-        let shadowed = entry.shadowed().map(|c| JsonShadow {
-            layer: c.layer.as_str(),
-            path: c.display_path(name),
-        });
-        file.serialize_field("shadowed", &Seq::new(shadowed))?;
-        file.serialize_field("status", entry.status())?;
-        scratch.line.clear();
-        report.write_reason(entry, &mut scratch.line);
-        file.serialize_field("reason", &scratch.line)?;
-        file.serialize_field("bytes", &bytes)?;
-        file.serialize_field("tokens", &estimate_tokens(bytes))?;
-        match entry.file {
-            Some(i) => {
-                let body_start = frontmatter::split(report.text_of(i)).body_start;
-                file.serialize_field("body_start", &body_start)?;
-            }
-            None => file.skip_field("body_start")?,
-        }
-        match (entry.file, entry.included) {
-            (Some(i), Some(true)) => report.detail_into(i, scratch),
-            _ => {
-                scratch.blocks.clear();
-                scratch.strays.clear();
-            }
-        }
-        let why = RefCell::new(std::mem::take(&mut scratch.line));
-        let blocks = JsonBlocks {
-            report,
-            blocks: &scratch.blocks,
-            why: &why,
-        };
-        file.serialize_field("blocks", &blocks)?;
-        let strays = scratch.strays.iter().map(|s| JsonStray {
-            line: s.line,
-            column: s.column,
-            marker: s.marker,
-            state: "kept-verbatim",
-        });
-        file.serialize_field("stray_closers", &Seq::new(strays))?;
-        scratch.line = why.into_inner();
-        file.end()
-    }
-}
-
-/// The blocks of one file, each `why` written into one reused string.
-struct JsonBlocks<'a, 'r> {
-    report: &'a Report<'r>,
-    blocks: &'a [BlockView<'r>],
-    why: &'a RefCell<String>,
-}
-
-impl Serialize for JsonBlocks<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut list = serializer.serialize_seq(Some(self.blocks.len()))?;
-        let mut why = self.why.borrow_mut();
-        for b in self.blocks {
-            why.clear();
-            self.report.write_why(b, &mut why);
-            list.serialize_element(&JsonBlock {
-                line: b.line,
-                column: b.column,
-                kind: b.kind.keyword(),
-                condition: b.condition,
-                opener: [b.opener.start, b.opener.end],
-                closer: b.decided.map(|d| {
-                    let closer = d.closer();
-                    [closer.start, closer.end]
-                }),
-                depth: b.depth,
-                state: b.state,
-                why: &why,
-                reason: b
-                    .decided
-                    .map(|d| JsonReason::of(&d.reason, &self.report.recorder.names)),
-            })?;
-        }
-        list.end()
-    }
-}
-
-#[derive(Serialize)]
-struct JsonBlock<'a> {
-    line: usize,
-    column: usize,
-    kind: &'static str,
-    condition: &'a str,
-    opener: [usize; 2],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    closer: Option<[usize; 2]>,
-    depth: usize,
-    state: State,
-    why: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<JsonReason<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonReason<'a> {
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    truthy: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    equal: Option<bool>,
-}
-
-impl<'a> JsonReason<'a> {
-    fn of(reason: &Reason, names: &'a Names) -> JsonReason<'a> {
-        let plain = |kind| JsonReason {
-            kind,
-            key: None,
-            value: None,
-            truthy: None,
-            equal: None,
-        };
-        match reason {
-            Reason::Feature { name, on } => JsonReason {
-                key: Some(names.name(*name)),
-                value: Some(*on),
-                ..plain("feature")
-            },
-            Reason::Truthy { key, truthy } => JsonReason {
-                key: Some(names.name(*key)),
-                truthy: Some(*truthy),
-                ..plain("truthy")
-            },
-            Reason::Compare { key, equal } => JsonReason {
-                key: Some(names.name(*key)),
-                equal: Some(*equal),
-                ..plain("compare")
-            },
-            Reason::UnknownKey { key } => JsonReason {
-                key: Some(names.name(*key)),
-                ..plain("unknown-key")
-            },
-            Reason::Malformed => plain("malformed"),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct JsonStray<'a> {
-    line: usize,
-    column: usize,
-    marker: &'a str,
-    state: &'static str,
 }
 
 #[derive(Serialize)]
@@ -1111,10 +921,34 @@ struct JsonTotals {
     warnings: usize,
 }
 
+/// `true` or `false`.
+fn json_bool(on: bool) -> &'static [u8] {
+    if on {
+        b"true"
+    } else {
+        b"false"
+    }
+}
+
 impl<'r> Report<'r> {
-    fn json(&'r self) -> JsonReport<'r> {
+    /// Writes the JSON form (`docs/explain-json.md`) to `out` as one line.
+    fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let run = self.run;
-        let settings = self
+        let mut out = JsonWriter::new(out);
+        out.raw(b"{\"format\":")?;
+        out.uint(FORMAT_VERSION as usize)?;
+        out.raw(b",\"cwd\":")?;
+        out.string(&run.session.cwd.to_string_lossy())?;
+        out.raw(b",\"subagent\":")?;
+        out.raw(json_bool(run.loaded.is_none()))?;
+        out.raw(b",\"fallback\":")?;
+        out.raw(json_bool(run.loaded.as_ref().is_some_and(|l| l.fallback)))?;
+        out.raw(b",\"block\":")?;
+        out.string(&run.block)?;
+        out.raw(b",\"settings_files\":")?;
+        out.value(&run.settings_files)?;
+        out.raw(b",\"settings\":")?;
+        let settings: BTreeMap<&str, JsonSetting> = self
             .keys_read()
             .into_iter()
             .map(|key| {
@@ -1128,7 +962,9 @@ impl<'r> Report<'r> {
                 (key, setting)
             })
             .collect();
-        let features = FEATURES
+        out.value(&settings)?;
+        out.raw(b",\"features\":")?;
+        let features: BTreeMap<&str, JsonFeature> = FEATURES
             .iter()
             .map(|&name| {
                 let feature = JsonFeature {
@@ -1138,36 +974,173 @@ impl<'r> Report<'r> {
                 (name, feature)
             })
             .collect();
-        let files = self.names().map(move |entry| JsonFile {
-            report: self,
-            entry,
-        });
-        let warnings = self.run.warning_messages().map(Text);
-        JsonReport {
-            format: FORMAT_VERSION,
-            cwd: run.session.cwd.to_string_lossy(),
-            subagent: run.loaded.is_none(),
-            fallback: run.loaded.as_ref().is_some_and(|l| l.fallback),
-            block: &run.block,
-            settings_files: run.settings_files.clone(),
-            settings,
-            features,
-            files: Seq::new(Box::new(files)),
-            placeholders: [JsonPlaceholder {
-                name: "REVIEW_LOOP_MAX_CYCLES",
-                count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
-                value: &run.review_loop_max_cycles,
-                source: self.settings.source("review_loop_max_cycles").to_string(),
-            }],
-            warnings: Seq::new(Box::new(warnings)),
-            totals: JsonTotals {
-                files: self.names().count(),
-                included: self.included_count(),
-                bytes: self.block_bytes(),
-                tokens: estimate_tokens(self.block_bytes()),
-                warnings: self.warning_count(),
-            },
+        out.value(&features)?;
+        out.raw(b",\"files\":[")?;
+        let mut scratch = self.scratch.borrow_mut();
+        for (i, entry) in self.names().enumerate() {
+            if i > 0 {
+                out.raw(b",")?;
+            }
+            self.write_json_file(&mut out, &entry, &mut scratch)?;
         }
+        out.raw(b"],\"placeholders\":")?;
+        out.value(&[JsonPlaceholder {
+            name: "REVIEW_LOOP_MAX_CYCLES",
+            count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
+            value: &run.review_loop_max_cycles,
+            source: self.settings.source("review_loop_max_cycles").to_string(),
+        }])?;
+        out.raw(b",\"warnings\":[")?;
+        for (i, message) in run.warning_messages().enumerate() {
+            out.warning(i > 0, message)?;
+        }
+        out.raw(b"],\"totals\":")?;
+        out.value(&JsonTotals {
+            files: self.names().count(),
+            included: self.included_count(),
+            bytes: self.block_bytes(),
+            tokens: estimate_tokens(self.block_bytes()),
+            warnings: self.warning_count(),
+        })?;
+        out.raw(b"}")?;
+        out.end_line()
+    }
+
+    /// Writes one file's record: the fields of `docs/explain-json.md`, in order.
+    fn write_json_file<W: Write>(
+        &self,
+        out: &mut JsonWriter<W>,
+        entry: &NameEntry<'r>,
+        scratch: &mut Scratch<'r>,
+    ) -> std::io::Result<()> {
+        let name = entry.report.name.as_str();
+        let winner = entry.report.winner();
+        out.raw(b"{\"name\":")?;
+        out.string(name)?;
+        out.raw(b",\"layer\":")?;
+        match winner {
+            Some(w) => out.string(w.layer.as_str())?,
+            None => out.raw(b"null")?,
+        }
+        out.raw(b",\"path\":")?;
+        match winner {
+            Some(w) => out.string(&w.display_path(name))?,
+            None => out.raw(b"null")?,
+        }
+        out.raw(b",\"shadowed\":[")?;
+        for (i, shadow) in entry.shadowed().enumerate() {
+            out.raw(if i > 0 {
+                b",{\"layer\":"
+            } else {
+                b"{\"layer\":"
+            })?;
+            out.string(shadow.layer.as_str())?;
+            out.raw(b",\"path\":")?;
+            out.string(&shadow.display_path(name))?;
+            out.raw(b"}")?;
+        }
+        out.raw(b"],\"status\":")?;
+        out.string(entry.status())?;
+        out.raw(b",\"reason\":")?;
+        scratch.line.clear();
+        self.write_reason(entry, &mut scratch.line);
+        out.string(&scratch.line)?;
+        let bytes = self.bytes_of(entry);
+        out.raw(b",\"bytes\":")?;
+        out.uint(bytes)?;
+        out.raw(b",\"tokens\":")?;
+        out.uint(estimate_tokens(bytes))?;
+        if let Some(i) = entry.file {
+            out.raw(b",\"body_start\":")?;
+            out.uint(frontmatter::split(self.text_of(i)).body_start)?;
+        }
+        match (entry.file, entry.included) {
+            (Some(i), Some(true)) => self.detail_into(i, scratch),
+            _ => {
+                scratch.blocks.clear();
+                scratch.strays.clear();
+            }
+        }
+        out.raw(b",\"blocks\":[")?;
+        for (i, block) in scratch.blocks.iter().enumerate() {
+            if i > 0 {
+                out.raw(b",")?;
+            }
+            scratch.line.clear();
+            self.write_why(block, &mut scratch.line);
+            self.write_json_block(out, block, &scratch.line)?;
+        }
+        out.raw(b"],\"stray_closers\":[")?;
+        for (i, stray) in scratch.strays.iter().enumerate() {
+            out.raw(if i > 0 { b",{\"line\":" } else { b"{\"line\":" })?;
+            out.uint(stray.line)?;
+            out.raw(b",\"column\":")?;
+            out.uint(stray.column)?;
+            out.raw(b",\"marker\":")?;
+            out.string(stray.marker)?;
+            out.raw(b",\"state\":\"kept-verbatim\"}")?;
+        }
+        out.raw(b"]}")
+    }
+
+    /// Writes one block's record, with `why` already put in words.
+    fn write_json_block<W: Write>(
+        &self,
+        out: &mut JsonWriter<W>,
+        block: &BlockView<'_>,
+        why: &str,
+    ) -> std::io::Result<()> {
+        out.raw(b"{\"line\":")?;
+        out.uint(block.line)?;
+        out.raw(b",\"column\":")?;
+        out.uint(block.column)?;
+        out.raw(b",\"kind\":")?;
+        out.string(block.kind.keyword())?;
+        out.raw(b",\"condition\":")?;
+        out.string(block.condition)?;
+        out.raw(b",\"opener\":[")?;
+        out.uint(block.opener.start)?;
+        out.raw(b",")?;
+        out.uint(block.opener.end)?;
+        out.raw(b"]")?;
+        if let Some(decided) = block.decided {
+            let closer = decided.closer();
+            out.raw(b",\"closer\":[")?;
+            out.uint(closer.start)?;
+            out.raw(b",")?;
+            out.uint(closer.end)?;
+            out.raw(b"]")?;
+        }
+        out.raw(b",\"depth\":")?;
+        out.uint(block.depth)?;
+        out.raw(b",\"state\":")?;
+        out.string(block.state.as_str())?;
+        out.raw(b",\"why\":")?;
+        out.string(why)?;
+        if let Some(decided) = block.decided {
+            let names = &self.recorder.names;
+            let (kind, key, field) = match &decided.reason {
+                Reason::Feature { name, on } => ("feature", Some(*name), Some(("value", *on))),
+                Reason::Truthy { key, truthy } => ("truthy", Some(*key), Some(("truthy", *truthy))),
+                Reason::Compare { key, equal } => ("compare", Some(*key), Some(("equal", *equal))),
+                Reason::UnknownKey { key } => ("unknown-key", Some(*key), None),
+                Reason::Malformed => ("malformed", None, None),
+            };
+            out.raw(b",\"reason\":{\"kind\":")?;
+            out.string(kind)?;
+            if let Some(key) = key {
+                out.raw(b",\"key\":")?;
+                out.string(names.name(key))?;
+            }
+            if let Some((field, on)) = field {
+                out.raw(b",\"")?;
+                out.raw(field.as_bytes())?;
+                out.raw(b"\":")?;
+                out.raw(json_bool(on))?;
+            }
+            out.raw(b"}")?;
+        }
+        out.raw(b"}")
     }
 }
 

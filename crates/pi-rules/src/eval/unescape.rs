@@ -8,7 +8,7 @@
 //! (and with them surrogate pairs and lone surrogates), `\/` (which would not be put back) and
 //! every malformed string to `serde_json`.
 
-use super::escape_mask;
+use crate::json::escape_mask;
 
 /// Decodes in place the JSON string whose contents start `buf` (just after its opening quote):
 /// its text is written to the start of `buf`. Returns how many bytes it read, closing quote
