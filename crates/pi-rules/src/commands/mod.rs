@@ -79,21 +79,33 @@ impl Command {
     /// Runs the command in `cx`.
     pub fn run(self, cx: &mut Context<'_>) -> Result<Exit> {
         match self {
-            Command::Assemble(args) => assemble::run(&args, cx),
-            Command::Settings(args) => settings::run(&args, cx),
-            Command::Render(args) => render::run(&args, cx),
-            Command::Explain(args) => explain::run(&args, cx),
-            Command::Check(args) => check::run(&args, cx),
-            Command::Eval(args) => eval::run(&args, cx),
-            Command::Serve(args) => serve::run(&args, cx),
-            Command::Show(args) => show::run(&args, cx),
-            Command::Override(args) => override_rule::run(&args, cx),
-            Command::New(args) => new::run(&args, cx),
-            Command::Diff(args) => diff::run(&args, cx),
-            Command::Watch(args) => watch::run(&args, cx),
-            Command::Schema(args) => schema::run(&args, cx),
-            Command::Completions(args) => completions::run(&args, cx),
-            Command::Man(args) => man::run(&args, cx),
+            Command::Assemble(args) => apart(assemble::run, &args, cx),
+            Command::Settings(args) => apart(settings::run, &args, cx),
+            Command::Render(args) => apart(render::run, &args, cx),
+            Command::Explain(args) => apart(explain::run, &args, cx),
+            Command::Check(args) => apart(check::run, &args, cx),
+            Command::Eval(args) => apart(eval::run, &args, cx),
+            Command::Serve(args) => apart(serve::run, &args, cx),
+            Command::Show(args) => apart(show::run, &args, cx),
+            Command::Override(args) => apart(override_rule::run, &args, cx),
+            Command::New(args) => apart(new::run, &args, cx),
+            Command::Diff(args) => apart(diff::run, &args, cx),
+            Command::Watch(args) => apart(watch::run, &args, cx),
+            Command::Schema(args) => apart(schema::run, &args, cx),
+            Command::Completions(args) => apart(completions::run, &args, cx),
+            Command::Man(args) => apart(man::run, &args, cx),
         }
     }
+}
+
+/// Calls one command's `run` in a function of its own. Inlined into [`Command::run`], every
+/// command's code would share one large function, and a command would touch pages of the others'
+/// code as it runs; a process that starts for one command should load only that one's code.
+#[inline(never)]
+fn apart<A>(
+    run: fn(&A, &mut Context<'_>) -> Result<Exit>,
+    args: &A,
+    cx: &mut Context<'_>,
+) -> Result<Exit> {
+    run(args, cx)
 }
