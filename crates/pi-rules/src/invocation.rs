@@ -184,7 +184,11 @@ impl Context<'_> {
 }
 
 /// Where settings come from: the project directory and the schema.
+///
+/// No argument group is made for these arguments (nor for [`LayerArgs`]): nothing refers to one,
+/// and each would be built with every command line and checked with every parse.
 #[derive(Args, Debug, Clone, Default)]
+#[group(skip)]
 pub struct ProjectArgs {
     /// The project directory: its .pi/rules is the project layer, and its repository root holds
     /// the project settings file [default: the current directory].
@@ -197,6 +201,7 @@ pub struct ProjectArgs {
 
 /// What the commands that read the rule layers need.
 #[derive(Args, Debug, Clone, Default)]
+#[group(skip)]
 pub struct LayerArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
