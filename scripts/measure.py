@@ -33,8 +33,9 @@ def run(argv, stdin_path=None, env=None):
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
-def interleaved(commands, rounds):
-    """Median CPU seconds and max RSS of each command, running them in turn `rounds` times."""
+def interleaved(commands, rounds, samples=None):
+    """Median CPU seconds and max RSS of each command, running them in turn `rounds` times.
+    When `samples` is a list, each command's CPU seconds of every round are appended to it."""
     cpu = [[] for _ in commands]
     rss = [0 for _ in commands]
     for _ in range(rounds):
@@ -42,6 +43,8 @@ def interleaved(commands, rounds):
             seconds, peak = run(argv, stdin_path)
             cpu[i].append(seconds)
             rss[i] = max(rss[i], peak)
+    if samples is not None:
+        samples.extend(cpu)
     return [statistics.median(c) for c in cpu], rss
 
 
@@ -124,17 +127,23 @@ def main():
         ("check (human)", ["check", "--format", "human"]),
         ("check (json)", ["check", "--format", "json"]),
     ]:
+        rounds = []
         (small, large, big), (_, large_rss, big_rss) = interleaved(
             [([binary, *argv, "--cwd", layers[n]], None) for n in (2000, 16000, 10000)],
             # Single runs spread up to 2x on a shared machine: eleven rounds for the medians.
             max(1, 11 // scale),
+            rounds,
         )
+        # The two sizes of one round ran one after the other, under the same load: the median
+        # of those pairs' ratios is steadier than the ratio of the medians when the load drifts.
+        paired = statistics.median(b / a for a, b in zip(rounds[0], rounds[1]))
         ratio = large / small
         # CPU per file at each size: flat when the work is linear, whatever the noise of a ratio.
         per_file = ", ".join(f"{cpu / n * 1e6:.1f}" for cpu, n in
                              ((small, 2000), (big, 10000), (large, 16000)))
         print(f"{label:16s} 2,000 -> 16,000 files: {small * 1e3:6.0f} -> {large * 1e3:6.0f} ms, "
-              f"{ratio:.2f}x (target <= 8.5x); us per file at 2k, 10k, 16k: {per_file}; "
+              f"{ratio:.2f}x, paired {paired:.2f}x (target <= 8.5x); "
+              f"us per file at 2k, 10k, 16k: {per_file}; "
               f"RSS/input at 10,000 files {big_rss / layer_bytes(layers[10000]):.2f}x, at 16,000 "
               f"{large_rss / layer_bytes(layers[16000]):.2f}x (target <= 3x)")
 
