@@ -27,6 +27,7 @@ fn main() {
     let files: Vec<String> = match what {
         "typical" | "typical-oneshot" => inputs::typical(),
         "schema" => Vec::new(),
+        phase if phase.starts_with("phase-") => Vec::new(),
         file => vec![inputs::read(file)],
     };
     let settings = inputs::settings();
@@ -37,7 +38,36 @@ fn main() {
         review_loop_max_cycles: "3",
     };
     let mut total = 0;
-    if what == "typical-oneshot" {
+    if let Some(phase) = what.strip_prefix("phase-") {
+        // One phase of the typical assembly alone, on the whole files: `phase-scan` (markers),
+        // `phase-gaps` (table gaps), `phase-placeholders`, `phase-copy` (the memcpy floor).
+        let typical = inputs::typical();
+        let mut markers = Vec::new();
+        let mut found = Vec::new();
+        let mut copy = String::new();
+        for _ in 0..times {
+            for file in std::hint::black_box(&typical) {
+                markers.clear();
+                found.clear();
+                match phase {
+                    "scan" => {
+                        let start = pi_rules_core::frontmatter::split(file).body_start;
+                        pi_rules_core::markers::scan_into(file, start, &mut markers);
+                    }
+                    "gaps" => {
+                        let mut gaps = Vec::new();
+                        pi_rules_core::table::find_gaps(file, 0, &mut gaps);
+                        total += gaps.len();
+                    }
+                    "placeholders" => pi_rules_core::placeholder::find(file, 0, &mut found),
+                    _ => copy.push_str(file),
+                }
+                total += markers.len() + found.len();
+            }
+            total += copy.len();
+            copy.clear();
+        }
+    } else if what == "typical-oneshot" {
         for _ in 0..times {
             total += pi_rules_core::assemble(std::hint::black_box(&files), &scope)
                 .text

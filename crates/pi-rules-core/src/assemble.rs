@@ -159,7 +159,7 @@ impl Assembler {
                 start: front.body_start,
             };
             let before = text.len();
-            let other_braces = blocks::evaluate(
+            let evaluated = blocks::evaluate(
                 &body,
                 scope,
                 &mut conditions,
@@ -167,16 +167,17 @@ impl Assembler {
                 text,
                 &mut assembly.warnings,
                 observer,
+                early.then_some(value),
             );
             gaps.clear();
             table::find_gaps(text, before, gaps);
             placeholders.clear();
-            if early && other_braces {
+            if early && evaluated.other_braces {
                 placeholder::find(text, before, placeholders);
             }
             cut(text, gaps, placeholders, value, spare);
             // What the body added before the placeholders were filled in.
-            let filled = placeholders.len();
+            let filled = evaluated.filled + placeholders.len();
             assembly.placeholders += filled;
             assembly.contributed.push(
                 (text.len() + filled * REVIEW_LOOP_MAX_CYCLES.len())
@@ -383,6 +384,7 @@ mod tests {
                 &mut evaluated,
                 &mut Vec::new(),
                 &mut (),
+                None,
             );
             bodies.push(naive_repair(&evaluated));
         }

@@ -11,9 +11,11 @@
 use crate::condition::{self, Condition, Operator};
 use crate::event::{BlockDecision, BlockReason, Observer, Warning, WarningKind};
 use crate::markers::{self, BlockKind, Marker, UNPAIRED};
+use crate::placeholder::REVIEW_LOOP_MAX_CYCLES;
 use crate::scope::{Scope, Settings};
 use crate::text::js_trim_start;
 use crate::value::Value;
+use std::ops::Range;
 
 /// Reusable buffers for evaluating many bodies without reallocating.
 #[derive(Debug, Default)]
@@ -21,6 +23,8 @@ pub struct Scratch {
     markers: Vec<Marker>,
     stack: Vec<u32>,
     pairs: Vec<u32>,
+    /// Placeholder offsets in the body's text.
+    placeholders: Vec<usize>,
 }
 
 impl Scratch {
@@ -32,6 +36,10 @@ impl Scratch {
         shrink(&mut self.markers, most);
         shrink(&mut self.stack, most);
         shrink(&mut self.pairs, most);
+        shrink(
+            &mut self.placeholders,
+            bytes / REVIEW_LOOP_MAX_CYCLES.len() + 1,
+        );
     }
 
     /// Makes room for the markers of a typical text of `bytes` bytes (one every hundred bytes or
@@ -61,13 +69,25 @@ pub struct Body<'t> {
     pub start: usize,
 }
 
+/// What [`evaluate`] reports besides the text it appends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evaluated {
+    /// Whether the body holds a `{` other than the two that open each marker and, when
+    /// placeholders were filled in, the two that open each placeholder. When it does not, what
+    /// was appended holds no `{{REVIEW_LOOP_MAX_CYCLES}}` (any more): markers kept verbatim are
+    /// kept whole, and no other text has a `{`.
+    pub other_braces: bool,
+    /// How many `{{REVIEW_LOOP_MAX_CYCLES}}` were replaced while copying.
+    pub filled: usize,
+}
+
 /// Appends the evaluated body to `out`, warnings to `warnings`, decisions to `observer`.
 /// `conditions` remembers what each condition means in `scope`: give every body of one assembly
 /// the same memo.
 ///
-/// Returns whether the body holds a `{` other than the two that open each marker. When it does
-/// not, what was appended holds no `{{REVIEW_LOOP_MAX_CYCLES}}`: markers kept verbatim are kept
-/// whole, and no other text has a `{`.
+/// With `fill`, the placeholders of the appended text are replaced by it as the text is copied,
+/// when the body's braces make that possible (see [`Evaluated`]); otherwise none is.
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate<'a, O: Observer>(
     body: &Body<'a>,
     scope: &Scope<'a>,
@@ -76,18 +96,37 @@ pub fn evaluate<'a, O: Observer>(
     out: &mut String,
     warnings: &mut Vec<Warning>,
     observer: &mut O,
-) -> bool {
+    fill: Option<&str>,
+) -> Evaluated {
     let text = body.text;
     let Scratch {
         markers,
         stack,
         pairs,
+        placeholders,
     } = scratch;
     markers.clear();
-    let other_braces = markers::scan_into(text, body.start, markers);
+    placeholders.clear();
+    let found = fill.is_some().then_some(&mut *placeholders);
+    let other_braces = markers::scan_body(text, body.start, markers, found);
+    let (value, pending): (&str, &[usize]) = match fill {
+        Some(value) if !other_braces => (value, placeholders),
+        _ => ("", &[]),
+    };
+    let mut pieces = Pieces {
+        text,
+        out,
+        pending,
+        value,
+        filled: 0,
+    };
+    let start = body.start.min(text.len());
     if markers.is_empty() {
-        out.push_str(&text[body.start.min(text.len())..]);
-        return other_braces;
+        pieces.copy(start..text.len());
+        return Evaluated {
+            other_braces,
+            filled: pieces.filled,
+        };
     }
     pairs.clear();
     pairs.resize(markers.len(), UNPAIRED);
@@ -100,16 +139,16 @@ pub fn evaluate<'a, O: Observer>(
         markers,
         warnings,
         observer,
+        pieces,
     };
 
-    let mut pos = body.start;
+    let mut pos = start;
     let mut i = 0;
     while i < markers.len() {
         let marker = &markers[i];
         let span = marker.span();
         if marker.closer {
-            out.push_str(&text[pos..span.end]);
-            pos = span.end;
+            // Kept verbatim, with the text before it: copied with what follows.
             eval.warn(span, WarningKind::StrayCloser { kind: marker.kind });
             i += 1;
             continue;
@@ -120,15 +159,62 @@ pub fn evaluate<'a, O: Observer>(
                 break;
             }
             Some(close) => {
-                out.push_str(&text[pos..span.start]);
-                eval.block(i, close, pairs, out);
+                eval.pieces.copy(pos..span.start);
+                eval.block(i, close, pairs);
                 pos = markers[close].span().end;
                 i = close + 1;
             }
         }
     }
-    out.push_str(&text[pos..]);
-    other_braces
+    eval.pieces.copy(pos..text.len());
+    Evaluated {
+        other_braces,
+        filled: eval.pieces.filled,
+    }
+}
+
+/// Copies pieces of a body's text to the output, replacing the placeholders listed in `pending`
+/// by `value` on the way.
+struct Pieces<'e, 'a> {
+    text: &'a str,
+    out: &'e mut String,
+    /// The offsets of the placeholders not passed yet, ascending. Each lies wholly inside or
+    /// wholly outside every piece: pieces end at markers, and no placeholder overlaps a marker.
+    pending: &'e [usize],
+    value: &'e str,
+    filled: usize,
+}
+
+impl Pieces<'_, '_> {
+    /// Appends `text[range]`; pieces come in text order.
+    #[inline(always)]
+    fn copy(&mut self, range: Range<usize>) {
+        match self.pending.first() {
+            Some(&at) if at < range.end => self.copy_filling(range),
+            _ => self.out.push_str(&self.text[range]),
+        }
+    }
+
+    /// Appends `text[range]` with the placeholders inside it replaced, and passes those before it
+    /// (in text that was dropped).
+    #[inline(never)]
+    fn copy_filling(&mut self, range: Range<usize>) {
+        let len = REVIEW_LOOP_MAX_CYCLES.len();
+        let mut copied = range.start;
+        while let Some((&at, rest)) = self.pending.split_first() {
+            if at >= range.end {
+                break;
+            }
+            self.pending = rest;
+            if at >= range.start && at + len <= range.end {
+                self.out.push_str(&self.text[copied..at]);
+                self.out.push_str(self.value);
+                copied = at + len;
+                self.filled += 1;
+            }
+        }
+        self.out.push_str(&self.text[copied..range.end]);
+    }
 }
 
 struct Evaluator<'e, 'a, O> {
@@ -140,6 +226,7 @@ struct Evaluator<'e, 'a, O> {
     markers: &'e [Marker],
     warnings: &'e mut Vec<Warning>,
     observer: &'e mut O,
+    pieces: Pieces<'e, 'a>,
 }
 
 /// What the conditions of one assembly mean, remembered by their text.
@@ -170,7 +257,10 @@ const SLOTS: usize = 32;
 /// A condition as written and what it means.
 #[derive(Debug, Clone, Copy)]
 struct Known<'a> {
-    raw: &'a str,
+    raw: &'a [u8],
+    /// What testing it gives before `IFNOT` inverts it; `None` when it fails closed (it is
+    /// malformed or names nothing known).
+    test: Option<bool>,
     meaning: Meaning<'a>,
 }
 
@@ -205,29 +295,68 @@ enum Names<'a> {
 }
 
 impl<'a> Conditions<'a> {
-    /// What condition `raw` means in `scope`.
+    /// What the condition `text[condition]` means in `scope`.
     #[inline]
-    fn meaning(&mut self, raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
+    fn known(&mut self, text: &'a str, condition: Range<usize>, scope: &Scope<'a>) -> Known<'a> {
+        let raw = text.as_bytes().get(condition.clone()).unwrap_or_default();
         let slot = &mut self.slots[slot(raw)];
         match slot {
-            Some(known) if known.raw == raw => known.meaning,
-            _ => Self::learn(slot, raw, scope),
+            Some(known) if same(known.raw, raw) => *known,
+            _ => Self::learn(slot, text.get(condition).unwrap_or_default(), scope),
         }
     }
 
     /// Interprets `raw` and remembers it in `slot`.
     #[cold]
     #[inline(never)]
-    fn learn(slot: &mut Option<Known<'a>>, raw: &'a str, scope: &Scope<'a>) -> Meaning<'a> {
+    fn learn(slot: &mut Option<Known<'a>>, raw: &'a str, scope: &Scope<'a>) -> Known<'a> {
         let meaning = interpret(raw, scope);
-        *slot = Some(Known { raw, meaning });
-        meaning
+        let test = match meaning {
+            Meaning::Malformed => None,
+            Meaning::Key { names, .. } => match names {
+                Names::Feature(on) => Some(on),
+                Names::Truthy { truthy, .. } => Some(truthy),
+                Names::Compare { holds, .. } => Some(holds),
+                Names::Unknown => None,
+            },
+        };
+        let known = Known {
+            raw: raw.as_bytes(),
+            test,
+            meaning,
+        };
+        *slot = Some(known);
+        known
+    }
+}
+
+/// Whether `a` and `b` hold the same bytes. Conditions are short keys: up to 32 bytes are
+/// compared as words, without a call.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        17..=32 => {
+            word(a, 0) == word(b, 0)
+                && word(a, 8) == word(b, 8)
+                && word(a, n - 16) == word(b, n - 16)
+                && word(a, n - 8) == word(b, n - 8)
+        }
+        _ => a == b,
     }
 }
 
 /// The memo slot of condition `raw`: its length and first and last bytes, mixed.
-fn slot(raw: &str) -> usize {
-    let bytes = raw.as_bytes();
+#[inline]
+fn slot(bytes: &[u8]) -> usize {
     let (first, last) = match bytes {
         [] => (0, 0),
         [first, .., last] => (*first, *last),
@@ -287,7 +416,7 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
     }
 
     /// Evaluates the matched block `open`..`close`, whose nested pairs are in `pairs`.
-    fn block(&mut self, open: usize, close: usize, pairs: &[u32], out: &mut String) {
+    fn block(&mut self, open: usize, close: usize, pairs: &[u32]) {
         if !self.holds(open, close) {
             return;
         }
@@ -296,7 +425,7 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
         while k < close {
             let marker = &self.markers[k];
             let span = marker.span();
-            out.push_str(&self.text[pos..span.start]);
+            self.pieces.copy(pos..span.start);
             // Every opener inside a matched block is closed inside it: its pair is set.
             let pair = pairs[k] as usize;
             if marker.closer || self.holds(k, pair) {
@@ -307,42 +436,51 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
                 k = pair + 1;
             }
         }
-        out.push_str(&self.text[pos..self.markers[close].span().start]);
+        self.pieces.copy(pos..self.markers[close].span().start);
     }
 
     /// Tests the condition of opener `open` (closed by `close`), warning where it fails closed.
+    #[inline]
     fn holds(&mut self, open: usize, close: usize) -> bool {
         let marker = &self.markers[open];
         let condition = marker.condition();
-        let text: &'a str = self.text;
-        let raw = &text[condition.clone()];
         let invert = marker.kind == BlockKind::IfNot;
-        let (kept, reason) = match self.conditions.meaning(raw, self.scope) {
-            Meaning::Malformed => {
-                self.warn(condition.clone(), WarningKind::MalformedCondition);
-                (false, BlockReason::Malformed)
+        let known = self
+            .conditions
+            .known(self.text, condition.clone(), self.scope);
+        let kept = match known.test {
+            Some(test) => test != invert,
+            None => {
+                self.fails_closed(&known.meaning, condition);
+                false
             }
-            Meaning::Key { key, at, names } => match names {
-                Names::Feature(on) => (on != invert, BlockReason::Feature { name: key, on }),
-                Names::Truthy { value, truthy } => {
-                    (truthy != invert, BlockReason::Truthy { key, value })
-                }
-                Names::Compare {
-                    value,
-                    equal,
-                    holds,
-                } => (holds != invert, BlockReason::Compare { key, equal, value }),
-                Names::Unknown => {
-                    let start = condition.start + at;
-                    self.warn(start..start + key.len(), WarningKind::UnknownKey);
-                    (false, BlockReason::UnknownKey { key })
-                }
+        };
+        let reason = match known.meaning {
+            Meaning::Malformed => BlockReason::Malformed,
+            Meaning::Key { key, names, .. } => match names {
+                Names::Feature(on) => BlockReason::Feature { name: key, on },
+                Names::Truthy { value, .. } => BlockReason::Truthy { key, value },
+                Names::Compare { value, equal, .. } => BlockReason::Compare { key, equal, value },
+                Names::Unknown => BlockReason::UnknownKey { key },
             },
         };
         self.decided(open, close, kept, reason)
     }
 
+    /// Warns about the condition at `condition`, which fails closed.
+    #[cold]
+    fn fails_closed(&mut self, meaning: &Meaning<'a>, condition: Range<usize>) {
+        match *meaning {
+            Meaning::Malformed => self.warn(condition, WarningKind::MalformedCondition),
+            Meaning::Key { key, at, .. } => {
+                let start = condition.start + at;
+                self.warn(start..start + key.len(), WarningKind::UnknownKey);
+            }
+        }
+    }
+
     /// Reports the decision on block `open`..`close` and returns whether it is kept.
+    #[inline]
     fn decided(&mut self, open: usize, close: usize, kept: bool, reason: BlockReason<'_>) -> bool {
         let marker = &self.markers[open];
         self.observer.block(&BlockDecision {

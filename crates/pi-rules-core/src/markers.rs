@@ -6,6 +6,7 @@
 //! closer using an explicit stack. Neither recurses, and both are linear in their input.
 
 use crate::find;
+use crate::placeholder::REVIEW_LOOP_MAX_CYCLES as PLACEHOLDER;
 use crate::span::{Span, MAX_OFFSET};
 use std::ops::Range;
 
@@ -83,97 +84,108 @@ pub fn scan_from(text: &str, from: usize) -> Vec<Marker> {
 ///
 /// Only the first [`MAX_OFFSET`] bytes of `text` are scanned (see [`crate::span`]).
 pub fn scan_into(text: &str, from: usize, out: &mut Vec<Marker>) -> bool {
+    scan_body(text, from, out, None)
+}
+
+/// [`scan_into`] for the assembler: when `placeholders` is given, the offset of every
+/// `{{REVIEW_LOOP_MAX_CYCLES}}` outside the markers goes there, and its two `{` do not count as
+/// other braces. When the result is then `false`, the placeholders of any text made of pieces of
+/// `text[from..]` that leave markers whole are exactly the listed ones its pieces hold: a
+/// placeholder needs a `{` followed by `{R`, and only a listed placeholder's first `{` is.
+pub(crate) fn scan_body(
+    text: &str,
+    from: usize,
+    out: &mut Vec<Marker>,
+    mut placeholders: Option<&mut Vec<usize>>,
+) -> bool {
     let bytes = &text.as_bytes()[..text.len().min(MAX_OFFSET)];
-    let mut scan = Scan {
-        bytes,
-        next_brace: NextBrace::default(),
-        other_braces: false,
-    };
+    let mut other = false;
+    let mut closing = Closing::default();
+    // The search for `{` goes on at `pos`. After an opener it goes on inside the condition, so
+    // that one search both finds a `{` there and goes past it; `end` is where the last marker
+    // ends, and a `{` before it lies inside that marker's condition.
     let mut pos = from;
-    while let Some(found) = scan.find_open_braces(pos) {
-        match scan.match_at(found) {
+    let mut end = from;
+    while let Some(at) = next(bytes, b'{', pos) {
+        if at < end {
+            other = true;
+            pos = end;
+            continue;
+        }
+        if bytes.get(at + 1) != Some(&b'{') {
+            other = true;
+            pos = at + 1;
+            continue;
+        }
+        match match_at(bytes, at, &mut closing) {
             Some(marker) => {
-                pos = marker.span.end as usize;
+                end = marker.span.end as usize;
+                pos = if marker.closer {
+                    end
+                } else {
+                    marker.condition().start
+                };
                 out.push(marker);
             }
-            None => {
-                scan.other_braces = true;
-                pos = found + 1;
-            }
+            None => match placeholders.as_deref_mut() {
+                Some(found) if bytes[at..].starts_with(PLACEHOLDER.as_bytes()) => {
+                    found.push(at);
+                    pos = at + PLACEHOLDER.len();
+                }
+                _ => {
+                    other = true;
+                    pos = at + 1;
+                }
+            },
         }
     }
-    scan.other_braces
+    other
 }
 
-struct Scan<'b> {
-    bytes: &'b [u8],
-    /// End of the run of non-`}` bytes that starts at or before the cached position. Condition
-    /// runs of neighbouring candidates overlap, so caching the next `}` keeps the scan linear on
-    /// text such as `{{IF:{{IF:{{IF:…` with no closing brace.
-    next_brace: NextBrace,
-    /// A `{` was seen that does not open a marker.
-    other_braces: bool,
-}
-
-impl Scan<'_> {
-    /// Position of the next `{{` at or after `from`.
-    fn find_open_braces(&mut self, from: usize) -> Option<usize> {
-        let bytes = self.bytes;
-        let mut i = from;
-        loop {
-            let j = next_open_brace(bytes, i)?;
-            if bytes.get(j + 1) == Some(&b'{') {
-                return Some(j);
-            }
-            self.other_braces = true;
-            i = j + 1;
-        }
+/// Tries the marker regex at `start` (where `{{` stands). `bytes` is at most [`MAX_OFFSET`]
+/// long, so every offset fits a `u32`.
+#[inline]
+fn match_at(bytes: &[u8], start: usize, closing: &mut Closing) -> Option<Marker> {
+    let marker = |kind: BlockKind, closer: bool, end: usize| Marker {
+        span: Span::new(start..end),
+        kind,
+        closer,
+    };
+    let (kind, closer) = head(bytes.get(start + 2..)?)?;
+    if closer {
+        let end = start + 3 + kind.keyword().len() + 2;
+        return Some(marker(kind, true, end));
     }
+    let cond_start = start + 3 + kind.keyword().len();
+    let cond_end = closing.find(bytes, cond_start);
+    let closed = cond_end > cond_start && bytes.get(cond_end + 1) == Some(&b'}');
+    closed.then(|| marker(kind, false, cond_end + 2))
+}
 
-    /// The first `}` at or after `from` (or the end), noting a `{` on the way.
-    fn next_closing_brace(&mut self, from: usize) -> usize {
-        let bytes = self.bytes;
-        let cache = &mut self.next_brace;
-        if cache.valid && cache.from <= from && from <= cache.at {
-            // Inside a run looked at before, which began inside an earlier candidate: that
-            // candidate's `{{` is in this run.
-            self.other_braces = true;
-            return cache.at;
+/// The last search for a `}`: from `from`, the first one is at `at` (the end of the text when
+/// there is none). Condition runs of neighbouring candidates overlap, so reusing it keeps the
+/// scan linear on text such as `{{IF:{{IF:{{IF:…` with no closing brace.
+#[derive(Default)]
+struct Closing {
+    from: usize,
+    at: usize,
+    valid: bool,
+}
+
+impl Closing {
+    /// The first `}` at or after `from`, or the end of `bytes`.
+    #[inline]
+    fn find(&mut self, bytes: &[u8], from: usize) -> usize {
+        if self.valid && self.from <= from && from <= self.at {
+            return self.at;
         }
-        // One search finds the end of the condition, or a `{` before it.
-        let rest = &bytes[from.min(bytes.len())..];
-        let at = match next_brace(rest) {
-            Some(off) if rest[off] == b'}' => from + off,
-            Some(off) => {
-                self.other_braces = true;
-                find::memchr(b'}', &rest[off..]).map_or(bytes.len(), |o| from + off + o)
-            }
-            None => bytes.len(),
-        };
-        *cache = NextBrace {
+        let at = next(bytes, b'}', from).unwrap_or(bytes.len());
+        *self = Closing {
             from,
             at,
             valid: true,
         };
         at
-    }
-    /// Tries the marker regex at `start` (where `{{` stands). `bytes` is at most
-    /// [`MAX_OFFSET`] long, so every offset fits a `u32`.
-    fn match_at(&mut self, start: usize) -> Option<Marker> {
-        let marker = |kind: BlockKind, closer: bool, end: usize| Marker {
-            span: Span::new(start..end),
-            kind,
-            closer,
-        };
-        let (kind, closer) = head(&self.bytes[start + 2..])?;
-        if closer {
-            let end = start + 3 + kind.keyword().len() + 2;
-            return Some(marker(kind, true, end));
-        }
-        let cond_start = start + 3 + kind.keyword().len();
-        let cond_end = self.next_closing_brace(cond_start);
-        let closed = cond_end > cond_start && self.bytes.get(cond_end + 1) == Some(&b'}');
-        closed.then(|| marker(kind, false, cond_end + 2))
     }
 }
 
@@ -240,67 +252,13 @@ impl Word {
     }
 }
 
-/// Position of the next `{` at or after `from`.
+/// Position of the first `byte` at or after `from`.
 ///
-/// Markers often lie a few bytes apart (`{{IF:x}}word{{/IF}}`, or one right after the other), so
-/// the next sixteen bytes are looked at as two words before a byte search is set up.
+/// A plain vector search: its first step looks at the next sixteen bytes, which is where the next
+/// marker or the end of a condition usually is.
 #[inline]
-fn next_open_brace(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    let Some((near, far)) = rest.split_first_chunk::<16>() else {
-        return find::memchr(b'{', rest).map(|at| from + at);
-    };
-    let (low, high) = near.split_at(8);
-    for (offset, word) in [(0, low), (8, high)] {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        if let Some(at) = first_byte(word, b'{') {
-            return Some(from + offset + at);
-        }
-    }
-    find::memchr(b'{', far).map(|at| from + 16 + at)
-}
-
-/// Position of the first `}` or `{` in `rest`.
-///
-/// A condition is mostly a short key: the first thirty-two bytes are looked at as words before a
-/// byte search is set up.
-#[inline]
-fn next_brace(rest: &[u8]) -> Option<usize> {
-    let mut words = rest.chunks_exact(8);
-    for (n, word) in words.by_ref().take(4).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let found = zero_bytes(word, b'}') | zero_bytes(word, b'{');
-        if found != 0 {
-            return Some(8 * n + found.trailing_zeros() as usize / 8);
-        }
-    }
-    let seen = rest.len() - words.remainder().len() - 8 * words.len();
-    find::memchr2(b'}', b'{', &rest[seen..]).map(|at| seen + at)
-}
-
-/// The index of the first byte equal to `byte` in the eight bytes of `word` (little-endian).
-#[inline]
-fn first_byte(word: u64, byte: u8) -> Option<usize> {
-    let zeros = zero_bytes(word, byte);
-    (zeros != 0).then(|| zeros.trailing_zeros() as usize / 8)
-}
-
-/// The high bit of each byte of `word` equal to `byte`, except that a byte above an equal one may
-/// be flagged too: the lowest flag is exact.
-#[inline]
-fn zero_bytes(word: u64, byte: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-#[derive(Default)]
-struct NextBrace {
-    /// Position of the first `}` at or after `from`, or `len` when there is none.
-    from: usize,
-    at: usize,
-    valid: bool,
+fn next(bytes: &[u8], byte: u8, from: usize) -> Option<usize> {
+    find::memchr(byte, bytes.get(from..)?).map(|at| from + at)
 }
 
 /// Marks an index into a marker list that has no partner (see [`match_opener`]).
@@ -361,6 +319,92 @@ fn index(i: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The reference's regex, transcribed naively: at each position left to right, the first
+    /// alternative that matches, then on after it.
+    fn naive_scan(text: &str, from: usize) -> Vec<(usize, usize, BlockKind, bool)> {
+        let b = text.as_bytes();
+        let mut found = Vec::new();
+        let mut pos = from;
+        while pos < b.len() {
+            let rest = &b[pos..];
+            let opener = |keyword: &[u8]| -> Option<usize> {
+                let cond = rest.strip_prefix(b"{{")?.strip_prefix(keyword)?;
+                let len = cond.iter().position(|&c| c == b'}')?;
+                (len > 0 && cond.get(len + 1) == Some(&b'}')).then(|| 2 + keyword.len() + len + 2)
+            };
+            let closer = |marker: &[u8]| rest.starts_with(marker).then_some(marker.len());
+            let hit = [
+                opener(b"IFNOT:").map(|n| (n, BlockKind::IfNot, false)),
+                opener(b"IF:").map(|n| (n, BlockKind::If, false)),
+                closer(b"{{/IFNOT}}").map(|n| (n, BlockKind::IfNot, true)),
+                closer(b"{{/IF}}").map(|n| (n, BlockKind::If, true)),
+            ]
+            .into_iter()
+            .flatten()
+            .next();
+            match hit {
+                Some((n, kind, is_closer)) => {
+                    found.push((pos, pos + n, kind, is_closer));
+                    pos += n;
+                }
+                None => pos += 1,
+            }
+        }
+        found
+    }
+
+    fn scan_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("{"),
+            Just("}"),
+            Just("{{"),
+            Just("}}"),
+            Just("IF:"),
+            Just("IFNOT:"),
+            Just("/IF"),
+            Just("/IFNOT"),
+            Just("a"),
+            Just("\n"),
+            Just("{{IF:a}}"),
+            Just("{{/IF}}"),
+            Just("{{REVIEW_LOOP_MAX_CYCLES}}"),
+            Just("{{REVIEW_"),
+            Just("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+        #[test]
+        fn scan_equals_the_regex_and_counts_the_other_braces(text in scan_text(), from in 0usize..8) {
+            let from = from.min(text.len());
+            let expected = naive_scan(&text, from);
+            let mut markers = Vec::new();
+            let other = scan_into(&text, from, &mut markers);
+            let got: Vec<_> = markers.iter().map(|m| (m.span().start, m.span().end, m.kind, m.closer)).collect();
+            prop_assert_eq!(&got, &expected);
+            let braces = text[from..].matches('{').count();
+            prop_assert_eq!(other, braces != 2 * expected.len());
+
+            // With placeholders taken aside: every one outside the markers.
+            let mut placeholders = Vec::new();
+            markers.clear();
+            let other = scan_body(&text, from, &mut markers, Some(&mut placeholders));
+            prop_assert_eq!(markers.len(), expected.len());
+            let mut outside = Vec::new();
+            let mut gap_start = from;
+            for end in expected.iter().map(|m| m.0).chain([text.len()]) {
+                outside.extend(text[gap_start..end].match_indices(PLACEHOLDER).map(|(at, _)| gap_start + at));
+                gap_start = expected.iter().find(|m| m.0 == end).map_or(end, |m| m.1);
+            }
+            prop_assert_eq!(&placeholders, &outside);
+            prop_assert_eq!(other, braces != 2 * (expected.len() + outside.len()));
+        }
+    }
 
     /// (input, expected markers rendered as text).
     fn shown(text: &str) -> Vec<String> {
