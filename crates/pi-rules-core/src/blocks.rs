@@ -296,20 +296,26 @@ enum Names<'a> {
 
 impl<'a> Conditions<'a> {
     /// What the condition `text[condition]` means in `scope`.
-    #[inline]
-    fn known(&mut self, text: &'a str, condition: Range<usize>, scope: &Scope<'a>) -> Known<'a> {
+    #[inline(always)]
+    fn known(&mut self, text: &'a str, condition: Range<usize>, scope: &Scope<'a>) -> &Known<'a> {
+        /// Never read: every slot is filled before it is looked at.
+        const NOTHING: Known<'static> = Known {
+            raw: &[],
+            test: None,
+            meaning: Meaning::Malformed,
+        };
         let raw = text.as_bytes().get(condition.clone()).unwrap_or_default();
         let slot = &mut self.slots[slot(raw)];
-        match slot {
-            Some(known) if same(known.raw, raw) => *known,
-            _ => Self::learn(slot, text.get(condition).unwrap_or_default(), scope),
+        if !matches!(slot, Some(known) if same(known.raw, raw)) {
+            Self::learn(slot, text.get(condition).unwrap_or_default(), scope);
         }
+        slot.as_ref().unwrap_or(&NOTHING)
     }
 
     /// Interprets `raw` and remembers it in `slot`.
     #[cold]
     #[inline(never)]
-    fn learn(slot: &mut Option<Known<'a>>, raw: &'a str, scope: &Scope<'a>) -> Known<'a> {
+    fn learn(slot: &mut Option<Known<'a>>, raw: &'a str, scope: &Scope<'a>) {
         let meaning = interpret(raw, scope);
         let test = match meaning {
             Meaning::Malformed => None,
@@ -320,13 +326,11 @@ impl<'a> Conditions<'a> {
                 Names::Unknown => None,
             },
         };
-        let known = Known {
+        *slot = Some(Known {
             raw: raw.as_bytes(),
             test,
             meaning,
-        };
-        *slot = Some(known);
-        known
+        });
     }
 }
 
@@ -440,12 +444,12 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
     }
 
     /// Tests the condition of opener `open` (closed by `close`), warning where it fails closed.
-    #[inline]
+    #[inline(always)]
     fn holds(&mut self, open: usize, close: usize) -> bool {
         let marker = &self.markers[open];
         let condition = marker.condition();
         let invert = marker.kind == BlockKind::IfNot;
-        let known = self
+        let known = *self
             .conditions
             .known(self.text, condition.clone(), self.scope);
         let kept = match known.test {
@@ -480,7 +484,7 @@ impl<'e, 'a, O: Observer> Evaluator<'e, 'a, O> {
     }
 
     /// Reports the decision on block `open`..`close` and returns whether it is kept.
-    #[inline]
+    #[inline(always)]
     fn decided(&mut self, open: usize, close: usize, kept: bool, reason: BlockReason<'_>) -> bool {
         let marker = &self.markers[open];
         self.observer.block(&BlockDecision {

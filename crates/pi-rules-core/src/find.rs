@@ -35,6 +35,21 @@ pub fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     memchr::memchr(needle, haystack)
 }
 
+/// The offset of the first `needle` in `haystack`, for a byte that is usually near its start:
+/// the first sixteen bytes are searched alone, which is one vector step, before the search of
+/// the rest is set up (a plain search of a longer haystack would go on to its unrolled loop).
+#[inline]
+pub fn memchr_near(needle: u8, haystack: &[u8]) -> Option<usize> {
+    const NEAR: usize = 16;
+    match haystack.split_at_checked(NEAR) {
+        Some((near, far)) => match memchr(needle, near) {
+            Some(at) => Some(at),
+            None => memchr(needle, far).map(|at| NEAR + at),
+        },
+        None => memchr(needle, haystack),
+    }
+}
+
 /// The offset of the last `needle` in `haystack`.
 #[inline]
 pub fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
@@ -226,6 +241,7 @@ mod tests {
         fn bytes_match_a_plain_scan(haystack in proptest::collection::vec(0u8..4, 0..200), a in 0u8..4, b in 0u8..4) {
             let first = haystack.iter().position(|&x| x == a);
             prop_assert_eq!(memchr(a, &haystack), first);
+            prop_assert_eq!(memchr_near(a, &haystack), first);
             prop_assert_eq!(memrchr(a, &haystack), haystack.iter().rposition(|&x| x == a));
             let either = |&x: &u8| x == a || x == b;
             prop_assert_eq!(memchr2(a, b, &haystack), haystack.iter().position(either));

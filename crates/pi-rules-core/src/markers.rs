@@ -106,7 +106,11 @@ pub(crate) fn scan_body(
     // ends, and a `{` before it lies inside that marker's condition.
     let mut pos = from;
     let mut end = from;
-    while let Some(at) = next(bytes, b'{', pos) {
+    while let Some(at) = bytes
+        .get(pos..)
+        .and_then(|rest| find::memchr_near(b'{', rest))
+        .map(|at| pos + at)
+    {
         if at < end {
             other = true;
             pos = end;

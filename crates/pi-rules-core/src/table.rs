@@ -103,10 +103,11 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
     }
 }
 
-/// The offset of the first line break at or after `from`.
+/// The offset of the first line break at or after `from`. Rows are short: most end within the
+/// first step of the search.
 #[inline]
 fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
-    find::memchr(b'\n', bytes.get(from..)?).map(|off| from + off)
+    find::memchr_near(b'\n', bytes.get(from..)?).map(|off| from + off)
 }
 
 /// The offset of the line break that ends `text`'s first line, if that line is blank.
