@@ -16,8 +16,8 @@ pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
 use pi_rules_core::lint::{
-    self, Content, Entry, Escape, LayerInput, LayerKind, Link, LintInput, Report, SchemaInfo,
-    SettingsInput, Severity,
+    self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
+    Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use std::fs;
@@ -87,10 +87,13 @@ pub fn render(report: &Report, opts: &CheckOptions<'_>, out: &mut dyn Write) -> 
     crate::report::render(report, opts.format, color, out)
 }
 
-/// Gathers the input and lints it, without rendering.
+/// Gathers the input and lints it, without rendering. Each rule file is checked as soon as it
+/// is read, while its text is still in the cache; the checks on the layers as a whole and on
+/// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
-    let (layers, settings) = gather(opts)?;
     let schema = SchemaInfo::from_schema(&opts.session.schema);
+    let mut linter = lint::Linter::new(&schema, lint::FEATURES);
+    let (layers, settings) = gather_each(opts, &mut |entry| linter.check_rule(entry))?;
     // Lint sorts the names several times.
     let collate = comparator_for(
         layers
@@ -98,40 +101,54 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
             .flat_map(|layer| &layer.entries)
             .map(|entry| entry.name.as_str()),
     );
-    let input = LintInput {
-        layers,
-        settings: &settings,
-        schema: &schema,
-        features: lint::FEATURES,
-        collate: &collate,
-    };
-    Ok(lint::lint(input))
+    Ok(linter.finish(&layers, &settings, &collate))
 }
 
 /// Reads the three layers and the settings files.
 pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
+    gather_each(opts, &mut |_| {})
+}
+
+/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule).
+type EachEntry<'e> = dyn FnMut(&mut Entry) + 'e;
+
+/// [`gather`], handing each entry to `each` as soon as it is listed and read, before it joins
+/// its layer. The layers are listed in the order package, user, project.
+fn gather_each(
+    opts: &CheckOptions<'_>,
+    each: &mut EachEntry<'_>,
+) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
     let session = opts.session;
     let display = Display::new();
     let policy = session.policy(false);
 
     let package = match &opts.package {
-        PackageSource::Embedded(rules) => LayerInput::new(
-            LayerKind::Package,
-            rules
-                .iter()
-                .map(|(name, text)| {
-                    let content = Content::Bytes(text.as_bytes().to_vec());
-                    Entry::new(*name, format!("<embedded>/{name}"), content)
-                })
-                .collect(),
-        ),
+        PackageSource::Embedded(rules) => {
+            let mut entries = Vec::with_capacity(rules.len());
+            for (name, text) in rules.iter() {
+                let content = Content::Bytes(text.as_bytes().to_vec());
+                let mut entry = Entry::new(*name, format!("<embedded>/{name}"), content);
+                each(&mut entry);
+                entries.push(entry);
+            }
+            LayerInput::new(LayerKind::Package, entries)
+        }
         // A package directory is asked for by name, so its absence is a problem too.
-        PackageSource::Dir(dir) => list_layer(LayerKind::Package, dir, true, &policy, &display),
+        PackageSource::Dir(dir) => {
+            list_layer(LayerKind::Package, dir, true, &policy, &display, each)
+        }
     };
     let mut layers = vec![package];
     if let Some(home) = &session.home {
         let dir = home.join(".pi").join("agent").join("rules");
-        layers.push(list_layer(LayerKind::User, &dir, false, &policy, &display));
+        layers.push(list_layer(
+            LayerKind::User,
+            &dir,
+            false,
+            &policy,
+            &display,
+            each,
+        ));
     }
     let dir = session.cwd.join(".pi").join("rules");
     layers.push(list_layer(
@@ -140,6 +157,7 @@ pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsI
         false,
         &policy,
         &display,
+        each,
     ));
 
     let (project, global) = session.settings_files();
@@ -226,13 +244,14 @@ impl Display {
 
 /// Lists one layer directory, every entry included. A missing directory is an empty layer, and
 /// a problem when it was asked for by name (`required`); a directory that cannot be listed is an
-/// empty layer with a problem.
+/// empty layer with a problem. Each entry goes to `each` as soon as it is listed and read.
 fn list_layer(
     kind: LayerKind,
     dir: &Path,
     required: bool,
     policy: &Policy,
     display: &Display,
+    each: &mut EachEntry<'_>,
 ) -> LayerInput {
     let read_dir = match fs::read_dir(dir) {
         Ok(read_dir) => read_dir,
@@ -268,6 +287,7 @@ fn list_layer(
         if invalid_name {
             let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
             entry.invalid_name = true;
+            each(&mut entry);
             entries.push(entry);
             continue;
         }
@@ -314,14 +334,16 @@ fn list_layer(
                     real: path.display().to_string(),
                 },
             });
-        entries.push(Entry {
+        let mut entry = Entry {
             name,
             path: display.path(&path),
             link,
             escape,
             invalid_name: false,
             content,
-        });
+        };
+        each(&mut entry);
+        entries.push(entry);
     }
     LayerInput {
         kind,

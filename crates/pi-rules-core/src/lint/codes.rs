@@ -44,6 +44,9 @@ macro_rules! codes {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $( $variant, )* }
 
+        /// How many codes there are.
+        pub(crate) const CODE_COUNT: usize = [$( Code::$variant, )*].len();
+
         /// Every code, in id order; `CODES[code as usize].code == code`.
         pub static CODES: &[CodeInfo] = &[ $(
             CodeInfo {
@@ -575,6 +578,7 @@ mod tests {
         for (index, info) in CODES.iter().enumerate() {
             assert_eq!(info.code as usize, index, "{}", info.id);
         }
+        assert_eq!(CODE_COUNT, CODES.len());
     }
 
     #[test]

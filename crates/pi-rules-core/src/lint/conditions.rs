@@ -464,7 +464,7 @@ mod tests {
         }
         out.finish(None)
             .into_iter()
-            .map(|d| (d.code, d.help))
+            .map(|d| (d.code, d.help.map(String::from)))
             .collect()
     }
 

@@ -2,12 +2,14 @@
 //! file's text, labels, notes and help. Rendering lives in the binary; line and column are
 //! computed only then (see [`LineIndex`]).
 
-use super::codes::{Code, CODES};
+use super::codes::{Code, CODE_COUNT};
 use crate::find;
 use crate::span::LineCol;
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,8 +40,12 @@ impl fmt::Display for Severity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
     pub span: Range<usize>,
-    pub message: String,
+    pub message: Text,
 }
+
+/// A text of a finding: most labels, notes and helps are fixed sentences, kept without an
+/// allocation of their own.
+pub type Text = Cow<'static, str>;
 
 /// One replacement of a byte range of a file's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,32 +100,32 @@ pub fn apply_edits(text: &str, edits: &[&Edit]) -> String {
 pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,
-    pub message: String,
+    pub message: Text,
     /// The file as found on disk, or `<embedded>/NAME` for an embedded package rule.
-    pub path: String,
+    pub path: FilePath,
     /// Byte range into the file's text (as read: invalid UTF-8 replaced by U+FFFD). `None` for a
     /// finding about the file as a whole (its name, size or kind), which has no position.
     pub span: Option<Range<usize>>,
     /// Text shown under the primary span; may be empty.
-    pub label: String,
+    pub label: Text,
     /// Secondary spans.
     pub labels: Vec<Label>,
-    pub notes: Vec<String>,
-    pub help: Option<String>,
+    pub notes: Vec<Text>,
+    pub help: Option<Text>,
     /// A repair `check --fix` may apply.
     pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
     /// A diagnostic of `code` at its default severity, with nothing filled in yet.
-    pub fn new(code: Code, path: impl Into<String>, span: Option<Range<usize>>) -> Diagnostic {
+    pub fn new(code: Code, path: impl Into<FilePath>, span: Option<Range<usize>>) -> Diagnostic {
         Diagnostic {
             code,
             severity: code.severity(),
-            message: String::new(),
+            message: Text::Borrowed(""),
             path: path.into(),
             span,
-            label: String::new(),
+            label: Text::Borrowed(""),
             labels: Vec::new(),
             notes: Vec::new(),
             help: None,
@@ -132,17 +138,17 @@ impl Diagnostic {
         self
     }
 
-    pub fn message(&mut self, message: impl Into<String>) -> &mut Self {
+    pub fn message(&mut self, message: impl Into<Text>) -> &mut Self {
         self.message = message.into();
         self
     }
 
-    pub fn label(&mut self, label: impl Into<String>) -> &mut Self {
+    pub fn label(&mut self, label: impl Into<Text>) -> &mut Self {
         self.label = label.into();
         self
     }
 
-    pub fn secondary(&mut self, span: Range<usize>, message: impl Into<String>) -> &mut Self {
+    pub fn secondary(&mut self, span: Range<usize>, message: impl Into<Text>) -> &mut Self {
         self.labels.push(Label {
             span,
             message: message.into(),
@@ -150,21 +156,111 @@ impl Diagnostic {
         self
     }
 
-    pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
+    pub fn note(&mut self, note: impl Into<Text>) -> &mut Self {
         self.notes.push(note.into());
         self
     }
 
-    pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
+    pub fn help(&mut self, help: impl Into<Text>) -> &mut Self {
         self.help = Some(help.into());
         self
     }
 
     pub fn maybe_help(&mut self, help: Option<String>) -> &mut Self {
-        if help.is_some() {
-            self.help = help;
+        if let Some(help) = help {
+            self.help = Some(help.into());
         }
         self
+    }
+}
+
+/// The path of a file with findings, shared by all of them (and by the linter's list of the
+/// file): one allocation per file rather than one per finding. It reads as a `str`.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FilePath(Arc<str>);
+
+impl FilePath {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for FilePath {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for FilePath {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for FilePath {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for FilePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for FilePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for FilePath {
+    fn from(path: &str) -> Self {
+        FilePath(Arc::from(path))
+    }
+}
+
+impl From<String> for FilePath {
+    fn from(path: String) -> Self {
+        FilePath(Arc::from(path))
+    }
+}
+
+impl From<&String> for FilePath {
+    fn from(path: &String) -> Self {
+        FilePath(Arc::from(path.as_str()))
+    }
+}
+
+impl PartialEq<str> for FilePath {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for FilePath {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for FilePath {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<FilePath> for String {
+    fn eq(&self, other: &FilePath) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<FilePath> for &str {
+    fn eq(&self, other: &FilePath) -> bool {
+        **self == *other.0
     }
 }
 
@@ -174,36 +270,39 @@ pub const MAX_PER_CODE: usize = 50;
 /// The findings of one file while it is checked, bounded per code.
 #[derive(Debug)]
 pub(crate) struct FileDiagnostics {
-    path: String,
+    path: FilePath,
     items: Vec<Diagnostic>,
-    /// Per code (by index), the findings kept: at most [`MAX_PER_CODE`]. Empty until the first.
-    counts: Vec<u8>,
+    /// Per code (by index), the findings kept: at most [`MAX_PER_CODE`].
+    counts: [u8; CODE_COUNT],
     /// The codes that had findings left out: how many, and the span of the first one left out.
     suppressed: Vec<(Code, usize, Option<Range<usize>>)>,
 }
 
 /// The findings of the file at `path`, created on first use.
 pub(crate) fn file<'f>(
-    files: &'f mut IndexMap<String, FileDiagnostics>,
+    files: &'f mut IndexMap<FilePath, FileDiagnostics>,
     path: &str,
 ) -> &'f mut FileDiagnostics {
-    files
-        .entry(path.to_owned())
-        .or_insert_with(|| FileDiagnostics::new(path))
+    let index = match files.get_index_of(path) {
+        Some(index) => index,
+        None => {
+            let path = FilePath::from(path);
+            files
+                .insert_full(path.clone(), FileDiagnostics::new(path))
+                .0
+        }
+    };
+    &mut files[index]
 }
 
 impl FileDiagnostics {
-    pub(crate) fn new(path: impl Into<String>) -> Self {
+    pub(crate) fn new(path: impl Into<FilePath>) -> Self {
         FileDiagnostics {
             path: path.into(),
             items: Vec::new(),
-            counts: Vec::new(),
+            counts: [0; CODE_COUNT],
             suppressed: Vec::new(),
         }
-    }
-
-    pub(crate) fn path(&self) -> &str {
-        &self.path
     }
 
     /// A new finding to fill in, or `None` when this code already has [`MAX_PER_CODE`] in this
@@ -215,10 +314,6 @@ impl FileDiagnostics {
         span: Option<Range<usize>>,
     ) -> Option<&mut Diagnostic> {
         let index = code as usize;
-        // Made on the first finding: most files of a large layer have none.
-        if self.counts.is_empty() {
-            self.counts = vec![0; CODES.len()];
-        }
         if usize::from(self.counts[index]) >= MAX_PER_CODE {
             match self.suppressed.iter_mut().find(|s| s.0 == code) {
                 Some(slot) => slot.1 += 1,
@@ -232,18 +327,33 @@ impl FileDiagnostics {
         self.items.last_mut()
     }
 
-    /// The fixes attached to findings of `code`.
-    pub(crate) fn fixes_of(&self, code: Code) -> Vec<&Fix> {
+    /// Whether a finding so far has a position in the file's text (one left out included).
+    pub(crate) fn has_positions(&self) -> bool {
+        self.items.iter().any(|d| d.span.is_some()) || self.suppressed.iter().any(|s| s.2.is_some())
+    }
+
+    /// How many findings are kept so far: where the next one goes, for [`Self::fixes_of`].
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The fixes attached to findings of `code`, from the `from`th finding on: two copies of a
+    /// file at the same path (a package directory that is also the project's) share one list,
+    /// and the fixes of one copy must not be applied to the other's text.
+    pub(crate) fn fixes_of(&self, code: Code, from: usize) -> Vec<&Fix> {
         self.items
+            .get(from..)
+            .unwrap_or_default()
             .iter()
             .filter(|d| d.code == code)
             .filter_map(|d| d.fix.as_ref())
             .collect()
     }
 
-    /// Removes the fixes of the findings of `code`.
-    pub(crate) fn drop_fixes(&mut self, code: Code) {
-        for d in self.items.iter_mut().filter(|d| d.code == code) {
+    /// Removes the fixes of the findings of `code`, from the `from`th finding on.
+    pub(crate) fn drop_fixes(&mut self, code: Code, from: usize) {
+        let items = self.items.get_mut(from..).unwrap_or_default();
+        for d in items.iter_mut().filter(|d| d.code == code) {
             d.fix = None;
         }
     }
@@ -262,7 +372,7 @@ impl FileDiagnostics {
         if let Some(note) = note {
             for d in &mut self.items {
                 if d.span.is_some() {
-                    d.notes.push(note.to_owned());
+                    d.notes.push(Text::Owned(note.to_owned()));
                 }
             }
         }
@@ -329,9 +439,9 @@ pub(crate) fn offset_in(whole: &str, part: &str) -> Option<usize> {
 #[derive(Debug, Clone)]
 pub struct LineIndex<'t> {
     text: &'t str,
-    /// As `u32`: a report indexes every file with findings at once, and the texts it reads are
-    /// bounded far below 4 GiB. A text beyond that is indexed up to there.
-    starts: Vec<u32>,
+    /// As `u32`: a report keeps the line starts of every file with findings, and the texts it
+    /// reads are bounded far below 4 GiB. A text beyond that is indexed up to there.
+    starts: Cow<'t, [u32]>,
 }
 
 impl<'t> LineIndex<'t> {
@@ -340,7 +450,18 @@ impl<'t> LineIndex<'t> {
         starts.extend(
             find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
         );
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: Cow::Owned(starts),
+        }
+    }
+
+    /// The index of `text` from its line starts, as [`LineIndex::new`] finds them (0 first).
+    pub(crate) fn with_starts(text: &'t str, starts: &'t [u32]) -> Self {
+        LineIndex {
+            text,
+            starts: Cow::Borrowed(starts),
+        }
     }
 
     /// The start of 1-based `line`, if the text has it.

@@ -7,10 +7,12 @@
 //! copy that is read or oversized is the one that counts; unreadable copies fall through.
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, file, FileDiagnostics};
-use super::{Content, Entry, Escape, LayerInput, LayerKind, LintInput, MAX_RULE_BYTES};
+use super::diagnostic::{excerpt, file, FileDiagnostics, FilePath};
+use super::{Content, Entry, Escape, LayerInput, LayerKind, MAX_RULE_BYTES};
 use indexmap::IndexMap;
+use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::ops::Range;
 
 /// Whether a directory entry name is loaded as a rule: it ends with `.md`, case-sensitively.
 pub fn is_rule_name(name: &str) -> bool {
@@ -31,6 +33,9 @@ fn looks_like_rule(name: &str) -> bool {
         || lower.ends_with(".md~")
 }
 
+/// The order the loader sorts names in.
+type Collate<'c> = &'c dyn Fn(&str, &str) -> Ordering;
+
 /// One copy of a name: its layer and entry.
 #[derive(Clone, Copy)]
 struct Copy<'a> {
@@ -43,7 +48,10 @@ impl Copy<'_> {
         self.entry.link.is_some()
             || matches!(
                 self.entry.content,
-                Content::Bytes(_) | Content::Oversized { .. } | Content::Unreadable { .. }
+                Content::Bytes(_)
+                    | Content::Checked { .. }
+                    | Content::Oversized { .. }
+                    | Content::Unreadable { .. }
             )
     }
 
@@ -51,13 +59,14 @@ impl Copy<'_> {
     fn handles(&self) -> bool {
         matches!(
             self.entry.content,
-            Content::Bytes(_) | Content::Oversized { .. }
+            Content::Bytes(_) | Content::Checked { .. } | Content::Oversized { .. }
         )
     }
 
     fn size(&self) -> Option<usize> {
         match &self.entry.content {
             Content::Bytes(b) => Some(b.len()),
+            Content::Checked { len } => Some(*len),
             _ => None,
         }
     }
@@ -66,11 +75,14 @@ impl Copy<'_> {
 /// Runs the layer checks. Returns, for each copy that is read but shadowed, a note naming the
 /// copy that is loaded instead.
 pub(crate) fn check_layers(
-    input: &LintInput<'_>,
+    collate: Collate<'_>,
     layers: &[&LayerInput],
-    files: &mut IndexMap<String, FileDiagnostics>,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) -> HashMap<String, String> {
-    let mut names: IndexMap<&str, Vec<Copy<'_>>> = IndexMap::new();
+    // Each name once, in the order first listed, with the range of its copies in `copies`.
+    let mut names: IndexMap<&str, Range<usize>> = IndexMap::new();
+    // The copies of every name, by the index of the name.
+    let mut listed: Vec<(usize, Copy<'_>)> = Vec::new();
     for layer in layers {
         if let Some((path, reason)) = &layer.problem {
             unusable_layer(layer.kind, path, reason, files);
@@ -99,33 +111,78 @@ pub(crate) fn check_layers(
                 continue;
             }
             if copy.is_candidate() {
-                names.entry(entry.name.as_str()).or_default().push(copy);
+                let (name, _) = names.insert_full(entry.name.as_str(), 0..0);
+                listed.push((name, copy));
             }
             if let Some(escape) = &entry.escape {
                 escaped(layer.kind, entry, escape, files);
             }
         }
     }
+    // The copies of each name side by side, still in layer order (the sort is stable), in one
+    // list rather than one per name.
+    listed.sort_by_key(|&(name, _)| name);
+    let copies: Vec<Copy<'_>> = listed.iter().map(|&(_, copy)| copy).collect();
+    let mut start = 0;
+    for run in listed.chunk_by(|a, b| a.0 == b.0) {
+        if let Some((_, range)) = names.get_index_mut(run[0].0) {
+            *range = start..start + run.len();
+        }
+        start += run.len();
+    }
 
-    let mut numbered: Vec<&str> = names
-        .keys()
-        .copied()
-        .filter(|n| prefix(n).is_some())
-        .collect();
-    numbered.sort_by(|a, b| (input.collate)(a, b));
+    let numbered = Numbered::sorted(collate, &names);
     let mut shadowed = HashMap::new();
-    for (name, copies) in &names {
+    let mut order: Vec<Copy<'_>> = Vec::new();
+    for (name, range) in &names {
+        let copies = &copies[range.clone()];
         // `copies` is in layer order, lowest first; the loader tries the highest first.
-        let order: Vec<Copy<'_>> = copies.iter().rev().copied().collect();
+        order.clear();
+        order.extend(copies.iter().rev());
         let winner = order.iter().position(Copy::handles);
         resolve_name(name, &order, winner, files, &mut shadowed);
-        check_prefix(input, name, copies, &numbered, files);
+        check_prefix(collate, name, copies, &numbered, files);
     }
-    check_collation(input, &names, files);
+    check_collation(&numbered, &names, &copies, files);
     shadowed
 }
 
-fn ignored(entry: &Entry, why: &str, files: &mut IndexMap<String, FileDiagnostics>) {
+/// The names with a numeric prefix, in the loader's order: copied side by side before they are
+/// sorted, so that the comparisons of a large layer read one short buffer rather than each name
+/// where it was allocated.
+struct Numbered {
+    /// The names, one after the other.
+    text: String,
+    /// Sorted: each name's range in `text`, its prefix's value and digit count, and its index
+    /// among all names.
+    sorted: Vec<(Range<usize>, u64, usize, usize)>,
+}
+
+impl Numbered {
+    fn sorted(collate: Collate<'_>, names: &IndexMap<&str, Range<usize>>) -> Numbered {
+        let mut text = String::new();
+        let mut sorted = Vec::new();
+        for (index, name) in names.keys().enumerate() {
+            if let Some((value, digits)) = prefix(name) {
+                let start = text.len();
+                text.push_str(name);
+                sorted.push((start..text.len(), value, digits, index));
+            }
+        }
+        sorted.sort_by(|a, b| collate(&text[a.0.clone()], &text[b.0.clone()]));
+        Numbered { text, sorted }
+    }
+
+    /// The `i`th name in the loader's order.
+    fn name(&self, i: usize) -> &str {
+        self.sorted
+            .get(i)
+            .and_then(|e| self.text.get(e.0.clone()))
+            .unwrap_or_default()
+    }
+}
+
+fn ignored(entry: &Entry, why: &str, files: &mut IndexMap<FilePath, FileDiagnostics>) {
     if let Some(d) = file(files, &entry.path).report(Code::IgnoredFile, None) {
         d.message(format!(
             "`{}` looks like a rule but is not loaded",
@@ -150,7 +207,7 @@ fn unusable_layer(
     layer: LayerKind,
     path: &str,
     reason: &str,
-    files: &mut IndexMap<String, FileDiagnostics>,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     if let Some(d) = file(files, path).report(Code::UnusableLayer, None) {
         d.message(format!(
@@ -167,7 +224,7 @@ fn unusable_layer(
     }
 }
 
-fn non_utf8_name(entry: &Entry, files: &mut IndexMap<String, FileDiagnostics>) {
+fn non_utf8_name(entry: &Entry, files: &mut IndexMap<FilePath, FileDiagnostics>) {
     if let Some(d) = file(files, &entry.path).report(Code::NonUtf8Name, None) {
         d.message(format!(
             "`{}` is never loaded: its name is not valid UTF-8",
@@ -182,7 +239,7 @@ fn escaped(
     layer: LayerKind,
     entry: &Entry,
     escape: &Escape,
-    files: &mut IndexMap<String, FileDiagnostics>,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     match escape {
         Escape::OutsideProject { real } if layer == LayerKind::Project => {
@@ -221,7 +278,7 @@ fn resolve_name(
     name: &str,
     order: &[Copy<'_>],
     winner: Option<usize>,
-    files: &mut IndexMap<String, FileDiagnostics>,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
     shadowed: &mut HashMap<String, String>,
 ) {
     for (i, copy) in order.iter().enumerate() {
@@ -272,13 +329,11 @@ fn resolve_name(
                         "it is shadowed by `{}`, so it is not tried now",
                         order[w].entry.path
                     )),
-                    (None, Some(l)) if matches!(l.entry.content, Content::Bytes(_)) => {
-                        d.note(format!(
-                            "the {} layer's copy at `{}` is loaded instead",
-                            l.layer.as_str(),
-                            l.entry.path
-                        ))
-                    }
+                    (None, Some(l)) if l.size().is_some() => d.note(format!(
+                        "the {} layer's copy at `{}` is loaded instead",
+                        l.layer.as_str(),
+                        l.entry.path
+                    )),
                     (None, Some(l)) => d.note(format!(
                         "the loader falls through to the {} layer's copy at `{}`",
                         l.layer.as_str(),
@@ -288,7 +343,8 @@ fn resolve_name(
                 };
                 d.help("repair the entry or remove it");
             }
-            Content::Bytes(bytes) => {
+            Content::Bytes(_) | Content::Checked { .. } => {
+                let len = copy.size().unwrap_or(0);
                 if let Some(w) = winner.filter(|&w| w < i) {
                     shadowed.insert(
                         copy.entry.path.clone(),
@@ -303,7 +359,7 @@ fn resolve_name(
                     continue;
                 };
                 let below_size = below.size().unwrap_or(0);
-                if bytes.is_empty() {
+                if len == 0 {
                     if let Some(d) = file(files, &copy.entry.path).report(Code::MaskedRule, None) {
                         d.message(format!(
                             "`{name}` is empty and masks the {} layer's copy",
@@ -311,13 +367,12 @@ fn resolve_name(
                         ))
                         .note(format!("`{}` is not loaded", below.entry.path));
                     }
-                } else if bytes.len() * 4 < below_size {
+                } else if len * 4 < below_size {
                     if let Some(d) = file(files, &copy.entry.path).report(Code::StubOverride, None)
                     {
                         d.message(format!(
-                            "`{name}` ({} bytes) replaces the {} layer's copy ({below_size} bytes) \
+                            "`{name}` ({len} bytes) replaces the {} layer's copy ({below_size} bytes) \
                              with far less text",
-                            bytes.len(),
                             below.layer.as_str()
                         ))
                         .note(format!(
@@ -345,12 +400,12 @@ fn prefix(name: &str) -> Option<(u64, usize)> {
 }
 
 /// Where the loader's order puts `name` among the `numbered` names (sorted), in words.
-fn place_among(input: &LintInput<'_>, name: &str, numbered: &[&str]) -> String {
-    let after = numbered.partition_point(|n| (input.collate)(n, name).is_lt());
-    match (
-        after.checked_sub(1).map(|i| numbered[i]),
-        numbered.get(after),
-    ) {
+fn place_among(collate: Collate<'_>, name: &str, numbered: &Numbered) -> String {
+    let after = numbered
+        .sorted
+        .partition_point(|e| collate(&numbered.text[e.0.clone()], name).is_lt());
+    let at = |i: usize| (i < numbered.sorted.len()).then(|| numbered.name(i));
+    match (after.checked_sub(1).and_then(at), at(after)) {
         (None, None) => "there is no numbered name to order it against".to_owned(),
         (None, Some(_)) => {
             "under ICU root collation it sorts before every numbered name, so it loads first"
@@ -367,11 +422,11 @@ fn place_among(input: &LintInput<'_>, name: &str, numbered: &[&str]) -> String {
 }
 
 fn check_prefix(
-    input: &LintInput<'_>,
+    collate: Collate<'_>,
     name: &str,
     copies: &[Copy<'_>],
-    numbered: &[&str],
-    files: &mut IndexMap<String, FileDiagnostics>,
+    numbered: &Numbered,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     // Only the lowest layer that introduces a name is judged: overrides must reuse the name.
     let Some(first) = copies.first() else { return };
@@ -384,7 +439,7 @@ fn check_prefix(
                 d.message(format!("`{name}` has no numeric prefix"))
                     .note(format!(
                         "{layer} rules are named `{lo:02}-…` to `{hi:02}-…`; {}",
-                        place_among(input, name, numbered)
+                        place_among(collate, name, numbered)
                     ))
                     .help(format!("rename it with a prefix from {lo:02} to {hi:02}"));
             }
@@ -412,15 +467,17 @@ fn check_prefix(
 }
 
 fn check_collation(
-    input: &LintInput<'_>,
-    names: &IndexMap<&str, Vec<Copy<'_>>>,
-    files: &mut IndexMap<String, FileDiagnostics>,
+    numbered: &Numbered,
+    names: &IndexMap<&str, Range<usize>>,
+    copies: &[Copy<'_>],
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
-    let mut sorted: Vec<(&str, u64, usize)> = names
-        .keys()
-        .filter_map(|n| prefix(n).map(|(value, digits)| (*n, value, digits)))
+    let sorted: Vec<(&str, u64, usize)> = (0..numbered.sorted.len())
+        .map(|i| {
+            let (_, value, digits, _) = numbered.sorted[i];
+            (numbered.name(i), value, digits)
+        })
         .collect();
-    sorted.sort_by(|a, b| (input.collate)(a.0, b.0));
     // An inversion (a higher prefix loaded before a lower one) always involves a prefix that is
     // not two digits: two-digit prefixes sort as their numbers do. That name is reported once,
     // with the names it is out of order with.
@@ -443,7 +500,9 @@ fn check_collation(
             continue;
         }
         // Report on the copy the loader tries first.
-        let Some(copy) = names.get(name).and_then(|c| c.last()) else {
+        let index = numbered.sorted[i].3;
+        let last = names.get_index(index).and_then(|(_, c)| c.clone().last());
+        let Some(copy) = last.and_then(|c| copies.get(c)) else {
             continue;
         };
         let Some(d) = file(files, &copy.entry.path).report(Code::CollationOrder, None) else {

@@ -293,7 +293,7 @@ mod tests {
         check(&cx, text, &frontmatter::split(text), &mut out);
         out.finish(None)
             .into_iter()
-            .map(|d| (d.code, Some(d.label)))
+            .map(|d| (d.code, Some(d.label.into_owned())))
             .collect()
     }
 

@@ -446,7 +446,7 @@ mod tests {
         check_near_misses(text, 0, &markers, &mut out);
         out.finish(None)
             .into_iter()
-            .map(|d| (d.code, d.help))
+            .map(|d| (d.code, d.help.map(String::from)))
             .collect()
     }
 

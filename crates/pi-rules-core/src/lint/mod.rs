@@ -23,16 +23,18 @@ mod markers;
 mod reach;
 pub mod schema;
 mod settings_files;
+mod sources;
 pub mod suggest;
 mod text;
 
 pub use codes::{explain, lookup, Code, CodeInfo, CODES};
 pub use diagnostic::{
-    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, Fix, Label, LineIndex, Severity,
-    MAX_PER_CODE,
+    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, FilePath, Fix, Label, LineIndex,
+    Severity, Text, MAX_PER_CODE,
 };
 pub use files::is_rule_name;
 pub use schema::{KeyInfo, SchemaInfo};
+pub use sources::Sources;
 
 use crate::settings::SettingsFile;
 use conditions::Context;
@@ -40,6 +42,7 @@ use diagnostic::FileDiagnostics;
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::ops::Range;
 
 /// The feature predicates a host can report (SPEC §2.7).
 pub const FEATURES: &[&str] = &["coms_active", "external_ai_agents"];
@@ -159,6 +162,9 @@ pub enum Content {
     Unreadable { reason: String },
     /// Not read, because the name is not a rule name.
     NotRead,
+    /// Read and checked by a [`Linter`], which took the bytes and keeps the text as the
+    /// report's source: `len` bytes.
+    Checked { len: usize },
 }
 
 /// One settings file that exists.
@@ -195,7 +201,7 @@ pub struct Report {
     /// Sorted by layer (package, user, project, then settings files), path, line and column.
     pub diagnostics: Vec<Diagnostic>,
     /// The text of each file that was read, by path, as the spans index it.
-    pub sources: IndexMap<String, String>,
+    pub sources: Sources,
     /// How many files were read and checked.
     pub files: usize,
 }
@@ -203,7 +209,12 @@ pub struct Report {
 impl Report {
     /// The text of the file at `path`, when it was read.
     pub fn source(&self, path: &str) -> Option<&str> {
-        self.sources.get(path).map(String::as_str)
+        self.sources.get(path)
+    }
+
+    /// Lines and columns in the text of the file at `path`, when it was read.
+    pub fn line_index(&self, path: &str) -> Option<LineIndex<'_>> {
+        self.sources.line_index(path)
     }
 
     /// How many findings have `severity`.
@@ -215,82 +226,131 @@ impl Report {
     }
 }
 
-/// Checks everything in `input`.
+/// Checks everything in `input`: each rule file in the loader's order (layer by layer, names
+/// in `input.collate` order), then the layers as a whole and the settings files.
 pub fn lint(mut input: LintInput<'_>) -> Report {
-    let cx = Context {
-        schema: input.schema,
-        features: input.features,
-    };
-    let mut order: Vec<usize> = (0..input.layers.len()).collect();
-    order.sort_by_key(|&i| input.layers[i].kind);
-    let layers: Vec<&LayerInput> = order.iter().map(|&i| &input.layers[i]).collect();
-    let mut files: IndexMap<String, FileDiagnostics> = IndexMap::new();
-    let mut report = Report::default();
-    // Rule files whose bytes are their text (valid UTF-8), by layer and entry index: their bytes
-    // become their sources once nothing else reads them.
-    let mut read_as_is: Vec<(usize, usize)> = Vec::new();
-    // Lists every file needs, kept from one file to the next.
-    let mut scratch = Scratch::default();
+    let mut linter = Linter::new(input.schema, input.features);
+    input.layers.sort_by_key(|layer| layer.kind);
+    for layer in &mut input.layers {
+        let mut entries: Vec<&mut Entry> = layer.entries.iter_mut().collect();
+        entries.sort_by(|a, b| (input.collate)(&a.name, &b.name));
+        for entry in entries {
+            linter.check_rule(entry);
+        }
+    }
+    linter.finish(&input.layers, input.settings, input.collate)
+}
 
-    for (&layer_index, layer) in order.iter().zip(&layers) {
-        let mut entries: Vec<(usize, &Entry)> = layer.entries.iter().enumerate().collect();
-        entries.sort_by(|(_, a), (_, b)| (input.collate)(&a.name, &b.name));
-        for (entry_index, entry) in entries {
-            let Content::Bytes(bytes) = &entry.content else {
-                continue;
-            };
-            if !is_rule_name(&entry.name) {
-                continue;
-            }
-            let out = files
-                .entry(entry.path.clone())
-                .or_insert_with(|| FileDiagnostics::new(entry.path.as_str()));
-            match check_rule_text(&cx, bytes, out, &mut scratch) {
-                Cow::Owned(text) => {
-                    report.sources.insert(entry.path.clone(), text);
-                }
-                Cow::Borrowed(_) => read_as_is.push((layer_index, entry_index)),
-            }
+/// A lint run fed one rule file at a time, so that a caller can check each file as soon as it
+/// has read it, while its text is still in the cache, and need not hold every text before the
+/// first check: [`Linter::check_rule`] for each entry, then [`Linter::finish`] with the layers
+/// and the settings files. [`lint`] does the same from a [`LintInput`].
+pub struct Linter<'a> {
+    cx: Context<'a>,
+    schema: &'a SchemaInfo,
+    /// The findings so far, by path.
+    files: IndexMap<FilePath, FileDiagnostics>,
+    report: Report,
+    /// Lists every file needs, kept from one file to the next.
+    scratch: Scratch,
+}
+
+impl<'a> Linter<'a> {
+    /// A run against `schema`, with the feature predicates `features` (normally [`FEATURES`]).
+    pub fn new(schema: &'a SchemaInfo, features: &'a [&'a str]) -> Linter<'a> {
+        Linter {
+            cx: Context { schema, features },
+            schema,
+            files: IndexMap::new(),
+            report: Report::default(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Checks `entry` on its own when it is a rule file that was read, and takes its bytes
+    /// (they become the report's source, and the entry [`Content::Checked`]); anything else
+    /// waits for [`Linter::finish`]. Two entries with the same path must come in layer order
+    /// (package, user, project), as their findings are kept in the order they are found.
+    pub fn check_rule(&mut self, entry: &mut Entry) {
+        if !is_rule_name(&entry.name) {
+            return;
+        }
+        let Content::Bytes(bytes) = &mut entry.content else {
+            return;
+        };
+        let bytes = std::mem::take(bytes);
+        entry.content = Content::Checked { len: bytes.len() };
+        let out = diagnostic::file(&mut self.files, &entry.path);
+        let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
+        let exact = matches!(text, Cow::Borrowed(_));
+        let indexed = out.has_positions();
+        self.report
+            .sources
+            .insert(&entry.path, &text, exact, indexed);
+        self.report.files += 1;
+    }
+
+    /// Runs the checks on the layers as a whole and on the settings files, and returns the
+    /// report. `layers` are those the rule files were checked from; `collate` is the order the
+    /// loader sorts names in.
+    pub fn finish(
+        self,
+        layers: &[LayerInput],
+        settings: &[SettingsInput],
+        collate: &dyn Fn(&str, &str) -> Ordering,
+    ) -> Report {
+        let Linter {
+            schema,
+            mut files,
+            mut report,
+            ..
+        } = self;
+        let mut sorted: Vec<&LayerInput> = layers.iter().collect();
+        sorted.sort_by_key(|layer| layer.kind);
+        let shadowed = files::check_layers(collate, &sorted, &mut files);
+        for settings in settings {
+            settings_files::check(schema, settings, &mut files);
+            report
+                .sources
+                .insert(&settings.path, &settings.text, false, true);
             report.files += 1;
         }
-    }
-    let shadowed = files::check_layers(&input, &layers, &mut files);
-    for settings in input.settings {
-        settings_files::check(input.schema, settings, &mut files);
-        report
-            .sources
-            .insert(settings.path.clone(), settings.text.clone());
-        report.files += 1;
-    }
-    // Sorted by layer (settings files last), then path; within a file by position.
-    let rank: std::collections::HashMap<&str, LayerKind, foldhash::fast::RandomState> = layers
-        .iter()
-        .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
-        .collect();
-    let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
-    // Each path's rank is looked up once, not once per comparison.
-    files.sort_by_cached_key(|path, _| (layer_rank(path), path.clone()));
-    for (path, out) in files {
-        debug_assert_eq!(path, out.path());
-        let note = shadowed.get(&path).map(String::as_str);
-        report.diagnostics.extend(out.finish(note));
-    }
-    for (layer, entry) in read_as_is {
-        let Some(entry) = input
-            .layers
-            .get_mut(layer)
-            .and_then(|l| l.entries.get_mut(entry))
-        else {
-            continue;
-        };
-        if let Content::Bytes(bytes) = std::mem::replace(&mut entry.content, Content::NotRead) {
-            // Valid UTF-8, as checked: the conversion keeps the bytes where they are.
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
-            report.sources.insert(std::mem::take(&mut entry.path), text);
+        // Sorted by layer (settings files last), then path; within a file by position.
+        let rank: std::collections::HashMap<&str, LayerKind, foldhash::fast::RandomState> = sorted
+            .iter()
+            .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
+            .collect();
+        let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
+        for (path, out) in sorted_by_path(files, layer_rank) {
+            let note = shadowed.get(path.as_str()).map(String::as_str);
+            report.diagnostics.extend(out.finish(note));
         }
+        report
     }
-    report
+}
+
+/// The files' findings in order of `rank` (of a path), then path. Each path's rank is looked up
+/// once, and the paths are copied side by side before they are sorted, so that the comparisons
+/// read one buffer rather than each path where it was allocated.
+fn sorted_by_path(
+    files: IndexMap<FilePath, FileDiagnostics>,
+    rank: impl Fn(&str) -> u8,
+) -> impl Iterator<Item = (FilePath, FileDiagnostics)> {
+    let mut text = String::with_capacity(files.keys().map(|path| path.len()).sum());
+    let mut keys: Vec<(u8, Range<usize>, usize)> = Vec::with_capacity(files.len());
+    for (i, path) in files.keys().enumerate() {
+        let start = text.len();
+        text.push_str(path);
+        keys.push((rank(path), start..text.len(), i));
+    }
+    // Paths are unique: the order is total, and any sort gives it.
+    keys.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| text[a.1.clone()].cmp(&text[b.1.clone()]))
+    });
+    let mut slots: Vec<Option<(FilePath, FileDiagnostics)>> = files.into_iter().map(Some).collect();
+    keys.into_iter()
+        .filter_map(move |(_, _, i)| slots.get_mut(i).and_then(Option::take))
 }
 
 /// The working lists of [`check_rule_text`], kept across the files of a run: allocated afresh
@@ -310,6 +370,8 @@ fn check_rule_text<'b>(
     out: &mut FileDiagnostics,
     scratch: &mut Scratch,
 ) -> Cow<'b, str> {
+    // The findings of this copy start here (another copy at the same path may come before).
+    let first = out.len();
     let decoded = text::decode(bytes, out);
     let text: &str = &decoded;
     let front = crate::frontmatter::split(text);
@@ -327,13 +389,13 @@ fn check_rule_text<'b>(
     markers::check_near_misses(text, body, markers, out);
     // Repairing look-alike markers must not unbalance the file (a lone `{{if:x}}` would become
     // an unclosed block): then none of them is offered.
-    let marker_fixes = out.fixes_of(Code::NearMissMarker);
+    let marker_fixes = out.fixes_of(Code::NearMissMarker, first);
     if !marker_fixes.is_empty() {
         let mut edits: Vec<&Edit> = marker_fixes.iter().flat_map(|f| &f.edits).collect();
         edits.sort_by_key(|e| e.span.start);
         let fixed = apply_edits(text, &edits);
         if markers::balance_problems(&fixed) > markers::balance_problems(text) {
-            out.drop_fixes(Code::NearMissMarker);
+            out.drop_fixes(Code::NearMissMarker, first);
         }
     }
     text::check_hidden(text, out);
@@ -405,7 +467,7 @@ mod tests {
         testing::lint_layers(layers, None)
             .diagnostics
             .into_iter()
-            .map(|d| (d.path, d.code))
+            .map(|d| (d.path.to_string(), d.code))
             .collect()
     }
 
@@ -550,7 +612,7 @@ mod tests {
         let d = &report.diagnostics[0];
         assert_eq!(d.code, Code::StrayCloser);
         assert_eq!(
-            d.notes.last().map(String::as_str),
+            d.notes.last().map(|n| &**n),
             Some("this copy is not loaded: `project/00-a.md` overrides it")
         );
         assert_eq!(report.files, 2);
@@ -630,6 +692,24 @@ mod tests {
             run(&layers),
             vec![("package/00-a.md".to_owned(), Code::UnknownSettingKey)]
         );
+    }
+
+    #[test]
+    fn one_directory_listed_as_two_layers_keeps_each_copys_fixes_to_itself() {
+        // A package directory that is also the project's: the same paths in two layers, whose
+        // findings share one list. Each copy's look-alike markers are repaired on its own text.
+        let text = "{{if:dco}}a{{/IF}}\n{{ IF:dco}}b";
+        let copy = || vec![Entry::new("90-x.md", "same/90-x.md", bytes(text))];
+        let layers = vec![
+            layer(LayerKind::Package, copy()),
+            layer(LayerKind::Project, copy()),
+        ];
+        let report = testing::lint_layers(&layers, None);
+        let fixed = |d: &&Diagnostic| d.code == Code::NearMissMarker && d.fix.is_some();
+        // Two look-alikes in each copy, each with its fix.
+        assert_eq!(report.diagnostics.iter().filter(fixed).count(), 4);
+        assert_eq!(report.source("same/90-x.md"), Some(text));
+        assert_eq!(report.files, 2);
     }
 }
 
@@ -718,6 +798,54 @@ mod properties {
                     prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
                 }
                 prop_assert!(!d.message.is_empty(), "{d:?}");
+            }
+        }
+
+        #[test]
+        fn a_linter_fed_in_listing_order_reports_as_lint_does(
+            package in prop::collection::vec(text(), 0..4),
+            project in prop::collection::vec(text(), 0..4),
+        ) {
+            // Names out of the loader's order, one without a prefix and one that is in both
+            // layers.
+            let layer = |kind: LayerKind, dir: &str, texts: &[Vec<u8>]| {
+                let entries = texts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, text)| {
+                        let name = ["9-b.md", "x.md", "00-a.md", "10-c.md"][i % 4];
+                        Entry::new(name, format!("{dir}/{name}"), Content::Bytes(text.clone()))
+                    })
+                    .collect();
+                LayerInput::new(kind, entries)
+            };
+            let layers = vec![
+                layer(LayerKind::Project, "q", &project),
+                layer(LayerKind::Package, "p", &package),
+            ];
+            let schema = testing::schema();
+            let collate = |a: &str, b: &str| a.cmp(b);
+            let expected = lint(LintInput {
+                layers: layers.clone(),
+                settings: &[],
+                schema: &schema,
+                features: FEATURES,
+                collate: &collate,
+            });
+            // Layer by layer, each as listed, last entry first.
+            let mut linter = Linter::new(&schema, FEATURES);
+            let mut fed = layers;
+            fed.sort_by_key(|l| l.kind);
+            for layer in &mut fed {
+                for entry in layer.entries.iter_mut().rev() {
+                    linter.check_rule(entry);
+                }
+            }
+            let got = linter.finish(&fed, &[], &collate);
+            prop_assert_eq!(&got.diagnostics, &expected.diagnostics);
+            prop_assert_eq!(got.files, expected.files);
+            for d in &got.diagnostics {
+                prop_assert_eq!(got.source(&d.path), expected.source(&d.path));
             }
         }
     }

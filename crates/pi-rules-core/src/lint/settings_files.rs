@@ -5,7 +5,7 @@
 //! [`check_hidden`].
 
 use super::codes::Code;
-use super::diagnostic::{excerpt, file, FileDiagnostics};
+use super::diagnostic::{excerpt, file, FileDiagnostics, FilePath};
 use super::schema::SchemaInfo;
 use super::suggest;
 use super::text::{self, Place, Unit};
@@ -55,7 +55,7 @@ fn trailing_comma(text: &str, offset: usize) -> bool {
 pub(crate) fn check(
     schema: &SchemaInfo,
     input: &SettingsInput,
-    files: &mut IndexMap<String, FileDiagnostics>,
+    files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     if let Some(json) = &input.ignored_json {
         if let Some(d) = file(files, json).report(Code::SettingsJsonIgnored, None) {
@@ -363,7 +363,7 @@ mod tests {
             .flat_map(|f| f.finish(None))
             .map(|d| {
                 let shown = d.span.map(|s| text[s].to_owned()).unwrap_or_default();
-                (d.code, shown, d.help)
+                (d.code, shown, d.help.map(String::from))
             })
             .collect()
     }
@@ -414,7 +414,11 @@ mod tests {
             .into_iter()
             .map(|d| {
                 let shown = d.span.map(|s| text[s].to_owned()).unwrap_or_default();
-                (d.code, shown, d.notes)
+                (
+                    d.code,
+                    shown,
+                    d.notes.into_iter().map(String::from).collect(),
+                )
             })
             .collect()
     }

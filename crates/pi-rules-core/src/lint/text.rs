@@ -1153,7 +1153,7 @@ mod tests {
         check_table_gaps(&text, 0, &markers, &mut out);
         out.finish(None)
             .into_iter()
-            .map(|d| (d.code, Some(d.message)))
+            .map(|d| (d.code, Some(d.message.into_owned())))
             .collect()
     }
 

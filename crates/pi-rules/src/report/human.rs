@@ -84,19 +84,19 @@ fn diagnostic(
         style.bold(":"),
         style.bold(&visible(&d.message))
     )?;
-    let index = positions.index(&d.path).filter(|_| d.span.is_some());
-    let (Some(index), Some(span)) = (index, &d.span) else {
+    let index = d.span.as_ref().and_then(|_| positions.index(&d.path));
+    let (Some(index), Some(span)) = (&index, &d.span) else {
         writeln!(out, " {} {}", style.gutter("-->"), visible(&d.path))?;
         return trailer(d, 2, style, out);
     };
-    let p = positions.of(d);
+    let p = Positions::within(Some(index), d);
 
     // Lines to show: the primary span's first line and each label's first line.
-    let mut spans: Vec<(Range<usize>, bool, &str)> = vec![(span.clone(), true, d.label.as_str())];
+    let mut spans: Vec<(Range<usize>, bool, &str)> = vec![(span.clone(), true, &*d.label)];
     spans.extend(
         d.labels
             .iter()
-            .map(|l| (l.span.clone(), false, l.message.as_str())),
+            .map(|l| (l.span.clone(), false, &*l.message)),
     );
     let mut lines: Vec<(usize, String, Vec<Mark<'_>>)> = Vec::new();
     for (span, primary, text) in spans {

@@ -60,7 +60,8 @@ struct JsonEdit<'a> {
 }
 
 fn diagnostic<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> JsonDiagnostic<'a> {
-    let p = positions.of(d);
+    let index = d.span.as_ref().and_then(|_| positions.index(&d.path));
+    let p = Positions::within(index.as_ref(), d);
     JsonDiagnostic {
         code: d.code.id(),
         severity: d.severity.as_str(),
@@ -75,8 +76,10 @@ fn diagnostic<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> JsonDiagnosti
                 .edits
                 .iter()
                 .map(|e| {
-                    let (line, column) = positions.at(&d.path, e.span.start);
-                    let (end_line, end_column) = positions.at(&d.path, e.span.end);
+                    // Edits have positions even when the finding has none.
+                    let index = positions.index(&d.path);
+                    let (line, column) = Positions::at(index.as_ref(), e.span.start);
+                    let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
                     JsonEdit {
                         start: e.span.start,
                         end: e.span.end,

@@ -14,7 +14,6 @@ mod short;
 
 use crate::terminal::Paint;
 use pi_rules_core::lint::{Diagnostic, LineIndex, Report, Severity};
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 /// An output format of `pi-rules check`.
@@ -84,32 +83,34 @@ impl Position {
     };
 }
 
-/// Line indexes of the report's sources, built once.
+/// Lines and columns of the report's findings, from the line starts the report keeps for each
+/// file with findings that have a position (noted when the file was checked, while its text was
+/// in the cache).
 pub(crate) struct Positions<'r> {
-    indexes: HashMap<&'r str, LineIndex<'r>, foldhash::fast::RandomState>,
+    report: &'r Report,
 }
 
 impl<'r> Positions<'r> {
     fn new(report: &'r Report) -> Self {
-        let mut indexes = HashMap::default();
-        for d in &report.diagnostics {
-            if d.span.is_none() || indexes.contains_key(d.path.as_str()) {
-                continue;
-            }
-            if let Some(text) = report.source(&d.path) {
-                indexes.insert(d.path.as_str(), LineIndex::new(text));
-            }
-        }
-        Positions { indexes }
+        Positions { report }
     }
 
-    pub(crate) fn index(&self, path: &str) -> Option<&LineIndex<'r>> {
-        self.indexes.get(path)
+    /// The line index of the file at `path`, when it was read.
+    pub(crate) fn index(&self, path: &str) -> Option<LineIndex<'r>> {
+        self.report.line_index(path)
     }
 
     /// Where `d` starts and ends; a finding about a whole file is at 1:1.
     pub(crate) fn of(&self, d: &Diagnostic) -> Position {
-        let (Some(span), Some(index)) = (&d.span, self.index(&d.path)) else {
+        match &d.span {
+            Some(_) => Self::within(self.index(&d.path).as_ref(), d),
+            None => Position::FILE,
+        }
+    }
+
+    /// Where `d` starts and ends, in `index`, its file's line index.
+    pub(crate) fn within(index: Option<&LineIndex<'_>>, d: &Diagnostic) -> Position {
+        let (Some(span), Some(index)) = (&d.span, index) else {
             return Position::FILE;
         };
         let start = index.line_col(span.start);
@@ -122,17 +123,12 @@ impl<'r> Positions<'r> {
         }
     }
 
-    /// The 1-based (line, column) of byte `offset` in the file at `path`.
-    pub(crate) fn at(&self, path: &str, offset: usize) -> (usize, usize) {
-        self.index(path).map_or((1, 1), |index| {
+    /// The 1-based (line, column) of byte `offset` in `index`, or 1:1 without one.
+    pub(crate) fn at(index: Option<&LineIndex<'_>>, offset: usize) -> (usize, usize) {
+        index.map_or((1, 1), |index| {
             let p = index.line_col(offset);
             (p.line, p.column)
         })
-    }
-
-    /// Whether `d` has a position in a text (so a snippet can be shown).
-    pub(crate) fn has_position(&self, d: &Diagnostic) -> bool {
-        d.span.is_some() && self.index(&d.path).is_some()
     }
 }
 

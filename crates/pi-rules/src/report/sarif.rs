@@ -59,11 +59,12 @@ pub(super) fn render(
         .map(|d| {
             let text = match &d.help {
                 Some(help) => format!("{}\nhelp: {help}", d.message),
-                None => d.message.clone(),
+                None => d.message.to_string(),
             };
             let mut physical = json!({ "artifactLocation": { "uri": uri(&d.path) } });
-            if positions.has_position(d) {
-                let p = positions.of(d);
+            let index = positions.index(&d.path);
+            if let (Some(_), Some(index)) = (&d.span, &index) {
+                let p = Positions::within(Some(index), d);
                 physical["region"] = json!({
                     "startLine": p.line,
                     "startColumn": p.column,
@@ -79,8 +80,9 @@ pub(super) fn render(
                         .edits
                         .iter()
                         .map(|e| {
-                            let (start_line, start_column) = positions.at(&d.path, e.span.start);
-                            let (end_line, end_column) = positions.at(&d.path, e.span.end);
+                            let (start_line, start_column) =
+                                Positions::at(index.as_ref(), e.span.start);
+                            let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
                             json!({
                                 "deletedRegion": {
                                     "startLine": start_line,

@@ -19,7 +19,7 @@ pub(crate) fn findings(text: &str) -> Vec<(Code, String)> {
                     | Code::BlankRun
             )
         })
-        .map(|d| (d.code, d.message))
+        .map(|d| (d.code, d.message.into_owned()))
         .collect()
 }
 
