@@ -145,10 +145,16 @@ impl State {
         }
     }
 
-    fn restrict(&mut self, var: usize, mask: u64) {
+    /// Adds the decision that `var` is in `mask`; a new list comes from `pool`.
+    fn restrict(&mut self, var: usize, mask: u64, pool: &mut Pool) {
         match self.local.binary_search_by_key(&var, |&(v, _)| v) {
             Ok(i) => self.local[i].1 &= mask,
-            Err(i) => self.local.insert(i, (var, mask)),
+            Err(i) => {
+                if self.local.capacity() == 0 {
+                    self.local = pool.decisions();
+                }
+                self.local.insert(i, (var, mask));
+            }
         }
     }
 
@@ -330,8 +336,14 @@ struct Segment {
 }
 
 impl Segment {
-    /// The segment of `text` at `range`; `lead` is a buffer to fill (its contents are dropped).
-    fn new(text: &str, range: std::ops::Range<usize>, mut lead: Vec<(u8, u32)>) -> Segment {
+    /// The segment of `text` at `range`; `lead` is a buffer to fill (its contents are dropped),
+    /// `chars` one to work in.
+    fn new(
+        text: &str,
+        range: std::ops::Range<usize>,
+        mut lead: Vec<(u8, u32)>,
+        chars: &mut Vec<(u8, u32)>,
+    ) -> Segment {
         let bytes = &text.as_bytes()[range.clone()];
         let base = range.start;
         let hard = bytes.iter().position(|&c| is_hard(c));
@@ -347,7 +359,7 @@ impl Segment {
                 &[][..]
             };
             let line_break = find::memrchr(b'\n', between);
-            let variant = |line_pipe_in: bool| {
+            let mut variant = |line_pipe_in: bool| {
                 let line_pipe = match line_break {
                     Some(nl) => find::memchr(b'|', &between[nl + 1..]).is_some(),
                     None => line_pipe_in || find::memchr(b'|', between).is_some(),
@@ -360,9 +372,9 @@ impl Segment {
                     truncated: false,
                 };
                 let mut ignored = Vec::new();
-                let mut chars = Vec::new();
-                shortened(&bytes[last + 1..], base + last + 1, 0, &mut chars);
-                for (c, at) in chars {
+                chars.clear();
+                shortened(&bytes[last + 1..], base + last + 1, 0, chars);
+                for &(c, at) in chars.iter() {
                     push(&mut s, c, at, &mut ignored);
                 }
                 debug_assert!(ignored.is_empty(), "no finding without a marker");
@@ -417,12 +429,67 @@ pub(super) struct Scratch {
     buckets: Vec<Vec<State>>,
     /// Emptied lists, for the buckets filled later.
     spare: Vec<Vec<State>>,
+    pool: Pool,
+    /// A segment's characters, and the characters after its last hard one.
+    lead: Vec<(u8, u32)>,
+    chars: Vec<(u8, u32)>,
+}
+
+/// Emptied decision lists of states that are gone, for the states made later: a state is
+/// copied at every opener, and its decisions with it.
+#[derive(Default)]
+struct Pool {
+    decisions: Vec<Vec<(usize, u64)>>,
+}
+
+impl Pool {
+    /// An empty decision list, with room when one was given back.
+    fn decisions(&mut self) -> Vec<(usize, u64)> {
+        self.decisions.pop().unwrap_or_default()
+    }
+
+    /// A copy of `decisions`, in a list given back when there is one.
+    fn copy(&mut self, decisions: &[(usize, u64)]) -> Vec<(usize, u64)> {
+        if decisions.is_empty() {
+            return Vec::new();
+        }
+        let mut copy = self.decisions();
+        copy.extend_from_slice(decisions);
+        copy
+    }
+
+    /// Keeps the decision lists of `state`, which is gone, for later states.
+    fn give_back(&mut self, state: State) {
+        for mut list in [state.local, state.pruned] {
+            if list.capacity() > 0 {
+                list.clear();
+                self.decisions.push(list);
+            }
+        }
+    }
+
+    /// A copy of `state`, its decision lists taken from those given back.
+    fn clone_state(&mut self, state: &State) -> State {
+        State {
+            local: self.copy(&state.local),
+            pruned: self.copy(&state.pruned),
+            tail: state.tail.clone(),
+            wit: state.wit,
+            truncated: state.truncated,
+        }
+    }
 }
 
 /// Follows the states through the file and reports what they find.
 pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Scratch) {
     let n = file.events.len();
-    let Scratch { buckets, spare } = scratch;
+    let Scratch {
+        buckets,
+        spare,
+        pool,
+        lead,
+        chars,
+    } = scratch;
     buckets.clear();
     buckets.resize_with(n + 1, Vec::new);
     if let Some(recycled) = spare.pop() {
@@ -442,10 +509,9 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
     let mut undo: Vec<Option<(usize, u64)>> = Vec::new();
     let mut hits: Vec<(Hit, State)> = Vec::new();
 
-    let mut lead = Vec::new();
     for e in 0..n {
         let mut states = std::mem::take(&mut buckets[e]);
-        merge(&mut states, file, e);
+        merge(&mut states, file, e, pool);
         let later = &mut buckets[e + 1..];
         let mut put = |at: usize, s: State| {
             let bucket = &mut later[at - e - 1];
@@ -461,7 +527,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                 if states.is_empty() {
                     continue;
                 }
-                let seg = Segment::new(file.text, range.clone(), std::mem::take(&mut lead));
+                let seg = Segment::new(file.text, range.clone(), std::mem::take(lead), chars);
                 for mut s in states.drain(..) {
                     for &(c, at) in &seg.lead {
                         push(&mut s, c, at, &mut hits);
@@ -478,7 +544,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                     }
                     put(e + 1, s);
                 }
-                lead = seg.lead;
+                *lead = seg.lead;
             }
             &Event::Open(b) => {
                 let block = &file.blocks[b];
@@ -500,18 +566,29 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                         Cond::Atom { var, .. } => Some(var),
                         _ => None,
                     };
-                    if let Some(mask) = keep {
-                        let mut kept = s.clone();
+                    // A state both kept and dropped is copied; one that goes one way only
+                    // is moved.
+                    let (kept, dropped) = match (keep, drop) {
+                        (Some(keep), Some(drop)) => {
+                            (Some((pool.clone_state(&s), keep)), Some((s, drop)))
+                        }
+                        (Some(keep), None) => (Some((s, keep)), None),
+                        (None, Some(drop)) => (None, Some((s, drop))),
+                        (None, None) => {
+                            pool.give_back(s);
+                            (None, None)
+                        }
+                    };
+                    if let Some((mut kept, mask)) = kept {
                         if let Some(var) = var {
-                            kept.restrict(var, mask);
+                            kept.restrict(var, mask, pool);
                         }
                         kept.seam(marker);
                         put(e + 1, kept);
                     }
-                    if let Some(mask) = drop {
-                        let mut dropped = s;
+                    if let Some((mut dropped, mask)) = dropped {
                         if let Some(var) = var {
-                            dropped.restrict(var, mask);
+                            dropped.restrict(var, mask, pool);
                         }
                         dropped.seam(marker);
                         if dropped.wit.run_drop == NONE {
@@ -541,7 +618,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                 for mut s in states.drain(..) {
                     if let Cond::Atom { var, mask } = block.cond {
                         if file.vars[var].last_use > e {
-                            s.restrict(var, mask);
+                            s.restrict(var, mask, pool);
                         }
                     }
                     s.seam(block.closer as u32);
@@ -557,7 +634,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
         }
     }
     let mut last = std::mem::take(&mut buckets[n]);
-    merge(&mut last, file, n);
+    merge(&mut last, file, n, pool);
     for s in last.drain(..) {
         if s.tail.line == Line::Pipes && s.tail.line_drop {
             let hit = Hit::Row {
@@ -580,7 +657,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
     if last.capacity() > 0 {
         spare.push(last);
     }
-    report(file, hits, out);
+    report(file, hits, out, pool);
 }
 
 /// What makes two states the same: their decisions and their tail.
@@ -588,15 +665,16 @@ type StateKey = (Vec<(usize, u64)>, Tail);
 
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
 /// [`MAX_STATES`], in place: the first of equal states stays, in order.
-fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize) {
+fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
+    let dead = |v: usize| file.vars[v].last_use < e;
     for s in states.iter_mut() {
-        if s.local.iter().any(|&(v, _)| file.vars[v].last_use < e) {
-            let (dead, live): (Vec<_>, Vec<_>) = s
-                .local
-                .iter()
-                .partition(|&&(v, _)| file.vars[v].last_use < e);
-            s.pruned.extend(dead);
-            s.local = live;
+        if s.local.iter().any(|&(v, _)| dead(v)) {
+            if s.pruned.capacity() == 0 {
+                s.pruned = pool.decisions();
+            }
+            s.pruned
+                .extend(s.local.iter().filter(|&&(v, _)| dead(v)).copied());
+            s.local.retain(|&(v, _)| !dead(v));
         }
     }
     if states.len() > 1 {
@@ -632,17 +710,21 @@ fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize) {
                 }
             }
         }
-        states.truncate(kept);
+        for gone in states.drain(kept..) {
+            pool.give_back(gone);
+        }
     }
     if states.len() > MAX_STATES {
-        states.truncate(MAX_STATES);
+        for gone in states.drain(MAX_STATES..) {
+            pool.give_back(gone);
+        }
         for s in states.iter_mut() {
             s.truncated = true;
         }
     }
 }
 
-fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
+fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics, pool: &mut Pool) {
     let text = file.text;
     let mut seen: HashSet<(u8, u32), foldhash::fast::RandomState> = HashSet::default();
     let mut found: Vec<(usize, Code, Hit, State)> = Vec::new();
@@ -663,11 +745,14 @@ fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics) {
                 _ => Code::BlankRun,
             };
             found.push((position, code, hit, state));
+        } else {
+            pool.give_back(state);
         }
     }
     found.sort_by_key(|(position, ..)| *position);
     for (_, code, hit, state) in found {
         emit(file, code, &hit, &state, out);
+        pool.give_back(state);
     }
 }
 
