@@ -393,9 +393,19 @@ pub fn is_unsafe_to_print(c: char) -> bool {
         || super::text::is_hidden(c)
 }
 
+/// [`is_unsafe_to_print`], answered without the tables for printable ASCII, which is always
+/// safe.
+fn unsafe_to_print(c: char) -> bool {
+    if c.is_ascii() {
+        !matches!(c, ' '..='~')
+    } else {
+        is_unsafe_to_print(c)
+    }
+}
+
 /// `text` with every character that [`is_unsafe_to_print`] shown as `<U+XXXX>`.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe_to_print) {
+    if !text.chars().any(unsafe_to_print) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -544,6 +554,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn printable_ascii_is_safe_and_the_shortcut_agrees() {
+        for c in (0..0x80u8)
+            .map(char::from)
+            .chain(['é', '\u{202e}', '\u{200b}', '⏎', '…'])
+        {
+            assert_eq!(unsafe_to_print(c), is_unsafe_to_print(c), "{c:?}");
+        }
+        assert_eq!(visible("a\tb"), "a<U+0009>b");
+        assert_eq!(visible("plain `{{IF:…}}` ⏎"), "plain `{{IF:…}}` ⏎");
     }
 
     #[test]

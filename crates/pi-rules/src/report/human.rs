@@ -32,9 +32,14 @@ pub(super) fn render(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let style = Style { on: color };
+    // Each finding is put together in one buffer and written whole: through `dyn Write`, each
+    // piece would be a call of its own.
+    let mut text = String::new();
     for d in &report.diagnostics {
-        diagnostic(d, positions, style, out)?;
-        writeln!(out)?;
+        text.clear();
+        diagnostic(d, positions, style, &mut text);
+        text.push('\n');
+        out.write_all(text.as_bytes())?;
     }
     let (errors, warnings, infos) = counts(report);
     let files = plural(report.files, "file");
@@ -70,23 +75,46 @@ struct Mark<'d> {
     text: &'d str,
 }
 
-fn diagnostic(
-    d: &Diagnostic,
-    positions: &Positions<'_>,
-    style: Style,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let heading = format!("{}[{}]", d.severity, d.code.id());
-    writeln!(
-        out,
-        "{}{} {}",
-        style.severity(d.severity, &heading),
-        style.bold(":"),
-        style.bold(&visible(&d.message))
-    )?;
+/// `n` spaces.
+fn spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// `n` in decimal, right-aligned in `width` columns.
+fn number(out: &mut String, n: usize, width: usize) {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n);
+    spaces(out, width.saturating_sub(digits.len()));
+    out.push_str(digits);
+}
+
+/// Appends finding `d`, each line ending with a line break.
+fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut String) {
+    let severity = style.severity_code(d.severity);
+    // `error[PR202]`
+    if style.on {
+        out.push_str("\x1b[");
+        out.push_str(severity);
+        out.push('m');
+    }
+    out.push_str(d.severity.as_str());
+    out.push('[');
+    out.push_str(d.code.id());
+    out.push(']');
+    if style.on {
+        out.push_str("\x1b[0m");
+    }
+    style.push(out, "1", ":");
+    out.push(' ');
+    style.push(out, "1", &visible(&d.message));
+    out.push('\n');
     let index = d.span.as_ref().and_then(|_| positions.index(&d.path));
     let (Some(index), Some(span)) = (&index, &d.span) else {
-        writeln!(out, " {} {}", style.gutter("-->"), visible(&d.path))?;
+        out.push(' ');
+        style.push(out, GUTTER, "-->");
+        out.push(' ');
+        out.push_str(&visible(&d.path));
+        out.push('\n');
         return trailer(d, 2, style, out);
     };
     let p = Positions::within(Some(index), d);
@@ -113,74 +141,102 @@ fn diagnostic(
         }
     }
     lines.sort_by_key(|(l, _, _)| *l);
-    let width = lines.last().map_or(1, |(l, _, _)| l.to_string().len());
-    let pad = " ".repeat(width);
+    let width = lines
+        .last()
+        .map_or(1, |(l, _, _)| itoa::Buffer::new().format(*l).len());
 
-    writeln!(
-        out,
-        "{pad}{} {}:{}:{}",
-        style.gutter("-->"),
-        visible(&d.path),
-        p.line,
-        p.column
-    )?;
-    writeln!(out, "{pad} {}", style.gutter("|"))?;
+    // ` --> path:line:column`
+    spaces(out, width);
+    style.push(out, GUTTER, "-->");
+    out.push(' ');
+    out.push_str(&visible(&d.path));
+    out.push(':');
+    number(out, p.line, 0);
+    out.push(':');
+    number(out, p.column, 0);
+    out.push('\n');
+    gutter_line(out, width, style);
     let mut previous: Option<usize> = None;
     for (line, shown, marks) in &lines {
         if previous.is_some_and(|prev| line - prev > 1) {
-            writeln!(out, "{}", style.gutter("..."))?;
+            style.push(out, GUTTER, "...");
+            out.push('\n');
         }
         previous = Some(*line);
-        let number = format!("{line:>width$} |");
-        writeln!(out, "{} {shown}", style.gutter(&number))?;
+        if style.on {
+            out.push_str("\x1b[");
+            out.push_str(GUTTER);
+            out.push('m');
+        }
+        number(out, *line, width);
+        out.push_str(" |");
+        if style.on {
+            out.push_str("\x1b[0m");
+        }
+        out.push(' ');
+        out.push_str(shown);
+        out.push('\n');
         for mark in marks {
-            let glyph = if mark.primary { "^" } else { "-" };
-            let under = glyph.repeat(mark.columns.len().max(1));
-            let colored = if mark.primary {
-                style.severity(d.severity, &under)
-            } else {
-                style.gutter(&under)
-            };
+            spaces(out, width);
+            out.push(' ');
+            style.push(out, GUTTER, "|");
+            out.push(' ');
+            spaces(out, mark.columns.start);
+            let code = if mark.primary { severity } else { GUTTER };
+            let glyph = if mark.primary { '^' } else { '-' };
+            if style.on {
+                out.push_str("\x1b[");
+                out.push_str(code);
+                out.push('m');
+            }
+            out.extend(std::iter::repeat_n(glyph, mark.columns.len().max(1)));
+            if style.on {
+                out.push_str("\x1b[0m");
+            }
             let label = visible(mark.text);
-            let text = if label.is_empty() {
-                String::new()
-            } else if mark.primary {
-                format!(" {}", style.severity(d.severity, &label))
-            } else {
-                format!(" {}", style.gutter(&label))
-            };
-            writeln!(
-                out,
-                "{pad} {} {}{colored}{text}",
-                style.gutter("|"),
-                " ".repeat(mark.columns.start)
-            )?;
+            if !label.is_empty() {
+                out.push(' ');
+                style.push(out, code, &label);
+            }
+            out.push('\n');
         }
     }
     if !d.notes.is_empty() || d.help.is_some() || d.fix.is_some() {
-        writeln!(out, "{pad} {}", style.gutter("|"))?;
+        gutter_line(out, width, style);
     }
     trailer(d, width + 1, style, out)
 }
 
+/// The gutter colour.
+const GUTTER: &str = "1;34";
+
+/// `{pad} |`: an empty line of the gutter.
+fn gutter_line(out: &mut String, width: usize, style: Style) {
+    spaces(out, width + 1);
+    style.push(out, GUTTER, "|");
+    out.push('\n');
+}
+
 /// The `= note:` and `= help:` lines.
-fn trailer(d: &Diagnostic, indent: usize, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    let pad = " ".repeat(indent);
+fn trailer(d: &Diagnostic, indent: usize, style: Style, out: &mut String) {
+    let line = |out: &mut String, what: &str, text: &str| {
+        spaces(out, indent);
+        style.push(out, "1", what);
+        out.push(' ');
+        out.push_str(&visible(text));
+    };
     for note in &d.notes {
-        writeln!(out, "{pad}{} {}", style.bold("= note:"), visible(note))?;
+        line(out, "= note:", note);
+        out.push('\n');
     }
     if let Some(help) = &d.help {
-        writeln!(out, "{pad}{} {}", style.bold("= help:"), visible(help))?;
+        line(out, "= help:", help);
+        out.push('\n');
     }
     if let Some(fix) = &d.fix {
-        writeln!(
-            out,
-            "{pad}{} {} (`pi-rules check --fix` does this)",
-            style.bold("= fix:"),
-            visible(&fix.description)
-        )?;
+        line(out, "= fix:", &fix.description);
+        out.push_str(" (`pi-rules check --fix` does this)\n");
     }
-    Ok(())
 }
 
 fn is_tag(c: char) -> bool {

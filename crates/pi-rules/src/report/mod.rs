@@ -48,16 +48,29 @@ impl Style {
     }
 
     pub(crate) fn severity(self, severity: Severity, text: &str) -> String {
-        let code = match severity {
+        self.paint(self.severity_code(severity), text)
+    }
+
+    /// The style code of `severity`.
+    pub(crate) fn severity_code(self, severity: Severity) -> &'static str {
+        match severity {
             Severity::Error => "1;31",
             Severity::Warning => "1;33",
             Severity::Info => "1;36",
-        };
-        self.paint(code, text)
+        }
     }
 
-    pub(crate) fn gutter(self, text: &str) -> String {
-        self.paint("1;34", text)
+    /// Appends `text` in style `code` to `out`, as [`Style::paint`] would show it.
+    pub(crate) fn push(self, out: &mut String, code: &str, text: &str) {
+        if self.on {
+            out.push_str("\x1b[");
+            out.push_str(code);
+            out.push('m');
+            out.push_str(text);
+            out.push_str("\x1b[0m");
+        } else {
+            out.push_str(text);
+        }
     }
 
     pub(crate) fn bold(self, text: &str) -> String {
