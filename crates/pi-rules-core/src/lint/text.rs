@@ -556,29 +556,30 @@ fn is_plain(byte: u8) -> bool {
     matches!(byte, b' '..=b'~' | b'\t' | b'\n')
 }
 
-/// How many bytes at the start of `bytes` are [`is_plain`]. Eight bytes at a time: a word is
-/// skipped whole when none of its bytes is 0x80 or above, below 0x20 or 0x7F; otherwise its
-/// eight bytes are looked at one by one (tabs and line feeds are plain but below 0x20).
+/// How many bytes at the start of `bytes` are [`is_plain`], eight bytes at a time: each test
+/// below sets the high bit of exactly the bytes it holds for, so the first byte that is not
+/// plain is found in the word without looking at its bytes one by one.
 fn plain_prefix(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW: u64 = !HIGH;
     let mut at = 0;
     while let Some(word) = bytes.get(at..at + 8) {
         let mut buf = [0u8; 8];
         buf.copy_from_slice(word);
         let x = u64::from_le_bytes(buf);
-        // A high bit set in: the byte itself (non-ASCII), `x - 0x20` (below 0x20), or
-        // `(x ^ 0x7F) - 1` (equal to 0x7F). Bytes at or above 0x80 make the last two unreliable,
-        // but they are flagged by the first.
-        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
-        let del = {
-            let y = x ^ (ONES * 0x7F);
-            y.wrapping_sub(ONES) & !y
+        // The low seven bits of each byte: sums below stay inside their byte.
+        let low = x & LOW;
+        let is = |byte: u8| {
+            let y = low ^ (ONES * u64::from(byte));
+            !((y + LOW) | y) & HIGH
         };
-        if (x | below_space | del) & HIGH != 0 {
-            if let Some(stop) = word.iter().position(|&b| !is_plain(b)) {
-                return at + stop;
-            }
+        let below_space = !((low + ONES * (0x80 - 0x20)) & HIGH) & HIGH;
+        // Bytes of 0x80 and above are flagged by their own high bit, whatever the other tests
+        // say of their low bits.
+        let not_plain = (x & HIGH) | (below_space & !is(b'\t') & !is(b'\n')) | is(0x7F);
+        if not_plain != 0 {
+            return at + (not_plain.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
@@ -1633,6 +1634,16 @@ mod tests {
     #[test]
     fn plain_prefix_agrees_with_the_byte_test() {
         let mut texts: Vec<Vec<u8>> = vec![b"".to_vec(), b"abc".to_vec()];
+        // Every byte, at every place of a word, after plain bytes of every kind.
+        for byte in 0..=255u8 {
+            for at in 0..10 {
+                for fill in [b'x', b'\t', b'\n', b' ', b'~'] {
+                    let mut bytes = vec![fill; 16];
+                    bytes[at] = byte;
+                    texts.push(bytes);
+                }
+            }
+        }
         for special in [
             0x00u8, 0x08, 0x09, 0x0A, 0x0D, 0x1B, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xC3, 0xFF,
         ] {
