@@ -444,6 +444,14 @@ pub(crate) fn offset_in(whole: &str, part: &str) -> Option<usize> {
     (start + part.len() <= whole.len()).then_some(start)
 }
 
+/// Appends the line starts of `text` to `starts`: 0, then the offset after each `\n`. As `u32`,
+/// so a text beyond 4 GiB is indexed up to there.
+pub(crate) fn push_line_starts(text: &str, starts: &mut Vec<u32>) {
+    starts.push(0);
+    starts
+        .extend(find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()));
+}
+
 /// Line starts of a text, for turning many byte offsets into lines and columns quickly.
 /// Agrees with [`crate::span::line_col`]: 1-based lines, columns in characters.
 #[derive(Debug, Clone)]
@@ -456,17 +464,15 @@ pub struct LineIndex<'t> {
 
 impl<'t> LineIndex<'t> {
     pub fn new(text: &'t str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
-        );
+        let mut starts = Vec::new();
+        push_line_starts(text, &mut starts);
         LineIndex {
             text,
             starts: Cow::Owned(starts),
         }
     }
 
-    /// The index of `text` from its line starts, as [`LineIndex::new`] finds them (0 first).
+    /// The index of `text` from its line starts, as [`push_line_starts`] finds them.
     pub(crate) fn with_starts(text: &'t str, starts: &'t [u32]) -> Self {
         LineIndex {
             text,

@@ -247,7 +247,6 @@ pub fn lint(mut input: LintInput<'_>) -> Report {
 /// and the settings files. [`lint`] does the same from a [`LintInput`].
 pub struct Linter<'a> {
     cx: Context<'a>,
-    schema: &'a SchemaInfo,
     /// The findings so far, by path.
     files: IndexMap<FilePath, FileDiagnostics>,
     report: Report,
@@ -260,7 +259,6 @@ impl<'a> Linter<'a> {
     pub fn new(schema: &'a SchemaInfo, features: &'a [&'a str]) -> Linter<'a> {
         Linter {
             cx: Context { schema, features },
-            schema,
             files: IndexMap::new(),
             report: Report::default(),
             scratch: Scratch::default(),
@@ -300,7 +298,7 @@ impl<'a> Linter<'a> {
         collate: &dyn Fn(&str, &str) -> Ordering,
     ) -> Report {
         let Linter {
-            schema,
+            cx,
             mut files,
             mut report,
             ..
@@ -309,7 +307,7 @@ impl<'a> Linter<'a> {
         sorted.sort_by_key(|layer| layer.kind);
         let shadowed = files::check_layers(collate, &sorted, &mut files);
         for settings in settings {
-            settings_files::check(schema, settings, &mut files);
+            settings_files::check(cx.schema, settings, &mut files);
             report
                 .sources
                 .insert(&settings.path, &settings.text, false, true);

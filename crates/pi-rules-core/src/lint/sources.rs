@@ -7,8 +7,7 @@
 //! of a text with findings that have a position are noted at the same time, so that a printer
 //! finds lines and columns without scanning texts that have long left the cache.
 
-use super::diagnostic::LineIndex;
-use crate::find;
+use super::diagnostic::{push_line_starts, LineIndex};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -105,10 +104,7 @@ impl Sources {
             return;
         };
         let start = self.lines.len();
-        self.lines.push(0);
-        self.lines.extend(
-            find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()),
-        );
+        push_line_starts(text, &mut self.lines);
         source.lines = Some(start..self.lines.len());
     }
 }
