@@ -214,8 +214,13 @@ impl Layers {
                 })
                 .ok_or_else(|| failed("it is not embedded in this build".to_owned()));
         };
-        let (read, _) =
-            loader::read_raw_checked(path, candidate.is_symlink, candidate.layer, &self.policy);
+        let (read, _) = loader::read_raw_checked(
+            path,
+            candidate.is_symlink,
+            None,
+            candidate.layer,
+            &self.policy,
+        );
         match read {
             RawRead::Bytes { bytes, masked } => Ok(Copy { bytes, masked }),
             RawRead::Oversized { size, by_read } => Err(Unusable {

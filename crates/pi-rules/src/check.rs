@@ -270,6 +270,9 @@ fn list_layer(
         LayerKind::User => Layer::User,
         LayerKind::Project => Layer::Project,
     };
+    // The directory held open, to read its entries by name, as the loader does. Without it
+    // (it went away since the listing began) each entry is read by its path.
+    let open = bounded::Directory::open(dir).ok();
     let mut entries = Vec::new();
     for item in read_dir {
         let Ok(item) = item else { continue };
@@ -313,7 +316,7 @@ fn list_layer(
             let kind = bounded::kind_name(&file_type).to_owned();
             (Content::Special { kind }, None)
         } else {
-            read_bounded(&path, file_type.is_symlink(), layer, policy)
+            read_bounded(&path, file_type.is_symlink(), open.as_ref(), layer, policy)
         };
         // Where any other rule really is: links on the file and on the directories above it
         // followed.
@@ -380,10 +383,11 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
 fn read_bounded(
     path: &Path,
     is_symlink: bool,
+    dir: Option<&bounded::Directory>,
     layer: Layer,
     policy: &Policy,
 ) -> (Content, Option<Option<loader::Escape>>) {
-    let (raw, escape) = loader::read_raw_checked(path, is_symlink, layer, policy);
+    let (raw, escape) = loader::read_raw_checked(path, is_symlink, dir, layer, policy);
     let content = match raw {
         // Read, so it was opened and judged.
         RawRead::Bytes { bytes, .. } => return (Content::Bytes(bytes), Some(escape)),

@@ -5,7 +5,9 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, Dir, FileType};
+
+use crate::bounded::Directory;
 
 use super::Layer;
 
@@ -27,19 +29,26 @@ pub use pi_rules_core::lint::is_rule_name;
 /// `opendir` allocates a 32 KiB buffer, which in a short command takes fresh pages (and a `brk`
 /// to get them and one to give them back) even for an empty directory. Rustix starts with a small
 /// buffer and grows it for a large directory. What is kept and noted is the same.
-pub(super) fn list_layer(layer: Layer, dir: &Path, notes: &mut Vec<String>) -> Vec<Entry> {
-    // The flags `opendir` opens with.
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::DIRECTORY;
-    let stream = match rustix::fs::open(dir, flags, Mode::empty()).and_then(Dir::new) {
-        Ok(stream) => stream,
-        Err(rustix::io::Errno::NOENT) => return Vec::new(),
+///
+/// The directory stays open in the returned [`Directory`] (when it could be listed), for reading
+/// its entries by name.
+pub(super) fn list_layer(
+    layer: Layer,
+    dir: &Path,
+    notes: &mut Vec<String>,
+) -> (Vec<Entry>, Option<Directory>) {
+    let opened = Directory::open(dir)
+        .and_then(|open| Dir::read_from(open.fd()).map(|stream| (open, stream)));
+    let (open, stream) = match opened {
+        Ok(opened) => opened,
+        Err(rustix::io::Errno::NOENT) => return (Vec::new(), None),
         Err(errno) => {
             notes.push(format!(
                 "cannot list the {layer} layer `{}`: {}; it contributes nothing",
                 dir.display(),
                 io::Error::from(errno)
             ));
-            return Vec::new();
+            return (Vec::new(), None);
         }
     };
     let mut entries = Vec::new();
@@ -100,7 +109,7 @@ pub(super) fn list_layer(layer: Layer, dir: &Path, notes: &mut Vec<String>) -> V
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    entries
+    (entries, Some(open))
 }
 
 /// The entries of `stream` other than `.` and `..`, each with its type: the one the directory

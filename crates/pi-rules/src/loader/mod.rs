@@ -38,6 +38,7 @@ pub use confine::{Escape, Policy};
 pub use listing::is_rule_name;
 pub use read::{read_raw, read_raw_checked, RawRead};
 
+use crate::bounded::Directory;
 use read::ReadOutcome;
 
 /// The largest rule file that is read (a file of more bytes is oversized): one limit for the
@@ -356,6 +357,8 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     let mut names: IndexMap<String, Vec<Provider>, foldhash::fast::RandomState> =
         IndexMap::default();
     let mut add = |name: String, provider: Provider| names.entry(name).or_default().push(provider);
+    // Each layer directory that was listed, held open until its entries are read.
+    let mut open: [Option<Directory>; 3] = Default::default();
 
     match &dirs.package {
         PackageSource::Embedded(rules) => {
@@ -375,12 +378,14 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
                 );
             }
         }
-        PackageSource::Dir(dir) => list_into(Layer::Package, dir, &mut notes, &mut add),
+        PackageSource::Dir(dir) => {
+            open[Layer::Package as usize] = list_into(Layer::Package, dir, &mut notes, &mut add);
+        }
     }
     if let Some(user) = &dirs.user {
-        list_into(Layer::User, user, &mut notes, &mut add);
+        open[Layer::User as usize] = list_into(Layer::User, user, &mut notes, &mut add);
     }
-    list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
+    open[Layer::Project as usize] = list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
 
     let mut loaded = Loaded {
         files: Vec::with_capacity(names.len()),
@@ -391,20 +396,21 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     // Sorted as `sort_by_name` sorts, stably; the map is consumed without rebuilding its index.
     let compare = comparator_for(names.keys().map(String::as_str));
     for (name, providers) in names.sorted_by(|a, _, b, _| compare(a, b)) {
-        resolve_name(name, providers, policy, &mut loaded);
+        resolve_name(name, providers, policy, &open, &mut loaded);
     }
     loaded.fallback = loaded.files.is_empty();
     loaded
 }
 
-/// Lists one layer directory and adds its entries to the map.
+/// Lists one layer directory and adds its entries to the map; returns the directory, held open.
 fn list_into(
     layer: Layer,
     dir: &Path,
     notes: &mut Vec<String>,
     add: &mut impl FnMut(String, Provider),
-) {
-    for entry in listing::list_layer(layer, dir, notes) {
+) -> Option<Directory> {
+    let (entries, open) = listing::list_layer(layer, dir, notes);
+    for entry in entries {
         add(
             entry.name,
             Provider {
@@ -414,10 +420,17 @@ fn list_into(
             },
         );
     }
+    open
 }
 
 /// Tries the providers of one name from highest precedence down and records the outcome.
-fn resolve_name(name: String, mut providers: Vec<Provider>, policy: &Policy, loaded: &mut Loaded) {
+fn resolve_name(
+    name: String,
+    mut providers: Vec<Provider>,
+    policy: &Policy,
+    open: &[Option<Directory>; 3],
+    loaded: &mut Loaded,
+) {
     providers.reverse();
     let candidates: Vec<Candidate> = providers.iter().map(Provider::candidate).collect();
     let mut failures: Vec<Failure> = Vec::new();
@@ -427,9 +440,13 @@ fn resolve_name(name: String, mut providers: Vec<Provider>, policy: &Policy, loa
         let lower = || candidates[at + 1..].to_vec();
         let (result, escape) = match &provider.source {
             Source::Embedded(text) => (embedded(text), None),
-            Source::File(path) => {
-                read::read_candidate(path, provider.is_symlink, provider.layer, policy)
-            }
+            Source::File(path) => read::read_candidate(
+                path,
+                provider.is_symlink,
+                open[provider.layer as usize].as_ref(),
+                provider.layer,
+                policy,
+            ),
         };
         let refused = match &result {
             ReadOutcome::Failed(FailureReason::Confined(escape)) => Some(escape.clone()),
