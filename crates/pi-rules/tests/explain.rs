@@ -166,3 +166,38 @@ fn coms_active_is_labelled_as_a_host_flag_and_a_feature() {
     assert!(tree.contains("from the host: --coms-active"), "{tree}");
     assert!(!tree.contains("was not given"), "{tree}");
 }
+
+#[test]
+fn the_settings_shown_are_the_keys_that_gates_and_blocks_read() {
+    let world = World::new();
+    let package = world.package(&[("10-p.md", "a{{IF:dco}}b{{/IF}}")]);
+    world.rule(
+        "90-gated.md",
+        "---\nrequires_setting: use_worktrees\n---\nz",
+    );
+    world.rule(
+        "91-blocks.md",
+        "{{IF:log_rules}}y{{/IF}}{{IFNOT:dco}}w{{/IFNOT}}{{IF:coms_active}}v{{/IF}}".repeat(100),
+    );
+    world.rule("92-unknown.md", "{{IF:no_such_key}}u{{/IF}}");
+    let output = world.run(&["explain", "--format", "json", "--package-dir", &package]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut shown: Vec<&str> = report["settings"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    shown.sort_unstable();
+    // A feature and an unknown key are not settings; the placeholder's key always is.
+    assert_eq!(
+        shown,
+        [
+            "dco",
+            "log_rules",
+            "review_loop_max_cycles",
+            "use_worktrees"
+        ]
+    );
+}

@@ -28,7 +28,7 @@ use pi_rules_core::{frontmatter, Observer, Value, Warning, WarningKind};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::ops::Range;
@@ -689,25 +689,39 @@ impl<'r> Report<'r> {
         write_outcome_reason(out, entry.report, gate, &self.settings);
     }
 
-    /// The settings keys that gates and blocks read, in schema order.
+    /// The settings keys that gates and blocks read, in schema order. Each block and gate marks
+    /// its key once: the work is linear in the decisions, and the memory in the distinct keys.
     fn keys_read(&self) -> Vec<&'r str> {
-        let mut keys: Vec<&str> = self
+        let names = &self.recorder.names;
+        let mut by_blocks = vec![false; names.list.len()];
+        for key in self
             .recorder
             .blocks
             .iter()
-            .filter_map(|d| d.reason.setting().map(|key| self.recorder.names.name(key)))
-            .chain(self.recorder.gates.iter().filter_map(|g| match &g.setting {
+            .filter_map(|d| d.reason.setting())
+        {
+            if let Some(read) = by_blocks.get_mut(key.0 as usize) {
+                *read = true;
+            }
+        }
+        let by_gates: HashSet<&str, foldhash::fast::RandomState> = self
+            .recorder
+            .gates
+            .iter()
+            .filter_map(|g| match &g.setting {
                 Some(GatePart::Setting { key }) => Some(&**key),
                 _ => None,
-            }))
+            })
             .collect();
-        keys.sort_unstable();
-        keys.dedup();
+        let read = |name: &str| {
+            by_gates.contains(name)
+                || names
+                    .index
+                    .get(name)
+                    .is_some_and(|key| by_blocks.get(key.0 as usize) == Some(&true))
+        };
         let schema = &self.run.session.schema;
-        let mut ordered: Vec<&str> = schema
-            .names()
-            .filter(|k| keys.binary_search(k).is_ok())
-            .collect();
+        let mut ordered: Vec<&str> = schema.names().filter(|k| read(k)).collect();
         ordered.push("review_loop_max_cycles");
         ordered.dedup();
         ordered
