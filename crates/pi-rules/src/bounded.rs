@@ -11,13 +11,14 @@
 //! The limits: rule files [`crate::loader::READ_LIMIT`], settings files and schemas
 //! [`MAX_SETTINGS_BYTES`], prompt files [`MAX_PROMPT_BYTES`].
 
+use std::cell::OnceCell;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read as _};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{Mode, OFlags};
+use rustix::fs::{Dir, Mode, OFlags};
 
 /// The largest settings file, and `--keys` schema, that is read (1 MiB). A larger one is ignored
 /// whole.
@@ -88,12 +89,13 @@ pub fn read_inspected(
     read_opened(&file, real.as_deref(), limit, inspect)
 }
 
-/// A directory held open, with its real path (from `/proc/self/fd`, `None` where `/proc` is not
-/// mounted), so that its entries can be read by name: see [`read_entry`].
+/// A directory held open, so that its entries can be listed and then read by name: see
+/// [`read_entry`]. Its real path (from `/proc/self/fd`, `None` where `/proc` is not mounted) is
+/// asked for once, when the first entry is read: an empty directory costs what listing it costs.
 #[derive(Debug)]
 pub struct Directory {
-    fd: OwnedFd,
-    real: Option<PathBuf>,
+    stream: Dir,
+    real: OnceCell<Option<PathBuf>>,
 }
 
 impl Directory {
@@ -101,13 +103,21 @@ impl Directory {
     pub fn open(dir: &Path) -> rustix::io::Result<Directory> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::DIRECTORY;
         let fd = rustix::fs::open(dir, flags, Mode::empty())?;
-        let real = real_path(&fd);
-        Ok(Directory { fd, real })
+        Ok(Directory {
+            stream: Dir::new(fd)?,
+            real: OnceCell::new(),
+        })
     }
 
-    /// The open descriptor, for listing the directory.
-    pub fn fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
+    /// The stream of its entries, for listing it.
+    pub fn stream(&mut self) -> &mut Dir {
+        &mut self.stream
+    }
+
+    fn real(&self) -> Option<&Path> {
+        self.real
+            .get_or_init(|| real_path(&self.stream.fd().ok()?))
+            .as_deref()
     }
 }
 
@@ -129,9 +139,12 @@ pub fn read_entry(
     };
     let flags =
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    match rustix::fs::openat(&dir.fd, name, flags, Mode::empty()) {
+    let Ok(dir_fd) = dir.stream.fd() else {
+        return read_inspected(path, limit, inspect);
+    };
+    match rustix::fs::openat(dir_fd, name, flags, Mode::empty()) {
         Ok(fd) => {
-            let real = dir.real.as_ref().map(|real| real.join(name));
+            let real = dir.real().map(|real| real.join(name));
             read_opened(&File::from(fd), real.as_deref(), limit, inspect)
         }
         // `O_NOFOLLOW` refuses a link this way.

@@ -37,10 +37,8 @@ pub(super) fn list_layer(
     dir: &Path,
     notes: &mut Vec<String>,
 ) -> (Vec<Entry>, Option<Directory>) {
-    let opened = Directory::open(dir)
-        .and_then(|open| Dir::read_from(open.fd()).map(|stream| (open, stream)));
-    let (open, stream) = match opened {
-        Ok(opened) => opened,
+    let mut open = match Directory::open(dir) {
+        Ok(open) => open,
         Err(rustix::io::Errno::NOENT) => return (Vec::new(), None),
         Err(errno) => {
             notes.push(format!(
@@ -52,7 +50,7 @@ pub(super) fn list_layer(
         }
     };
     let mut entries = Vec::new();
-    for item in stream_entries(stream) {
+    for item in stream_entries(open.stream()) {
         let (item, file_type) = match item {
             Ok(item) => item,
             Err(errno) => {
@@ -116,8 +114,8 @@ pub(super) fn list_layer(
 /// entry gives, else (a filesystem that does not say) the one `lstat` gives, as `std::fs`'s
 /// `DirEntry::file_type` does. The stream ends after an error.
 fn stream_entries(
-    mut stream: Dir,
-) -> impl Iterator<Item = rustix::io::Result<(rustix::fs::DirEntry, rustix::io::Result<FileType>)>>
+    stream: &mut Dir,
+) -> impl Iterator<Item = rustix::io::Result<(rustix::fs::DirEntry, rustix::io::Result<FileType>)>> + '_
 {
     std::iter::from_fn(move || loop {
         let item = match stream.read()? {
