@@ -9,11 +9,16 @@ Generates its inputs under --work (large layers, a line of stray closers, the ad
 turn, so that the shared machine's load falls on both alike. CPU time is user + system time of
 each process, from wait4; memory is the peak resident set. Prints one line per target of issue 11
 with the figure and the target. Uses only the standard library.
+
+Start-up is measured twice, on two copies of the binary that the kernel holds differently in its
+page cache (as written, and read back from disk): the same bytes start 5-10% slower in the second
+state, which moves the start-up ratio more than any change to the code has.
 """
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -57,6 +62,24 @@ def project(root, name, files):
     return os.path.join(root, name)
 
 
+def binary_copies(binary, work):
+    """Two copies of the binary, whose pages the kernel holds differently: one as written (what a
+    build or an install leaves in the page cache), and one written back to disk, dropped from
+    the cache, and read in again by its first run (what a machine that evicted it sees)."""
+    copies = []
+    for state in ("as written", "read back from disk"):
+        copy = os.path.join(work, "pi-rules-" + state.split()[0])
+        shutil.copyfile(binary, copy)
+        os.chmod(copy, 0o755)
+        if state != "as written":
+            fd = os.open(copy, os.O_RDONLY)
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+        copies.append((state, copy))
+    return copies
+
+
 def layer_bytes(project_dir):
     rules = os.path.join(project_dir, ".pi", "rules")
     return sum(os.path.getsize(os.path.join(rules, n)) for n in os.listdir(rules))
@@ -97,13 +120,17 @@ def main():
 
     print(f"binary: {binary}\ninputs: {work}\n")
 
-    # assemble on the embedded rules against --version.
-    (version, assemble), _ = interleaved(
-        [([binary, "--version"], None), ([binary, "assemble", "--cwd", empty], None)],
-        1000 // scale,
-    )
-    print(f"assemble on the embedded rules   {assemble * 1e6:7.0f} us CPU, "
-          f"--version {version * 1e6:.0f} us: {assemble / version:.2f}x   (target <= 1.2x)")
+    # assemble on the embedded rules against --version, with the binary's pages in the page
+    # cache in each of two states (see `binary_copies`): start-up is mostly page faults, and
+    # their cost depends on how the kernel holds the file.
+    for state, copy in binary_copies(binary, work):
+        (version, assemble), _ = interleaved(
+            [([copy, "--version"], None), ([copy, "assemble", "--cwd", empty], None)],
+            1000 // scale,
+        )
+        print(f"assemble on the embedded rules   {assemble * 1e6:7.0f} us CPU, "
+              f"--version {version * 1e6:.0f} us: {assemble / version:.2f}x   (target <= 1.2x; "
+              f"binary {state})")
 
     # assemble with 16k warnings against the same without the file.
     (plain, warned), _ = interleaved(
