@@ -178,10 +178,14 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     }
     let report = check::check(&options)?;
     output(check::render(&report, &options, cx.out))?;
-    Ok(match CheckStatus::of(&report, options.strict) {
+    let exit = match CheckStatus::of(&report, options.strict) {
         CheckStatus::Clean => Exit::Success,
         CheckStatus::Failed => Exit::Findings,
-    })
+    };
+    // As `explain` does: the texts and findings of a large layer are not freed one by one
+    // just before exiting.
+    cx.release(report);
+    Ok(exit)
 }
 
 fn plural(n: usize, word: &str) -> String {

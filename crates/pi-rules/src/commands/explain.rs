@@ -77,6 +77,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             output(report.write_text(cx.out, paint))?
         }
     }
+    // A large layer's texts and decisions are tens of thousands of allocations, scattered:
+    // freeing them one by one just before exiting costs as much as a tenth of the run.
+    cx.release(report);
+    cx.release((run, recorder));
     Ok(Exit::Success)
 }
 
