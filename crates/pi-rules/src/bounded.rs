@@ -8,6 +8,9 @@
 //! reports size 0 but never ends (`/dev/zero`) is found too large by reading. Only when the open
 //! itself fails is the path `stat`ed, to say why (a socket, or a file too large to matter).
 //!
+//! [`read_entry`] reads an entry of a directory held open ([`Directory`]) by its name, the way
+//! the layers are read: see there for why, and what happens when the entry is a link.
+//!
 //! The limits: rule files [`crate::loader::READ_LIMIT`], settings files and schemas
 //! [`MAX_SETTINGS_BYTES`], prompt files [`MAX_PROMPT_BYTES`].
 
@@ -125,7 +128,7 @@ impl Directory {
 /// entry's name). The entry is opened in the open directory without following a link: what is
 /// opened is then the entry itself, so its real path is the directory's joined with its name,
 /// and the kernel need not be asked for it (a lookup under `/proc` and a path walk from the root
-/// per file, a quarter of the system time of reading a large layer). An entry that is a link
+/// per file: about a seventh of the system time of reading a large layer). An entry that is a link
 /// (now, whatever its listing said) is read through `path`, links followed, as
 /// [`read_inspected`] reads it.
 pub fn read_entry(
@@ -405,12 +408,17 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 
-    /// What `read_entry` and `read_inspected` each give for `name` in `dir` (opened through
-    /// `through`): the outcome's bytes or its kind, and the real path `inspect` was shown.
-    fn both_ways(through: &Path, name: &str) -> [(String, Option<PathBuf>); 2] {
-        let path = through.join(name);
-        let open = Directory::open(through).unwrap();
-        let summary = |outcome: Outcome| match outcome {
+    /// The outcome of `read` in short (its text, or its kind) and the real path it showed
+    /// `inspect`.
+    fn seen(
+        read: impl FnOnce(&mut dyn FnMut(Option<&Path>, &Metadata) -> bool) -> Outcome,
+    ) -> (String, Option<PathBuf>) {
+        let mut real = None;
+        let outcome = read(&mut |seen, _| {
+            real = seen.map(Path::to_path_buf);
+            true
+        });
+        let summary = match outcome {
             Outcome::Bytes { bytes, .. } => String::from_utf8(bytes).unwrap(),
             other => format!("{other:?}")
                 .split([' ', '('])
@@ -418,20 +426,18 @@ mod tests {
                 .unwrap()
                 .to_owned(),
         };
-        let mut real = None;
-        let mut inspect = |seen: Option<&Path>, _: &Metadata| {
-            real = seen.map(Path::to_path_buf);
-            true
-        };
-        let by_entry = summary(read_entry(&open, &path, 1 << 20, &mut inspect));
-        let by_entry = (by_entry, real.take());
-        let mut real = None;
-        let mut inspect = |seen: Option<&Path>, _: &Metadata| {
-            real = seen.map(Path::to_path_buf);
-            true
-        };
-        let by_path = summary(read_inspected(&path, 1 << 20, &mut inspect));
-        [by_entry, (by_path, real)]
+        (summary, real)
+    }
+
+    /// What `read_entry` and `read_inspected` each give for `name` in the directory at
+    /// `through`.
+    fn both_ways(through: &Path, name: &str) -> [(String, Option<PathBuf>); 2] {
+        let path = through.join(name);
+        let open = Directory::open(through).unwrap();
+        [
+            seen(|inspect| read_entry(&open, &path, 1 << 20, inspect)),
+            seen(|inspect| read_inspected(&path, 1 << 20, inspect)),
+        ]
     }
 
     #[test]
@@ -484,13 +490,11 @@ mod tests {
         // Swapped for a link once the directory is open (and listed).
         fs::remove_file(rules.join("a.md")).unwrap();
         symlink(root.join("outside"), rules.join("a.md")).unwrap();
-        let mut real = None;
-        let outcome = read_entry(&open, &rules.join("a.md"), 100, &mut |seen, _| {
-            real = seen.map(Path::to_path_buf);
-            true
-        });
-        assert!(matches!(outcome, Outcome::Bytes { bytes, .. } if bytes == b"secret"));
-        assert_eq!(real, Some(root.join("outside")));
+        let path = rules.join("a.md");
+        assert_eq!(
+            seen(|inspect| read_entry(&open, &path, 100, inspect)),
+            ("secret".to_owned(), Some(root.join("outside")))
+        );
     }
 
     #[test]
