@@ -25,7 +25,7 @@ fn main() {
     let what = args.first().map_or("typical", String::as_str);
     let times: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1000);
     let files: Vec<String> = match what {
-        "typical" | "typical-oneshot" => inputs::typical(),
+        "typical" | "typical-oneshot" | "typical-text" => inputs::typical(),
         "schema" => Vec::new(),
         phase if phase.starts_with("phase-") => Vec::new(),
         file => vec![inputs::read(file)],
@@ -67,6 +67,10 @@ fn main() {
             total += copy.len();
             copy.clear();
         }
+    } else if what == "typical-text" {
+        // The typical assembly's text itself, to look at what the later phases see.
+        print!("{}", pi_rules_core::assemble(&files, &scope).text);
+        return;
     } else if what == "typical-oneshot" {
         for _ in 0..times {
             total += pi_rules_core::assemble(std::hint::black_box(&files), &scope)

@@ -50,6 +50,18 @@ pub fn memchr_near(needle: u8, haystack: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where `byte` may be in `word` (eight bytes of a text, read little-endian): the high bit of each
+/// byte equal to it is set, and also of a byte `byte ^ 1` right after one that is set (a borrow
+/// runs on into it). The lowest bit set is always a true match. Plain integer arithmetic, for
+/// looking at a few bytes, or at bytes in a way a byte search cannot.
+#[inline(always)]
+pub fn word_matches(word: u64, byte: u8) -> u64 {
+    const LOW: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let x = word ^ u64::from_le_bytes([byte; 8]);
+    x.wrapping_sub(LOW) & !x & HIGH
+}
+
 /// The offset of the last `needle` in `haystack`.
 #[inline]
 pub fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
@@ -261,6 +273,28 @@ mod tests {
                 prop_assert_eq!(finder.find_iter(&haystack).collect::<Vec<_>>(), non_overlapping(&haystack, &needle));
             }
             prop_assert_eq!(find(&haystack, &needle), naive(&haystack, &needle).first().copied());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn word_matches_marks_the_equal_bytes(
+            bytes in proptest::array::uniform8(prop::sample::select(b"|}\n\x0b\x00\x01\x7f\x80\xffa".to_vec())),
+            byte in prop::sample::select(b"|}\n\x0b\x00\x01\x7f\x80\xffa".to_vec()),
+        ) {
+            let expected = bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == byte)
+                .fold(0u64, |mask, (i, _)| mask | 0x80 << (8 * i));
+            // The true marks, and only `byte ^ 1` right after a mark.
+            let approximate = word_matches(u64::from_le_bytes(bytes), byte);
+            prop_assert_eq!(approximate & expected, expected);
+            for (i, &b) in bytes.iter().enumerate() {
+                if approximate & !expected & 0x80 << (8 * i) != 0 {
+                    prop_assert!(i > 0 && b == byte ^ 1 && approximate & 0x80 << (8 * (i - 1)) != 0);
+                }
+            }
         }
     }
 
