@@ -236,6 +236,7 @@ impl Assembler {
         assembly.included.reserve(files);
         assembly.contributed.reserve(files);
         self.separators.reserve(files);
+        self.gaps.reserve(16);
         self.scratch.reserve(total);
     }
 }

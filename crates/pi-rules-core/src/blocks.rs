@@ -43,12 +43,13 @@ impl Scratch {
     }
 
     /// Makes room for the markers of a typical text of `bytes` bytes (one every hundred bytes or
-    /// so), so that a first call does not grow its lists step by step.
+    /// so) and a few placeholders, so that a first call does not grow its lists step by step.
     pub(crate) fn reserve(&mut self, bytes: usize) {
         let typical = bytes / 128 + 16;
         self.markers.reserve(typical);
         self.pairs.reserve(typical);
         self.stack.reserve(16);
+        self.placeholders.reserve(16);
     }
 }
 
