@@ -255,7 +255,7 @@ fn shrink_string(s: &mut String, needed: usize) {
 ///
 /// The text before the first edit stays where it is; the rest is moved aside to `spare` once and
 /// copied back piece by piece, so the work is linear in the text after the first edit whatever
-/// the number of edits.
+/// the number of edits. Gaps alone whose tails add up to less are closed in place instead.
 fn cut(
     text: &mut String,
     gaps: &[Range<usize>],
@@ -269,6 +269,17 @@ fn cut(
         (None, Some(&at)) => at,
         (Some(gap), Some(&at)) => gap.start.min(at),
     };
+    // Gaps alone, few or near the end: closing each where it is, from the last, moves only the
+    // text after it, which is less than moving the whole tail aside and back.
+    if placeholders.is_empty() {
+        let moved: usize = gaps.iter().map(|gap| text.len() - gap.end).sum();
+        if moved < 2 * (text.len() - first) {
+            for gap in gaps.iter().rev() {
+                text.replace_range(gap.clone(), "");
+            }
+            return;
+        }
+    }
     spare.clear();
     // Room for this tail only: the tails of later cuts are seldom longer (each is at most a
     // body), and a small buffer can take memory that is free already, where one the size of the
