@@ -3,8 +3,9 @@
 //! level, message and location. Columns are Unicode code points (`columnKind`).
 
 use super::Positions;
-use pi_rules_core::lint::{Report, Severity, CODES};
-use serde_json::{json, Value};
+use crate::json::Seq;
+use pi_rules_core::lint::{CodeInfo, Diagnostic, Report, Severity, CODES};
+use serde::Serialize;
 use std::io::{self, Write};
 
 /// The schema URI of SARIF 2.1.0 (OASIS errata 01).
@@ -36,99 +37,229 @@ pub(crate) fn uri(path: &str) -> String {
     out
 }
 
+/// The log, written as it is built: the results come from an iterator over the findings, so no
+/// tree of the whole log is held. Fields are in the order SARIF viewers show them.
+#[derive(Serialize)]
+#[serde(bound = "R: Iterator, R::Item: Serialize")]
+struct Log<R> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<R>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase", bound = "R: Iterator, R::Item: Serialize")]
+struct Run<R> {
+    tool: Tool,
+    column_kind: &'static str,
+    results: Seq<R>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    rules: Rules,
+}
+
+/// Every code, as a SARIF rule.
+struct Rules;
+
+impl Serialize for Rules {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(CODES.iter().map(rule))
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: &'static str,
+    name: &'static str,
+    short_description: Message<&'static str>,
+    full_description: Message<&'static str>,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+/// A SARIF message object: `{"text": ...}`.
+#[derive(Serialize)]
+struct Message<T> {
+    text: T,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Message<String>,
+    locations: [Location; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<Fix<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Fix<'a> {
+    description: Message<&'a str>,
+    artifact_changes: [ArtifactChange<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange<'a> {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement<'a> {
+    deleted_region: Region,
+    inserted_content: Message<&'a str>,
+}
+
+fn rule(info: &CodeInfo) -> Rule {
+    Rule {
+        id: info.id,
+        name: info.name,
+        short_description: Message { text: info.summary },
+        full_description: Message {
+            text: info.explanation,
+        },
+        default_configuration: Configuration {
+            level: level(info.severity),
+        },
+    }
+}
+
+fn result<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> SarifResult<'a> {
+    let text = match &d.help {
+        Some(help) => format!("{}\nhelp: {help}", d.message),
+        None => d.message.to_string(),
+    };
+    let index = positions.index(&d.path);
+    let region = match (&d.span, &index) {
+        (Some(_), Some(index)) => {
+            let p = Positions::within(Some(index), d);
+            Some(Region {
+                start_line: p.line,
+                start_column: p.column,
+                end_line: p.end_line,
+                end_column: p.end_column,
+            })
+        }
+        _ => None,
+    };
+    let fixes = d
+        .fix
+        .iter()
+        .map(|fix| {
+            let replacements = fix
+                .edits
+                .iter()
+                .map(|e| {
+                    let (start_line, start_column) = Positions::at(index.as_ref(), e.span.start);
+                    let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
+                    Replacement {
+                        deleted_region: Region {
+                            start_line,
+                            start_column,
+                            end_line,
+                            end_column,
+                        },
+                        inserted_content: Message {
+                            text: &e.replacement,
+                        },
+                    }
+                })
+                .collect();
+            Fix {
+                description: Message {
+                    text: &fix.description,
+                },
+                artifact_changes: [ArtifactChange {
+                    artifact_location: ArtifactLocation { uri: uri(&d.path) },
+                    replacements,
+                }],
+            }
+        })
+        .collect();
+    SarifResult {
+        rule_id: d.code.id(),
+        rule_index: d.code as usize,
+        level: level(d.severity),
+        message: Message { text },
+        locations: [Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation { uri: uri(&d.path) },
+                region,
+            },
+        }],
+        fixes,
+    }
+}
+
 pub(super) fn render(
     report: &Report,
     positions: &Positions<'_>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let rules: Vec<Value> = CODES
-        .iter()
-        .map(|info| {
-            json!({
-                "id": info.id,
-                "name": info.name,
-                "shortDescription": { "text": info.summary },
-                "fullDescription": { "text": info.explanation },
-                "defaultConfiguration": { "level": level(info.severity) },
-            })
-        })
-        .collect();
-    let results: Vec<Value> = report
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let text = match &d.help {
-                Some(help) => format!("{}\nhelp: {help}", d.message),
-                None => d.message.to_string(),
-            };
-            let mut physical = json!({ "artifactLocation": { "uri": uri(&d.path) } });
-            let index = positions.index(&d.path);
-            if let (Some(_), Some(index)) = (&d.span, &index) {
-                let p = Positions::within(Some(index), d);
-                physical["region"] = json!({
-                    "startLine": p.line,
-                    "startColumn": p.column,
-                    "endLine": p.end_line,
-                    "endColumn": p.end_column,
-                });
-            }
-            let fixes: Vec<Value> = d
-                .fix
-                .iter()
-                .map(|fix| {
-                    let replacements: Vec<Value> = fix
-                        .edits
-                        .iter()
-                        .map(|e| {
-                            let (start_line, start_column) =
-                                Positions::at(index.as_ref(), e.span.start);
-                            let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
-                            json!({
-                                "deletedRegion": {
-                                    "startLine": start_line,
-                                    "startColumn": start_column,
-                                    "endLine": end_line,
-                                    "endColumn": end_column,
-                                },
-                                "insertedContent": { "text": e.replacement },
-                            })
-                        })
-                        .collect();
-                    json!({
-                        "description": { "text": fix.description },
-                        "artifactChanges": [ {
-                            "artifactLocation": { "uri": uri(&d.path) },
-                            "replacements": replacements,
-                        } ],
-                    })
-                })
-                .collect();
-            let mut result = json!({
-                "ruleId": d.code.id(),
-                "ruleIndex": d.code as usize,
-                "level": level(d.severity),
-                "message": { "text": text },
-                "locations": [ { "physicalLocation": physical } ],
-            });
-            if !fixes.is_empty() {
-                result["fixes"] = Value::Array(fixes);
-            }
-            result
-        })
-        .collect();
-    let log = json!({
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [ {
-            "tool": { "driver": {
-                "name": "pi-rules",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            } },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        } ],
-    });
+    let log = Log {
+        schema: SARIF_SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "pi-rules",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules: Rules,
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            results: Seq::new(report.diagnostics.iter().map(|d| result(d, positions))),
+        }],
+    };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
 }
