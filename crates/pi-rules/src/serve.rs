@@ -459,14 +459,23 @@ impl Server {
         check::render(&report, &options, &mut text)
             .map_err(|e| RpcError::application(&e.into()))?;
         let (errors, warnings, infos) = report::counts(&report);
+        /// The result of a `check` in a human format: the report's text is written into the
+        /// response as it is, not copied into a JSON tree first.
+        #[derive(serde::Serialize)]
+        struct Checked<'a> {
+            text: std::borrow::Cow<'a, str>,
+            errors: usize,
+            warnings: usize,
+            infos: usize,
+        }
         write_json(
             body,
-            &serde_json::json!({
-                "text": String::from_utf8_lossy(&text),
-                "errors": errors,
-                "warnings": warnings,
-                "infos": infos,
-            }),
+            &Checked {
+                text: String::from_utf8_lossy(&text),
+                errors,
+                warnings,
+                infos,
+            },
         );
         Ok(())
     }
