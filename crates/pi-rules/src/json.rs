@@ -61,6 +61,14 @@ pub fn write_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()>
     buffered.finish()
 }
 
+/// Writes `value` as indented JSON and a line break, through a buffer as [`write_line`] does.
+pub fn write_pretty(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    let mut buffered = Buffered::new(out);
+    serde_json::to_writer_pretty(&mut buffered, value).map_err(io::Error::from)?;
+    buffered.write_all(b"\n")?;
+    buffered.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

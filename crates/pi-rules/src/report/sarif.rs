@@ -3,7 +3,7 @@
 //! level, message and location. Columns are Unicode code points (`columnKind`).
 
 use super::Positions;
-use crate::json::Seq;
+use crate::json::{self, Seq};
 use pi_rules_core::lint::{CodeInfo, Diagnostic, Report, Severity, CODES};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -260,8 +260,7 @@ pub(super) fn render(
             results: Seq::new(report.diagnostics.iter().map(|d| result(d, positions))),
         }],
     };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    writeln!(out)
+    json::write_pretty(out, &log)
 }
 
 #[cfg(test)]
