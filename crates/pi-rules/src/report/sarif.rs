@@ -38,7 +38,7 @@ pub(crate) fn uri(path: &str) -> String {
 }
 
 /// The log, written as it is built: the results come from an iterator over the findings, so no
-/// tree of the whole log is held. Fields are in the order SARIF viewers show them.
+/// tree of the whole log is held. The fields keep the order the log has always had.
 #[derive(Serialize)]
 #[serde(bound = "R: Iterator, R::Item: Serialize")]
 struct Log<R> {
