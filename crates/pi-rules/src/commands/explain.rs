@@ -726,8 +726,10 @@ impl<'r> Report<'r> {
         };
         let schema = &self.run.session.schema;
         let mut ordered: Vec<&str> = schema.names().filter(|k| read(k)).collect();
-        ordered.push("review_loop_max_cycles");
-        ordered.dedup();
+        // The placeholder's key is always shown, once.
+        if !ordered.contains(&"review_loop_max_cycles") {
+            ordered.push("review_loop_max_cycles");
+        }
         ordered
     }
 
