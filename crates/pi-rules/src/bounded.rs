@@ -188,7 +188,30 @@ fn read_opened(
     // without growing the buffer.
     let capacity = usize::try_from(metadata.len()).map_or(0, |len| len + 1);
     let mut bytes = Vec::with_capacity(capacity);
-    if let Err(err) = file.take(limit + 1).read_to_end(&mut bytes) {
+    if metadata.is_file() {
+        // A regular file is read whole by one `read` that asks for one byte more than its size.
+        // When it gives exactly the size `fstat` gave, that was all there was (a file that had
+        // grown would have given the extra byte), and the read that would only confirm the end
+        // is saved: one system call in five per rule file. Anything else goes on below.
+        bytes.resize(capacity, 0);
+        let mut reader = file;
+        let filled = loop {
+            match reader.read(&mut bytes) {
+                Ok(filled) => break filled,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Outcome::Read(err),
+            }
+        };
+        bytes.truncate(filled);
+        if filled as u64 == metadata.len() {
+            return Outcome::Bytes { bytes, metadata };
+        }
+    }
+    let read_so_far = bytes.len() as u64;
+    if let Err(err) = file
+        .take((limit + 1).saturating_sub(read_so_far))
+        .read_to_end(&mut bytes)
+    {
         return Outcome::Read(err);
     }
     if bytes.len() as u64 > limit {
@@ -349,6 +372,23 @@ mod tests {
         assert!(read_text(&path, 4)
             .unwrap_err()
             .contains("over the 4-byte limit"));
+    }
+
+    #[test]
+    fn a_regular_file_longer_than_its_size_is_read_to_its_end() {
+        // `/proc` files are regular files of size 0 that hold text: the first read gives more
+        // than the size, and the rest is read to the end.
+        let path = Path::new("/proc/self/cmdline");
+        let whole = fs::read(path).unwrap();
+        assert!(!whole.is_empty() && fs::metadata(path).unwrap().len() == 0);
+        assert!(matches!(read(path, 1 << 20), Outcome::Bytes { bytes, .. } if bytes == whole));
+        assert!(matches!(
+            read(path, 1),
+            Outcome::TooLarge {
+                size: 2,
+                by_read: true
+            }
+        ));
     }
 
     #[test]
