@@ -20,16 +20,8 @@
 
 mod inputs;
 
-use inputs::{bench_dir, features, read, settings, typical};
-use pi_rules_core::{assemble, Assembler, Features, Scope, Settings};
-
-fn scope<'a>(settings: &'a Settings, features: &'a Features) -> Scope<'a> {
-    Scope {
-        settings,
-        features,
-        review_loop_max_cycles: "3",
-    }
-}
+use inputs::{bench_dir, features, read, scope, settings, typical};
+use pi_rules_core::{assemble, Assembler};
 
 /// Times assembling `files`, with the settings and features built once outside the loop.
 fn bench_files(bencher: divan::Bencher, files: &[String]) {

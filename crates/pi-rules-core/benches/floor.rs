@@ -13,7 +13,7 @@
 
 mod inputs;
 
-use pi_rules_core::{assemble, Assembler, Scope};
+use pi_rules_core::{assemble, Assembler};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -45,11 +45,7 @@ fn main() {
     let files = inputs::typical();
     let settings = inputs::settings();
     let features = inputs::features();
-    let scope = Scope {
-        settings: &settings,
-        features: &features,
-        review_loop_max_cycles: "3",
-    };
+    let scope = inputs::scope(&settings, &features);
     let bytes: usize = files.iter().map(String::len).sum();
     let mut copy = String::with_capacity(bytes);
     let mut assembler = Assembler::new();

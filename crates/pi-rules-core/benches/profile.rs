@@ -15,7 +15,7 @@
 mod inputs;
 
 use pi_rules_core::settings::Schema;
-use pi_rules_core::{Assembler, Scope};
+use pi_rules_core::Assembler;
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -32,11 +32,7 @@ fn main() {
     };
     let settings = inputs::settings();
     let features = inputs::features();
-    let scope = Scope {
-        settings: &settings,
-        features: &features,
-        review_loop_max_cycles: "3",
-    };
+    let scope = inputs::scope(&settings, &features);
     let mut total = 0;
     if let Some(phase) = what.strip_prefix("phase-") {
         // One phase of the typical assembly alone, on the whole files: `phase-scan` (markers),

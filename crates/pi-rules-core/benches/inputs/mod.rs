@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each bench uses its own part
 
 use pi_rules_core::settings::Schema;
-use pi_rules_core::{Features, Settings, Value};
+use pi_rules_core::{Features, Scope, Settings, Value};
 use std::path::{Path, PathBuf};
 
 pub fn bench_dir() -> PathBuf {
@@ -49,4 +49,13 @@ pub fn features() -> Features {
     features.set("coms_active", true);
     features.set("external_ai_agents", false);
     features
+}
+
+/// The scope the benchmarks assemble in: `settings` and `features` as above, three review cycles.
+pub fn scope<'a>(settings: &'a Settings, features: &'a Features) -> Scope<'a> {
+    Scope {
+        settings,
+        features,
+        review_loop_max_cycles: "3",
+    }
 }
