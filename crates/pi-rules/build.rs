@@ -9,13 +9,14 @@
 //! the binary has been read back from disk, and from 1.19-1.21x to 1.17-1.18x as a build leaves
 //! it; `assemble` itself takes 5% less CPU.
 //!
-//! The names carry hashes that change when the crate's metadata does (adding this script did):
-//! rerun the script on a build that uses the list, until the list stops changing.
-//!
 //! The list names symbols: one that a later change renames is skipped, so a stale list costs
-//! speed, never correctness. The option is passed only when the linker takes it (LLD and mold
-//! do, the GNU linker does not), which a one-line program linked with it shows; setting
-//! `PI_RULES_NO_STARTUP_ORDER` leaves the layout to the linker.
+//! speed, never correctness. Their hashes change with the crates' metadata, not with function
+//! bodies (adding this script changed them): after such a change, rerun
+//! `scripts/startup-order.py` on a build that uses the list until the list stops changing.
+//!
+//! The option is passed only when the linker takes it (LLD and mold do, the GNU linker does
+//! not), which a one-line program linked with it shows; setting `PI_RULES_NO_STARTUP_ORDER`
+//! leaves the layout to the linker.
 
 // A build script reads its input and runs the compiler; the no-I/O rule is for the library.
 #![allow(clippy::disallowed_methods)]
