@@ -226,6 +226,10 @@ struct Recorder {
     gates: Vec<Gate>,
     blocks: Vec<Decided>,
     names: Names,
+    /// Per name of [`Names`], whether a block's condition read it as a settings key: marked as
+    /// the decisions come, so that the settings section needs no pass over them (at 16,000 files
+    /// that pass read 18 MB that the cache had long dropped).
+    read_by_blocks: Vec<bool>,
 }
 
 impl Observer for Recorder {
@@ -238,12 +242,20 @@ impl Observer for Recorder {
     }
 
     fn block(&mut self, decision: &BlockDecision<'_>) {
+        let reason = Reason::of(&decision.reason, &mut self.names);
+        if let Some(key) = reason.setting() {
+            let at = key.0 as usize;
+            if at >= self.read_by_blocks.len() {
+                self.read_by_blocks.resize(at + 1, false);
+            }
+            self.read_by_blocks[at] = true;
+        }
         self.blocks.push(Decided {
             file: offset(decision.file),
             opener: offset(decision.opener.start),
             closer: [offset(decision.closer.start), offset(decision.closer.end)],
             kept: decision.kept,
-            reason: Reason::of(&decision.reason, &mut self.names),
+            reason,
         });
     }
 }
@@ -693,21 +705,11 @@ impl<'r> Report<'r> {
         write_outcome_reason(out, entry.report, gate, &self.settings);
     }
 
-    /// The settings keys that gates and blocks read, in schema order. Each block and gate marks
-    /// its key once: the work is linear in the decisions, and the memory in the distinct keys.
+    /// The settings keys that gates and blocks read, in schema order. The blocks' keys were
+    /// marked as they were recorded; the gates, one per file, are gathered here.
     fn keys_read(&self) -> Vec<&'r str> {
         let names = &self.recorder.names;
-        let mut by_blocks = vec![false; names.list.len()];
-        for key in self
-            .recorder
-            .blocks
-            .iter()
-            .filter_map(|d| d.reason.setting())
-        {
-            if let Some(read) = by_blocks.get_mut(key.0 as usize) {
-                *read = true;
-            }
-        }
+        let by_blocks = &self.recorder.read_by_blocks;
         let by_gates: HashSet<&str, foldhash::fast::RandomState> = self
             .recorder
             .gates
