@@ -162,8 +162,10 @@ def main():
         rounds = []
         (small, large, big), (_, large_rss, big_rss) = interleaved(
             [([binary, *argv, "--cwd", layers[n]], None) for n in (2000, 16000, 10000)],
-            # Single runs spread up to 2x on a shared machine: eleven rounds for the medians.
-            max(1, 11 // scale),
+            # Single runs spread up to 2x on a shared machine, and a neighbour's load drifts over
+            # the minutes this takes: 21 rounds. With eleven, the ratio of the medians of the same
+            # binary moved between runs from 7.89x to 9.02x.
+            max(1, 21 // scale),
             rounds,
         )
         # The two sizes of one round ran one after the other, under the same load: the median
