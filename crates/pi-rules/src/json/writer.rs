@@ -122,21 +122,36 @@ impl<W: Write> JsonWriter<W> {
             return;
         }
         buffer.reserve(bytes.len());
+        // Sixteen bytes at a time while there is nothing to escape, and each run up to a byte
+        // to escape copied in one piece: text has a line break every line or so, and copying
+        // every word as it was tested cost as much as the test.
+        let mut copied = 0;
         let mut i = 0;
-        // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
-        while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<&[u8; 8]>::try_from) {
-            buffer.extend_from_slice(chunk);
-            let mask = escape_mask(u64::from_le_bytes(*chunk));
-            if mask == 0 {
-                i += 8;
+        while let Some(pair) = bytes.get(i..).and_then(<[u8]>::first_chunk::<16>) {
+            let (low, high) = pair.split_at(8);
+            let word = |half: &[u8]| {
+                let mut word = [0; 8];
+                word.copy_from_slice(half);
+                escape_mask(u64::from_le_bytes(word))
+            };
+            let (low, high) = (word(low), word(high));
+            if low | high == 0 {
+                i += 16;
                 continue;
             }
-            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
-            let k = (mask.trailing_zeros() / 8) as usize;
-            buffer.truncate(buffer.len() - (8 - k));
-            push_escape(buffer, chunk[k]);
-            i += k + 1;
+            // The lowest flag of the first word with one marks the first byte to escape
+            // exactly (see `escape_mask`).
+            let k = i + if low != 0 {
+                (low.trailing_zeros() / 8) as usize
+            } else {
+                8 + (high.trailing_zeros() / 8) as usize
+            };
+            buffer.extend_from_slice(&bytes[copied..k]);
+            push_escape(buffer, bytes[k]);
+            i = k + 1;
+            copied = i;
         }
+        buffer.extend_from_slice(&bytes[copied..i]);
         // The last few bytes: the same test on a word padded with bytes that need no escape.
         let mut tail = bytes.get(i..).unwrap_or_default();
         while !tail.is_empty() {
@@ -149,14 +164,16 @@ impl<W: Write> JsonWriter<W> {
                     word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
                 });
             let mask = escape_mask(word);
-            let k = if mask == 0 {
-                tail.len()
-            } else {
-                (mask.trailing_zeros() / 8) as usize
-            };
+            let taken = tail.len().min(8);
+            if mask == 0 {
+                buffer.extend_from_slice(&tail[..taken]);
+                tail = &tail[taken..];
+                continue;
+            }
+            // The padding needs no escape, and the lowest flag is exact: it is within `taken`.
+            let k = (mask.trailing_zeros() / 8) as usize;
             buffer.extend_from_slice(&tail[..k]);
-            let Some(&byte) = tail.get(k) else { break };
-            push_escape(buffer, byte);
+            push_escape(buffer, tail[k]);
             tail = &tail[k + 1..];
         }
     }
@@ -270,8 +287,27 @@ mod tests {
                 ]
             })
             .collect();
+        // Longer ones: one byte to escape (or not) at every place of two 16-byte steps and the
+        // tail after them (of 8 and of 15 bytes), and two of them close together.
+        let placed: Vec<String> = [b'\n', b'"', b'\\', 0x01, 0x1f, b' ', b'a']
+            .into_iter()
+            .flat_map(|b| [(b, 40), (b, 47)])
+            .flat_map(|(b, len)| {
+                (0..len).flat_map(move |at| {
+                    let mut one = vec![b'x'; len];
+                    one[at] = b;
+                    let mut two = one.clone();
+                    two[(at + 3) % len] = b'\t';
+                    [one, two].map(|bytes| String::from_utf8(bytes).expect("ascii"))
+                })
+            })
+            .collect();
         let cases = [all.as_str(), "", "plain", "\"\\", "a\nb\r\n\tc", &long];
-        for s in cases.into_iter().chain(short.iter().map(String::as_str)) {
+        for s in cases
+            .into_iter()
+            .chain(short.iter().map(String::as_str))
+            .chain(placed.iter().map(String::as_str))
+        {
             let mut out = JsonWriter::new(Vec::new());
             out.string(s).expect("vec");
             assert_eq!(
@@ -300,5 +336,19 @@ mod tests {
             String::from_utf8(out.into_inner().expect("vec")).expect("utf-8"),
             serde_json::to_string(&(a, b, c, d, e, value)).expect("json")
         );
+    }
+
+    proptest::proptest! {
+        /// Any string, mostly plain with a few bytes to escape anywhere, is escaped as
+        /// `serde_json` escapes it.
+        #[test]
+        fn any_string_is_escaped_as_serde_json_does(
+            s in "([a-z |é😀]{0,20}[\"\\\n\t\r\u{1}\u{1f}\u{7f}]?){0,12}",
+        ) {
+            let mut out = JsonWriter::new(Vec::new());
+            out.string(&s).expect("vec");
+            let got = String::from_utf8(out.into_inner().expect("vec")).expect("utf-8");
+            proptest::prop_assert_eq!(got, serde_json::to_string(&s).expect("json"));
+        }
     }
 }
