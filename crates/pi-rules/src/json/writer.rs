@@ -122,36 +122,21 @@ impl<W: Write> JsonWriter<W> {
             return;
         }
         buffer.reserve(bytes.len());
-        // Sixteen bytes at a time while there is nothing to escape, and each run up to a byte
-        // to escape copied in one piece: text has a line break every line or so, and copying
-        // every word as it was tested cost as much as the test.
-        let mut copied = 0;
         let mut i = 0;
-        while let Some(pair) = bytes.get(i..).and_then(<[u8]>::first_chunk::<16>) {
-            let (low, high) = pair.split_at(8);
-            let word = |half: &[u8]| {
-                let mut word = [0; 8];
-                word.copy_from_slice(half);
-                escape_mask(u64::from_le_bytes(word))
-            };
-            let (low, high) = (word(low), word(high));
-            if low | high == 0 {
-                i += 16;
+        // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
+        while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<&[u8; 8]>::try_from) {
+            buffer.extend_from_slice(chunk);
+            let mask = escape_mask(u64::from_le_bytes(*chunk));
+            if mask == 0 {
+                i += 8;
                 continue;
             }
-            // The lowest flag of the first word with one marks the first byte to escape
-            // exactly (see `escape_mask`).
-            let k = i + if low != 0 {
-                (low.trailing_zeros() / 8) as usize
-            } else {
-                8 + (high.trailing_zeros() / 8) as usize
-            };
-            buffer.extend_from_slice(&bytes[copied..k]);
-            push_escape(buffer, bytes[k]);
-            i = k + 1;
-            copied = i;
+            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
+            let k = (mask.trailing_zeros() / 8) as usize;
+            buffer.truncate(buffer.len() - (8 - k));
+            push_escape(buffer, chunk[k]);
+            i += k + 1;
         }
-        buffer.extend_from_slice(&bytes[copied..i]);
         // The last few bytes: the same test on a word padded with bytes that need no escape.
         let mut tail = bytes.get(i..).unwrap_or_default();
         while !tail.is_empty() {
@@ -164,16 +149,14 @@ impl<W: Write> JsonWriter<W> {
                     word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
                 });
             let mask = escape_mask(word);
-            let taken = tail.len().min(8);
-            if mask == 0 {
-                buffer.extend_from_slice(&tail[..taken]);
-                tail = &tail[taken..];
-                continue;
-            }
-            // The padding needs no escape, and the lowest flag is exact: it is within `taken`.
-            let k = (mask.trailing_zeros() / 8) as usize;
+            let k = if mask == 0 {
+                tail.len()
+            } else {
+                (mask.trailing_zeros() / 8) as usize
+            };
             buffer.extend_from_slice(&tail[..k]);
-            push_escape(buffer, tail[k]);
+            let Some(&byte) = tail.get(k) else { break };
+            push_escape(buffer, byte);
             tail = &tail[k + 1..];
         }
     }
@@ -287,8 +270,8 @@ mod tests {
                 ]
             })
             .collect();
-        // Longer ones: one byte to escape (or not) at every place of two 16-byte steps and the
-        // tail after them (of 8 and of 15 bytes), and two of them close together.
+        // Longer ones: one byte to escape (or not) at every place of a text of five words and of
+        // one with a tail of seven bytes after them, and two such bytes close together.
         let placed: Vec<String> = [b'\n', b'"', b'\\', 0x01, 0x1f, b' ', b'a']
             .into_iter()
             .flat_map(|b| [(b, 40), (b, 47)])
