@@ -174,8 +174,23 @@ impl<'t> File<'t> {
         // (var, kind, op, literal) per opener, or `None` when it fails closed.
         type Parsed = Option<(usize, Option<(Operator, Value)>)>;
         let mut parsed: Vec<Parsed> = Vec::with_capacity(openers.len());
+        // The same condition is often written many times: it is parsed and looked up once.
+        let mut known: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
         for &(m, _) in &openers {
             let raw = &text[markers[m].condition()];
+            if let Some(&first) = known.get(raw) {
+                let p = parsed[first].clone();
+                // The literal is listed again, as when it was first met (a value need not
+                // equal itself).
+                if let Some((var, Some((_, literal)))) = &p {
+                    if !literals[*var].iter().any(|l| l.strict_equals(literal)) {
+                        literals[*var].push(literal.clone());
+                    }
+                }
+                parsed.push(p);
+                continue;
+            }
+            known.insert(raw, parsed.len());
             let p = match condition::parse(raw) {
                 None => None,
                 Some(Condition::Bare { key }) => {

@@ -20,6 +20,7 @@ use crate::lint::codes::Code;
 use crate::lint::diagnostic::FileDiagnostics;
 use crate::span::line_span;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// At most this many states are followed at one point of a file.
 pub(crate) const MAX_STATES: usize = 256;
@@ -41,7 +42,7 @@ enum Line {
 }
 
 /// What matters of the output so far; states with equal tails and decisions merge.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Tail {
     /// Line breaks since the last character that is not white space.
     nl: u8,
@@ -226,19 +227,17 @@ fn is_hard(c: u8) -> bool {
     )
 }
 
-/// Feeds one output character to a state, recording findings.
-fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
-    let t = &mut s.tail;
+/// Feeds one output character to a state's tail and witness, handing `hit` its findings.
+#[inline]
+fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit)) {
     match c {
         b'\n' => {
             if t.line == Line::Pipes && t.line_drop {
-                let hit = Hit::Row {
-                    start: s.wit.row_start,
-                    drop: s.wit.row_drop,
-                };
-                hits.push((hit, s.clone()));
+                hit(Hit::Row {
+                    start: w.row_start,
+                    drop: w.row_drop,
+                });
             }
-            let t = &mut s.tail;
             if t.nl == 0 {
                 t.first_line_pipe = t.line_pipe;
             }
@@ -258,34 +257,31 @@ fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
             if t.nl >= 3 {
                 let repaired = t.first_line_pipe && !t.blank_cr && c == b'|' && t.col0;
                 if !t.started {
-                    let hit = Hit::Start {
+                    hit(Hit::Start {
                         nl: t.nl,
-                        marker: s.wit.run_marker,
+                        marker: w.run_marker,
                         end: at,
-                    };
-                    hits.push((hit, s.clone()));
+                    });
                 } else if t.seam && !repaired {
-                    let hit = Hit::Blank {
+                    hit(Hit::Blank {
                         nl: t.nl,
-                        marker: s.wit.run_marker,
-                        drop: s.wit.run_drop,
+                        marker: w.run_marker,
+                        drop: w.run_drop,
                         end: at,
-                    };
-                    hits.push((hit, s.clone()));
+                    });
                 }
             }
-            let t = &mut s.tail;
             t.nl = 0;
             t.first_line_pipe = false;
             t.blank_cr = false;
             t.seam = false;
             t.started = true;
-            s.wit.run_marker = NONE;
-            s.wit.run_drop = NONE;
+            w.run_marker = NONE;
+            w.run_drop = NONE;
             if c == b'|' {
                 if t.line == Line::Start {
                     t.line = Line::Pipes;
-                    s.wit.row_start = at;
+                    w.row_start = at;
                 }
                 t.line_pipe = true;
             } else {
@@ -294,7 +290,6 @@ fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
             t.col0 = false;
         }
     }
-    let t = &mut s.tail;
     if t.line == Line::Other {
         t.line_drop = false;
     }
@@ -303,91 +298,101 @@ fn push(s: &mut State, c: u8, at: u32, hits: &mut Vec<(Hit, State)>) {
     t.since_seam = (t.since_seam + 1).min(5);
     if let Some(len) = matched {
         if t.since_seam < len {
-            let hit = Hit::Leak {
-                start: s.wit.kmp_start,
+            hit(Hit::Leak {
+                start: w.kmp_start,
                 end: at + 1,
                 len,
-            };
-            hits.push((hit, s.clone()));
+            });
         }
     }
-    let t = &mut s.tail;
     if next == 1 || (next == 2 && before == 2) {
-        s.wit.kmp_start = if next == 1 { at } else { s.wit.last_at };
+        w.kmp_start = if next == 1 { at } else { w.last_at };
     }
     t.kmp = next;
     if next == 0 {
         t.since_seam = 5;
     }
-    s.wit.last_at = at;
+    w.last_at = at;
 }
 
 /// A text event, prepared once: what each state must feed itself, and what it becomes after
 /// the first character that ends every window.
-struct Segment {
+struct Segment<'t> {
     /// The characters up to and including the first hard one (runs shortened where that
     /// changes nothing), with their offsets.
     lead: Vec<(u8, u32)>,
-    /// After the first hard character: the tail and witness, for a current line with and
-    /// without a `|` before the segment.
-    after: Option<[(Tail, Witness); 2]>,
+    /// What follows the first hard character, when there is one.
+    after: Option<After<'t>>,
     /// The segment holds a line break, so what follows it depends on nothing before it.
     fresh: bool,
 }
 
-impl Segment {
-    /// The segment of `text` at `range`; `lead` is a buffer to fill (its contents are dropped),
-    /// `chars` one to work in.
-    fn new(
-        text: &str,
-        range: std::ops::Range<usize>,
-        mut lead: Vec<(u8, u32)>,
-        chars: &mut Vec<(u8, u32)>,
-    ) -> Segment {
+/// The part of a segment after its first hard character: only what follows the last hard
+/// character matters, and whether the line it is on holds a `|`.
+struct After<'t> {
+    /// The text after the last hard character, and its offset.
+    rest: &'t [u8],
+    rest_at: usize,
+    /// Whether the line of the last hard character holds a `|`, when a line break between the
+    /// first and the last hard character decides it.
+    known_pipe: Option<bool>,
+    /// Whether a `|` lies between the first and the last hard character (no line break there).
+    pipe_between: bool,
+    /// The tail and witness after the segment, for a line without and with a `|`, once needed.
+    done: [Option<(Tail, Witness)>; 2],
+}
+
+impl After<'_> {
+    /// The tail and witness after the segment, for a current line before the segment that
+    /// holds a `|` or not.
+    #[inline]
+    fn get(&mut self, line_pipe_in: bool) -> (Tail, Witness) {
+        let line_pipe = self.known_pipe.unwrap_or(line_pipe_in || self.pipe_between);
+        if let Some(done) = self.done[usize::from(line_pipe)] {
+            return done;
+        }
+        let mut tail = Tail::after_hard(line_pipe);
+        let mut wit = Witness::none((self.rest_at - 1) as u32);
+        let mut found = false;
+        shortened(self.rest, self.rest_at, 0, |c, at| {
+            push(&mut tail, &mut wit, c, at, |_| found = true);
+        });
+        debug_assert!(!found, "no finding without a marker");
+        self.done[usize::from(line_pipe)] = Some((tail, wit));
+        (tail, wit)
+    }
+}
+
+impl<'t> Segment<'t> {
+    /// The segment of `text` at `range`; `lead` is a buffer to fill (its contents are dropped).
+    fn new(text: &'t str, range: std::ops::Range<usize>, mut lead: Vec<(u8, u32)>) -> Segment<'t> {
         let bytes = &text.as_bytes()[range.clone()];
         let base = range.start;
         let hard = bytes.iter().position(|&c| is_hard(c));
         let lead_end = hard.map_or(bytes.len(), |h| h + 1);
         lead.clear();
-        shortened(&bytes[..lead_end], base, 5, &mut lead);
+        shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
         let after = hard.map(|h| {
-            // Only what follows the last hard character matters, and the line it is on.
             let last = bytes.iter().rposition(|&c| is_hard(c)).unwrap_or(h);
             let between = if last > h {
                 &bytes[h + 1..last]
             } else {
                 &[][..]
             };
-            let line_break = find::memrchr(b'\n', between);
-            let mut variant = |line_pipe_in: bool| {
-                let line_pipe = match line_break {
-                    Some(nl) => find::memchr(b'|', &between[nl + 1..]).is_some(),
-                    None => line_pipe_in || find::memchr(b'|', between).is_some(),
-                };
-                let mut s = State {
-                    local: Vec::new(),
-                    pruned: Vec::new(),
-                    tail: Tail::after_hard(line_pipe),
-                    wit: Witness::none((base + last) as u32),
-                    truncated: false,
-                };
-                let mut ignored = Vec::new();
-                chars.clear();
-                shortened(&bytes[last + 1..], base + last + 1, 0, chars);
-                for &(c, at) in chars.iter() {
-                    push(&mut s, c, at, &mut ignored);
-                }
-                debug_assert!(ignored.is_empty(), "no finding without a marker");
-                (s.tail, s.wit)
+            let (known_pipe, pipe_between) = match find::memrchr(b'\n', between) {
+                Some(nl) => (
+                    Some(find::memchr(b'|', &between[nl + 1..]).is_some()),
+                    false,
+                ),
+                None => (None, find::memchr(b'|', between).is_some()),
             };
-            let first = variant(false);
-            // With a line break before the last hard character the line is known: one variant.
-            let second = if line_break.is_some() {
-                first.clone()
-            } else {
-                variant(true)
-            };
-            [first, second]
+            After {
+                rest: &bytes[last + 1..],
+                rest_at: base + last + 1,
+                known_pipe,
+                pipe_between,
+                done: [None; 2],
+            }
         });
         Segment {
             lead,
@@ -397,19 +402,16 @@ impl Segment {
     }
 }
 
-/// Appends to `out` the characters of `bytes` (at offsets from `base`) with long runs shortened
+/// Hands `out` the characters of `bytes` (at offsets from `base`) with long runs shortened
 /// where that changes nothing for [`push`]: the first `exact` characters are kept as they are
 /// (they may complete a match across the marker before them), and the last one always.
-fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) {
-    let from = out.len();
-    out.reserve(bytes.len().min(64));
+#[inline]
+fn shortened(bytes: &[u8], base: usize, exact: usize, mut out: impl FnMut(u8, u32)) {
+    // The last character handed out, and how many times in a row.
+    let mut last = 0u8;
+    let mut run = 0usize;
     for (i, &c) in bytes.iter().enumerate() {
-        if i >= exact && i + 1 < bytes.len() {
-            let run = out[from..]
-                .iter()
-                .rev()
-                .take_while(|(p, _)| *p == c)
-                .count();
+        if i >= exact && i + 1 < bytes.len() && run > 0 && last == c {
             let keep = match c {
                 b'\n' => usize::from(NL_CAP) + 1,
                 b'|' | b'{' | b'I' | b'F' | b'/' => 2,
@@ -419,7 +421,13 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, out: &mut Vec<(u8, u32)>) 
                 continue;
             }
         }
-        out.push((c, (base + i) as u32));
+        if run > 0 && last == c {
+            run += 1;
+        } else {
+            last = c;
+            run = 1;
+        }
+        out(c, (base + i) as u32);
     }
 }
 
@@ -430,9 +438,8 @@ pub(super) struct Scratch {
     /// Emptied lists, for the buckets filled later.
     spare: Vec<Vec<State>>,
     pool: Pool,
-    /// A segment's characters, and the characters after its last hard one.
+    /// A segment's characters up to its first hard one.
     lead: Vec<(u8, u32)>,
-    chars: Vec<(u8, u32)>,
 }
 
 /// Emptied decision lists of states that are gone, for the states made later: a state is
@@ -473,7 +480,7 @@ impl Pool {
         State {
             local: self.copy(&state.local),
             pruned: self.copy(&state.pruned),
-            tail: state.tail.clone(),
+            tail: state.tail,
             wit: state.wit,
             truncated: state.truncated,
         }
@@ -488,7 +495,6 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
         spare,
         pool,
         lead,
-        chars,
     } = scratch;
     buckets.clear();
     buckets.resize_with(n + 1, Vec::new);
@@ -527,13 +533,15 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                 if states.is_empty() {
                     continue;
                 }
-                let seg = Segment::new(file.text, range.clone(), std::mem::take(lead), chars);
+                let mut seg = Segment::new(file.text, range.clone(), std::mem::take(lead));
                 for mut s in states.drain(..) {
                     for &(c, at) in &seg.lead {
-                        push(&mut s, c, at, &mut hits);
+                        push(&mut s.tail, &mut s.wit, c, at, |hit| {
+                            hits.push((hit, s_copy(&s.local, &s.pruned, s.truncated)));
+                        });
                     }
-                    if let Some(after) = &seg.after {
-                        let (tail, wit) = after[usize::from(s.tail.line_pipe)].clone();
+                    if let Some(after) = &mut seg.after {
+                        let (tail, wit) = after.get(s.tail.line_pipe);
                         s.tail = tail;
                         s.wit = wit;
                         if seg.fresh {
@@ -660,8 +668,16 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
     report(file, hits, out, pool);
 }
 
-/// What makes two states the same: their decisions and their tail.
-type StateKey = (Vec<(usize, u64)>, Tail);
+/// A state that holds only the decisions and the flag of another, for a finding.
+fn s_copy(local: &[(usize, u64)], pruned: &[(usize, u64)], truncated: bool) -> State {
+    State {
+        local: local.to_vec(),
+        pruned: pruned.to_vec(),
+        tail: Tail::at_start(),
+        wit: Witness::none(NONE),
+        truncated,
+    }
+}
 
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
 /// [`MAX_STATES`], in place: the first of equal states stays, in order.
@@ -678,23 +694,33 @@ fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
         }
     }
     if states.len() > 1 {
-        let mut seen: HashMap<StateKey, usize, foldhash::fast::RandomState> = HashMap::default();
+        let same = |a: &State, b: &State| a.tail == b.tail && a.local == b.local;
+        // Many states go through a map from their hash to the first distinct state with it;
+        // `chain` links the distinct states with the same hash.
+        let mut seen: Option<(HashMap<u64, usize, foldhash::fast::RandomState>, Vec<usize>)> = None;
+        let hasher = foldhash::fast::FixedState::default();
+        let hash = |s: &State| hasher.hash_one((&s.local[..], &s.tail));
         // `states[..kept]` are the distinct states so far.
         let mut kept = 0;
         for i in 0..states.len() {
             let s = &states[i];
-            // A few states are compared directly; many go through a map.
+            // A few states are compared directly; many go through the map.
             let found = if kept < 16 {
-                states[..kept]
-                    .iter()
-                    .position(|o| o.tail == s.tail && o.local == s.local)
+                states[..kept].iter().position(|o| same(o, s))
             } else {
-                if seen.is_empty() {
-                    for (j, o) in states[..kept].iter().enumerate() {
-                        seen.insert((o.local.clone(), o.tail.clone()), j);
+                let (map, chain) = seen.get_or_insert_with(|| {
+                    let mut map = HashMap::default();
+                    let mut chain = Vec::with_capacity(states.len());
+                    for o in &states[..kept] {
+                        chain.push(map.insert(hash(o), chain.len()).unwrap_or(usize::MAX));
                     }
+                    (map, chain)
+                });
+                let mut at = map.get(&hash(s)).copied().unwrap_or(usize::MAX);
+                while at != usize::MAX && !same(&states[at], s) {
+                    at = chain[at];
                 }
-                seen.get(&(s.local.clone(), s.tail.clone())).copied()
+                (at != usize::MAX).then_some(at)
             };
             match found {
                 Some(j) => {
@@ -702,8 +728,8 @@ fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
                     states[j].truncated |= truncated;
                 }
                 None => {
-                    if !seen.is_empty() {
-                        seen.insert((s.local.clone(), s.tail.clone()), kept);
+                    if let Some((map, chain)) = &mut seen {
+                        chain.push(map.insert(hash(s), kept).unwrap_or(usize::MAX));
                     }
                     states.swap(kept, i);
                     kept += 1;
