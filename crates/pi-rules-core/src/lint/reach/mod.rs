@@ -176,9 +176,15 @@ impl<'t> File<'t> {
         let mut parsed: Vec<Parsed> = Vec::with_capacity(openers.len());
         // The same condition is often written many times: it is parsed and looked up once.
         let mut known: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
+        let mut previous: Option<(&str, usize)> = None;
         for &(m, _) in &openers {
             let raw = &text[markers[m].condition()];
-            if let Some(&first) = known.get(raw) {
+            let seen = match previous {
+                Some((text, first)) if text == raw => Some(first),
+                _ => known.get(raw).copied(),
+            };
+            if let Some(first) = seen {
+                previous = Some((raw, first));
                 let p = parsed[first].clone();
                 // The literal is listed again, as when it was first met (a value need not
                 // equal itself).
@@ -191,6 +197,7 @@ impl<'t> File<'t> {
                 continue;
             }
             known.insert(raw, parsed.len());
+            previous = Some((raw, parsed.len()));
             let p = match condition::parse(raw) {
                 None => None,
                 Some(Condition::Bare { key }) => {

@@ -220,16 +220,44 @@ fn step(state: u8, c: u8) -> (u8, Option<u8>) {
 }
 
 /// Whether `c` ends every window: it is not white space, `|`, or part of `{{IF`/`{{/IF`.
+#[inline]
 fn is_hard(c: u8) -> bool {
-    !matches!(
-        c,
-        b' ' | b'\t' | b'\r' | b'\n' | b'|' | b'{' | b'/' | b'I' | b'F'
-    )
+    HARD[usize::from(c)]
 }
+
+/// [`is_hard`] for each byte.
+static HARD: [bool; 256] = {
+    let mut table = [true; 256];
+    let soft = *b" \t\r\n|{/IF";
+    let mut i = 0;
+    while i < soft.len() {
+        table[soft[i] as usize] = false;
+        i += 1;
+    }
+    table
+};
 
 /// Feeds one output character to a state's tail and witness, handing `hit` its findings.
 #[inline]
 fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit)) {
+    if is_hard(c) && t.nl < 3 {
+        // What the general case below does for such a character, which ends no blank run
+        // and starts no match.
+        t.nl = 0;
+        t.first_line_pipe = false;
+        t.blank_cr = false;
+        t.seam = false;
+        t.started = true;
+        t.line = Line::Other;
+        t.line_drop = false;
+        t.col0 = false;
+        t.kmp = 0;
+        t.since_seam = 5;
+        w.run_marker = NONE;
+        w.run_drop = NONE;
+        w.last_at = at;
+        return;
+    }
     match c {
         b'\n' => {
             if t.line == Line::Pipes && t.line_drop {
@@ -344,22 +372,71 @@ struct After<'t> {
 
 impl After<'_> {
     /// The tail and witness after the segment, for a current line before the segment that
-    /// holds a `|` or not.
+    /// holds a `|` or not. `memo` holds what the same text after the last hard character gave
+    /// in an earlier segment.
     #[inline]
-    fn get(&mut self, line_pipe_in: bool) -> (Tail, Witness) {
+    fn get(&mut self, line_pipe_in: bool, memo: &mut Memo) -> (Tail, Witness) {
         let line_pipe = self.known_pipe.unwrap_or(line_pipe_in || self.pipe_between);
-        if let Some(done) = self.done[usize::from(line_pipe)] {
+        let variant = usize::from(line_pipe);
+        if let Some(done) = self.done[variant] {
             return done;
         }
+        let from = (self.rest_at - 1) as u32;
         let mut tail = Tail::after_hard(line_pipe);
-        let mut wit = Witness::none((self.rest_at - 1) as u32);
-        let mut found = false;
-        shortened(self.rest, self.rest_at, 0, |c, at| {
-            push(&mut tail, &mut wit, c, at, |_| found = true);
-        });
-        debug_assert!(!found, "no finding without a marker");
-        self.done[usize::from(line_pipe)] = Some((tail, wit));
+        let mut wit = Witness::none(from);
+        if !self.rest.is_empty() {
+            // Offsets are kept relative to `from` while none of them is cut to 32 bits.
+            let relative = self.rest_at + self.rest.len() < NONE as usize;
+            let hit = if relative && memo.rest == self.rest {
+                memo.done[variant]
+            } else {
+                None
+            };
+            if let Some((t, w)) = hit {
+                tail = t;
+                wit = w.shifted(from, u32::wrapping_add);
+            } else {
+                let mut found = false;
+                shortened(self.rest, self.rest_at, 0, |c, at| {
+                    push(&mut tail, &mut wit, c, at, |_| found = true);
+                });
+                debug_assert!(!found, "no finding without a marker");
+                if relative {
+                    if memo.rest != self.rest {
+                        memo.rest.clear();
+                        memo.rest.extend_from_slice(self.rest);
+                        memo.done = [None; 2];
+                    }
+                    memo.done[variant] = Some((tail, wit.shifted(from, u32::wrapping_sub)));
+                }
+            }
+        }
+        self.done[variant] = Some((tail, wit));
         (tail, wit)
+    }
+}
+
+/// The tail and witness (with offsets relative to the last hard character) after the text
+/// that follows the last hard character of a segment, for a line without and with a `|`: the
+/// same short text ends many segments.
+#[derive(Default)]
+pub(super) struct Memo {
+    rest: Vec<u8>,
+    done: [Option<(Tail, Witness)>; 2],
+}
+
+impl Witness {
+    /// The witness with `by` applied (with `op`) to each offset that is set.
+    fn shifted(self, by: u32, op: fn(u32, u32) -> u32) -> Witness {
+        let f = |at: u32| if at == NONE { NONE } else { op(at, by) };
+        Witness {
+            run_marker: f(self.run_marker),
+            run_drop: f(self.run_drop),
+            row_start: f(self.row_start),
+            row_drop: f(self.row_drop),
+            kmp_start: f(self.kmp_start),
+            last_at: f(self.last_at),
+        }
     }
 }
 
@@ -371,7 +448,16 @@ impl<'t> Segment<'t> {
         let hard = bytes.iter().position(|&c| is_hard(c));
         let lead_end = hard.map_or(bytes.len(), |h| h + 1);
         lead.clear();
-        shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
+        if lead_end <= 6 {
+            // The first five characters and the last are kept: all of them.
+            lead.extend(
+                (base..)
+                    .zip(&bytes[..lead_end])
+                    .map(|(at, &c)| (c, at as u32)),
+            );
+        } else {
+            shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
+        }
         let after = hard.map(|h| {
             let last = bytes.iter().rposition(|&c| is_hard(c)).unwrap_or(h);
             let between = if last > h {
@@ -431,15 +517,20 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, mut out: impl FnMut(u8, u3
     }
 }
 
-/// The state lists of [`check`], kept from one file to the next: a file has a list per event.
+/// The state lists of [`check`], kept from one file to the next.
 #[derive(Default)]
 pub(super) struct Scratch {
-    buckets: Vec<Vec<State>>,
-    /// Emptied lists, for the buckets filled later.
-    spare: Vec<Vec<State>>,
+    /// The states at the current event.
+    states: Vec<State>,
+    /// The states that go on to the next event.
+    flow: Vec<State>,
+    /// The states that skip a dropped block, with the event they resume at. Blocks nest, so
+    /// the states that resume soonest are last.
+    jumps: Vec<(usize, State)>,
     pool: Pool,
     /// A segment's characters up to its first hard one.
     lead: Vec<(u8, u32)>,
+    memo: Memo,
 }
 
 /// Emptied decision lists of states that are gone, for the states made later: a state is
@@ -491,17 +582,17 @@ impl Pool {
 pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Scratch) {
     let n = file.events.len();
     let Scratch {
-        buckets,
-        spare,
+        states,
+        flow,
+        jumps,
         pool,
         lead,
+        memo,
     } = scratch;
-    buckets.clear();
-    buckets.resize_with(n + 1, Vec::new);
-    if let Some(recycled) = spare.pop() {
-        buckets[0] = recycled;
-    }
-    buckets[0].push(State {
+    states.clear();
+    flow.clear();
+    jumps.clear();
+    flow.push(State {
         local: Vec::new(),
         pruned: Vec::new(),
         tail: Tail::at_start(),
@@ -516,18 +607,8 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
     let mut hits: Vec<(Hit, State)> = Vec::new();
 
     for e in 0..n {
-        let mut states = std::mem::take(&mut buckets[e]);
-        merge(&mut states, file, e, pool);
-        let later = &mut buckets[e + 1..];
-        let mut put = |at: usize, s: State| {
-            let bucket = &mut later[at - e - 1];
-            if bucket.capacity() == 0 {
-                if let Some(recycled) = spare.pop() {
-                    *bucket = recycled;
-                }
-            }
-            bucket.push(s);
-        };
+        arrive(states, flow, jumps, e);
+        merge(states, file, e, pool);
         match &file.events[e] {
             Event::Text(range) => {
                 if states.is_empty() {
@@ -541,7 +622,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                         });
                     }
                     if let Some(after) = &mut seg.after {
-                        let (tail, wit) = after.get(s.tail.line_pipe);
+                        let (tail, wit) = after.get(s.tail.line_pipe, memo);
                         s.tail = tail;
                         s.wit = wit;
                         if seg.fresh {
@@ -550,7 +631,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                             s.truncated = false;
                         }
                     }
-                    put(e + 1, s);
+                    flow.push(s);
                 }
                 *lead = seg.lead;
             }
@@ -592,7 +673,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                             kept.restrict(var, mask, pool);
                         }
                         kept.seam(marker);
-                        put(e + 1, kept);
+                        flow.push(kept);
                     }
                     if let Some((mut dropped, mask)) = dropped {
                         if let Some(var) = var {
@@ -608,7 +689,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                             }
                             dropped.tail.line_drop = true;
                         }
-                        put(block.close_event + 1, dropped);
+                        jumps.push((block.close_event + 1, dropped));
                     }
                 }
                 let entry = match block.cond {
@@ -630,20 +711,17 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                         }
                     }
                     s.seam(block.closer as u32);
-                    put(e + 1, s);
+                    flow.push(s);
                 }
                 if let Some(Some((var, previous))) = undo.pop() {
                     cur[var] = previous;
                 }
             }
         }
-        if states.capacity() > 0 {
-            spare.push(states);
-        }
     }
-    let mut last = std::mem::take(&mut buckets[n]);
-    merge(&mut last, file, n, pool);
-    for s in last.drain(..) {
+    arrive(states, flow, jumps, n);
+    merge(states, file, n, pool);
+    for s in states.drain(..) {
         if s.tail.line == Line::Pipes && s.tail.line_drop {
             let hit = Hit::Row {
                 start: s.wit.row_start,
@@ -662,10 +740,34 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
             hits.push((hit, s));
         }
     }
-    if last.capacity() > 0 {
-        spare.push(last);
-    }
     report(file, hits, out, pool);
+}
+
+/// Gathers in `states` (left empty by the event before) the states at event `e`: first those
+/// that skipped a block to resume here, as they were sent here first, then those of the event
+/// before.
+#[inline]
+fn arrive(
+    states: &mut Vec<State>,
+    flow: &mut Vec<State>,
+    jumps: &mut Vec<(usize, State)>,
+    e: usize,
+) {
+    let mut from = jumps.len();
+    while from > 0 && jumps[from - 1].0 == e {
+        from -= 1;
+    }
+    if from == jumps.len() {
+        std::mem::swap(states, flow);
+    } else if from + 1 == jumps.len() {
+        if let Some((_, s)) = jumps.pop() {
+            states.push(s);
+        }
+        states.append(flow);
+    } else {
+        states.extend(jumps.drain(from..).map(|(_, s)| s));
+        states.append(flow);
+    }
 }
 
 /// A state that holds only the decisions and the flag of another, for a finding.
@@ -681,7 +783,21 @@ fn s_copy(local: &[(usize, u64)], pruned: &[(usize, u64)], truncated: bool) -> S
 
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
 /// [`MAX_STATES`], in place: the first of equal states stays, in order.
+#[inline]
 fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
+    // One state without decisions, or none: nothing to drop, merge or cut.
+    let trivial = match states.as_slice() {
+        [] => true,
+        [only] => only.local.is_empty(),
+        _ => false,
+    };
+    if !trivial {
+        merge_many(states, file, e, pool);
+    }
+}
+
+/// [`merge`] where there is something to do.
+fn merge_many(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
     let dead = |v: usize| file.vars[v].last_use < e;
     for s in states.iter_mut() {
         if s.local.iter().any(|&(v, _)| dead(v)) {
@@ -731,13 +847,17 @@ fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
                     if let Some((map, chain)) = &mut seen {
                         chain.push(map.insert(hash(s), kept).unwrap_or(usize::MAX));
                     }
-                    states.swap(kept, i);
+                    if kept != i {
+                        states.swap(kept, i);
+                    }
                     kept += 1;
                 }
             }
         }
-        for gone in states.drain(kept..) {
-            pool.give_back(gone);
+        if kept < states.len() {
+            for gone in states.drain(kept..) {
+                pool.give_back(gone);
+            }
         }
     }
     if states.len() > MAX_STATES {
