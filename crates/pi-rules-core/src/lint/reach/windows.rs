@@ -258,6 +258,16 @@ fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit))
         w.last_at = at;
         return;
     }
+    if (c == b' ' || c == b'\t') && t.kmp == 0 {
+        // What the general case below does for such a character outside a match.
+        t.col0 = false;
+        if t.line == Line::Other {
+            t.line_drop = false;
+        }
+        t.since_seam = 5;
+        w.last_at = at;
+        return;
+    }
     match c {
         b'\n' => {
             if t.line == Line::Pipes && t.line_drop {
@@ -459,7 +469,12 @@ impl<'t> Segment<'t> {
             shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
         }
         let after = hard.map(|h| {
-            let last = bytes.iter().rposition(|&c| is_hard(c)).unwrap_or(h);
+            // The first hard character is a hard character: the search ends there at the
+            // latest.
+            let mut last = bytes.len() - 1;
+            while last > h && !is_hard(bytes[last]) {
+                last -= 1;
+            }
             let between = if last > h {
                 &bytes[h + 1..last]
             } else {
@@ -783,12 +798,12 @@ fn s_copy(local: &[(usize, u64)], pruned: &[(usize, u64)], truncated: bool) -> S
 
 /// Drops decisions on variables no later opener tests, merges equal states and cuts the set at
 /// [`MAX_STATES`], in place: the first of equal states stays, in order.
-#[inline]
+#[inline(always)]
 fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
-    // One state without decisions, or none: nothing to drop, merge or cut.
+    // One state with no decision to drop, or none: nothing to drop, merge or cut.
     let trivial = match states.as_slice() {
         [] => true,
-        [only] => only.local.is_empty(),
+        [only] => only.local.iter().all(|&(v, _)| file.vars[v].last_use >= e),
         _ => false,
     };
     if !trivial {
@@ -797,6 +812,7 @@ fn merge(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
 }
 
 /// [`merge`] where there is something to do.
+#[inline(never)]
 fn merge_many(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Pool) {
     let dead = |v: usize| file.vars[v].last_use < e;
     for s in states.iter_mut() {
