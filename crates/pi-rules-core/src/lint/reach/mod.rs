@@ -55,6 +55,9 @@ enum Cond {
     Atom { var: usize, mask: u64 },
 }
 
+/// A block's condition, and whether it always (`Some(true)`) or never holds, to be reported.
+type Decided = (Cond, Option<bool>);
+
 /// A matched block.
 #[derive(Debug)]
 struct Block {
@@ -171,10 +174,12 @@ impl<'t> File<'t> {
             let line = front.attribute("requires").map_or(0..0, |a| a.line.clone());
             gate_vars.push((intern(name, true, &mut literals), line));
         }
-        // (var, kind, op, literal) per opener, or `None` when it fails closed.
+        // (var, kind, op, literal) per distinct condition text, or `None` when it fails closed.
         type Parsed = Option<(usize, Option<(Operator, Value)>)>;
-        let mut parsed: Vec<Parsed> = Vec::with_capacity(openers.len());
-        // The same condition is often written many times: it is parsed and looked up once.
+        let mut distinct: Vec<Parsed> = Vec::new();
+        // Per opener, its condition in `distinct`: the same condition is often written many
+        // times, and it is parsed and looked up once.
+        let mut parsed: Vec<usize> = Vec::with_capacity(openers.len());
         let mut known: HashMap<&str, usize, foldhash::fast::RandomState> = HashMap::default();
         let mut previous: Option<(&str, usize)> = None;
         for &(m, _) in &openers {
@@ -185,19 +190,19 @@ impl<'t> File<'t> {
             };
             if let Some(first) = seen {
                 previous = Some((raw, first));
-                let p = parsed[first].clone();
                 // The literal is listed again, as when it was first met (a value need not
                 // equal itself).
-                if let Some((var, Some((_, literal)))) = &p {
+                if let Some((var, Some((_, literal)))) = &distinct[first] {
                     if !literals[*var].iter().any(|l| l.strict_equals(literal)) {
                         literals[*var].push(literal.clone());
                     }
                 }
-                parsed.push(p);
+                parsed.push(first);
                 continue;
             }
-            known.insert(raw, parsed.len());
-            previous = Some((raw, parsed.len()));
+            known.insert(raw, distinct.len());
+            previous = Some((raw, distinct.len()));
+            parsed.push(distinct.len());
             let p = match condition::parse(raw) {
                 None => None,
                 Some(Condition::Bare { key }) => {
@@ -223,7 +228,7 @@ impl<'t> File<'t> {
                     }
                 }
             };
-            parsed.push(p);
+            distinct.push(p);
         }
         let mut vars: Vec<Var<'t>> = names
             .iter()
@@ -268,47 +273,24 @@ impl<'t> File<'t> {
             }
             file.gate.push((var, mask, line));
         }
-        for (&(m, closer), p) in openers.iter().zip(&parsed) {
+        // What a condition allows, per distinct condition and kind of block: the condition and
+        // whether it always (`Some(true)`) or never holds, to be reported.
+        let mut made: Vec<[Option<Decided>; 2]> = vec![[None; 2]; distinct.len()];
+        for (&(m, closer), &d) in openers.iter().zip(&parsed) {
             let marker = &markers[m];
-            let cond = match p {
-                None => Cond::Never,
-                Some((var, test)) => {
-                    let v = &vars[*var];
-                    let full = v.classes.full();
-                    let mask = match (test, &v.domain) {
-                        (None, _) => Some(v.classes.truthy()),
-                        (Some((op, literal)), Some(domain)) => {
-                            v.classes.equal(domain, literal).map(|eq| match op {
-                                Operator::Equals => eq,
-                                Operator::NotEquals => full & !eq,
-                            })
-                        }
-                        (Some(_), None) => None,
-                    };
-                    match mask {
-                        None => Cond::Opaque,
-                        Some(mask) => {
-                            let mask = if marker.kind == BlockKind::IfNot {
-                                full & !mask
-                            } else {
-                                mask
-                            };
-                            if mask == 0 || mask == full {
-                                let pr105 = match (test, cx.schema.get(v.name)) {
-                                    (Some((_, literal)), Some(info)) => {
-                                        is_impossible_comparison(info, literal)
-                                    }
-                                    _ => false,
-                                };
-                                if !pr105 {
-                                    constant_condition(text, marker, v, test, mask != 0, out);
-                                }
-                            }
-                            Cond::Atom { var: *var, mask }
-                        }
-                    }
+            let p = &distinct[d];
+            let kind = usize::from(marker.kind == BlockKind::IfNot);
+            let (cond, constant) = match made[d][kind] {
+                Some(done) => done,
+                None => {
+                    let done = Self::cond(cx, &vars, p, marker.kind);
+                    made[d][kind] = Some(done);
+                    done
                 }
             };
+            if let (Some(always), Some((var, test))) = (constant, p) {
+                constant_condition(text, marker, &vars[*var], test, always, out);
+            }
             file.blocks.push(Block {
                 opener: m,
                 closer,
@@ -330,6 +312,50 @@ impl<'t> File<'t> {
         }
         file.vars = vars;
         Some(file)
+    }
+
+    /// What the condition `p` of a block of `kind` allows, and whether it always
+    /// (`Some(true)`) or never holds where that is to be reported.
+    fn cond(
+        cx: &Context<'_>,
+        vars: &[Var<'_>],
+        p: &Option<(usize, Option<(Operator, Value)>)>,
+        kind: BlockKind,
+    ) -> Decided {
+        let Some((var, test)) = p else {
+            return (Cond::Never, None);
+        };
+        let v = &vars[*var];
+        let full = v.classes.full();
+        let mask = match (test, &v.domain) {
+            (None, _) => Some(v.classes.truthy()),
+            (Some((op, literal)), Some(domain)) => {
+                v.classes.equal(domain, literal).map(|eq| match op {
+                    Operator::Equals => eq,
+                    Operator::NotEquals => full & !eq,
+                })
+            }
+            (Some(_), None) => None,
+        };
+        let Some(mask) = mask else {
+            return (Cond::Opaque, None);
+        };
+        let mask = if kind == BlockKind::IfNot {
+            full & !mask
+        } else {
+            mask
+        };
+        let mut constant = None;
+        if mask == 0 || mask == full {
+            let pr105 = match (test, cx.schema.get(v.name)) {
+                (Some((_, literal)), Some(info)) => is_impossible_comparison(info, literal),
+                _ => false,
+            };
+            if !pr105 {
+                constant = Some(mask != 0);
+            }
+        }
+        (Cond::Atom { var: *var, mask }, constant)
     }
 
     /// Unreachable blocks and redundant conditions: one walk with the path condition per
