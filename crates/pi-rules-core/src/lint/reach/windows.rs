@@ -495,11 +495,17 @@ impl<'t> Segment<'t> {
                 done: [None; 2],
             }
         });
-        Segment {
-            lead,
-            after,
-            fresh: find::memchr(b'\n', bytes).is_some(),
-        }
+        // A line break is before the first hard character, between the first and the last, or
+        // after the last (those between are known already).
+        let fresh = match &after {
+            None => find::memchr(b'\n', bytes).is_some(),
+            Some(after) => {
+                after.known_pipe.is_some()
+                    || find::memchr(b'\n', &bytes[..lead_end]).is_some()
+                    || find::memchr(b'\n', after.rest).is_some()
+            }
+        };
+        Segment { lead, after, fresh }
     }
 }
 
