@@ -227,8 +227,8 @@ struct Recorder {
     blocks: Vec<Decided>,
     names: Names,
     /// Per name of [`Names`], whether a block's condition read it as a settings key: marked as
-    /// the decisions come, so that the settings section needs no pass over them (at 16,000 files
-    /// that pass read 18 MB that the cache had long dropped).
+    /// the decisions come, so that the settings section needs no pass over them (18 MB of
+    /// decisions at 16,000 files).
     read_by_blocks: Vec<bool>,
 }
 

@@ -326,7 +326,7 @@ mod tests {
         /// `serde_json` escapes it.
         #[test]
         fn any_string_is_escaped_as_serde_json_does(
-            s in "([a-z |é😀]{0,20}[\"\\\n\t\r\u{1}\u{1f}\u{7f}]?){0,12}",
+            s in "([a-z |é😀]{0,20}[\"\\\\\n\t\r\u{1}\u{1f}\u{7f}]?){0,12}",
         ) {
             let mut out = JsonWriter::new(Vec::new());
             out.string(&s).expect("vec");
