@@ -639,7 +639,7 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
                 for mut s in states.drain(..) {
                     for &(c, at) in &seg.lead {
                         push(&mut s.tail, &mut s.wit, c, at, |hit| {
-                            hits.push((hit, s_copy(&s.local, &s.pruned, s.truncated)));
+                            hits.push((hit, for_finding(&s.local, &s.pruned, s.truncated)));
                         });
                     }
                     if let Some(after) = &mut seg.after {
@@ -792,7 +792,7 @@ fn arrive(
 }
 
 /// A state that holds only the decisions and the flag of another, for a finding.
-fn s_copy(local: &[(usize, u64)], pruned: &[(usize, u64)], truncated: bool) -> State {
+fn for_finding(local: &[(usize, u64)], pruned: &[(usize, u64)], truncated: bool) -> State {
     State {
         local: local.to_vec(),
         pruned: pruned.to_vec(),
