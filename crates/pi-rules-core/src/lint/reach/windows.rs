@@ -67,7 +67,7 @@ struct Tail {
 }
 
 /// Source positions for reporting; not compared when states merge.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Witness {
     /// First marker removed in the current blank run.
     run_marker: u32,
@@ -169,7 +169,7 @@ impl State {
 }
 
 /// A finding before it is reported.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 enum Hit {
     /// A run of `nl` line breaks between visible characters, not at the file's edges.
     Blank {
@@ -239,10 +239,10 @@ static HARD: [bool; 256] = {
 
 /// Feeds one output character to a state's tail and witness, handing `hit` its findings.
 #[inline]
-fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit)) {
+fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, hit: impl FnMut(Hit)) {
     if is_hard(c) && t.nl < 3 {
-        // What the general case below does for such a character, which ends no blank run
-        // and starts no match.
+        // What [`push_any`] does for such a character, which ends no blank run and starts no
+        // match.
         t.nl = 0;
         t.first_line_pipe = false;
         t.blank_cr = false;
@@ -259,7 +259,7 @@ fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit))
         return;
     }
     if (c == b' ' || c == b'\t') && t.kmp == 0 {
-        // What the general case below does for such a character outside a match.
+        // What [`push_any`] does for such a character outside a match.
         t.col0 = false;
         if t.line == Line::Other {
             t.line_drop = false;
@@ -268,6 +268,12 @@ fn push(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit))
         w.last_at = at;
         return;
     }
+    push_any(t, w, c, at, hit);
+}
+
+/// [`push`] without its short paths: any character can take this way.
+#[inline]
+fn push_any(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(Hit)) {
     match c {
         b'\n' => {
             if t.line == Line::Pipes && t.line_drop {
@@ -518,7 +524,8 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, mut out: impl FnMut(u8, u3
     let mut last = 0u8;
     let mut run = 0usize;
     for (i, &c) in bytes.iter().enumerate() {
-        if i >= exact && i + 1 < bytes.len() && run > 0 && last == c {
+        let repeated = run > 0 && last == c;
+        if repeated && i >= exact && i + 1 < bytes.len() {
             let keep = match c {
                 b'\n' => usize::from(NL_CAP) + 1,
                 b'|' | b'{' | b'I' | b'F' | b'/' => 2,
@@ -528,7 +535,7 @@ fn shortened(bytes: &[u8], base: usize, exact: usize, mut out: impl FnMut(u8, u3
                 continue;
             }
         }
-        if run > 0 && last == c {
+        if repeated {
             run += 1;
         } else {
             last = c;
@@ -1069,5 +1076,62 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
             "only the first {MAX_STATES} combinations of settings were followed here; others \
              were not checked"
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `push`'s short paths leave every tail and witness as the general way does, and find
+    /// nothing, for every byte.
+    #[test]
+    fn the_short_paths_of_push_agree_with_the_general_way() {
+        let wit = Witness {
+            run_marker: 3,
+            run_drop: 4,
+            row_start: 5,
+            row_drop: 6,
+            kmp_start: 7,
+            last_at: 8,
+        };
+        let mut tails = Vec::new();
+        for nl in 0..=3 {
+            for kmp in 0..=5 {
+                for line in [Line::Start, Line::Pipes, Line::Other] {
+                    for since_seam in [0, 3, 5] {
+                        for flags in 0..1u8 << 7 {
+                            let bit = |i: u8| flags & (1 << i) != 0;
+                            tails.push(Tail {
+                                nl,
+                                first_line_pipe: bit(0),
+                                blank_cr: bit(1),
+                                seam: bit(2),
+                                started: bit(3),
+                                line,
+                                line_pipe: bit(4),
+                                line_drop: bit(5),
+                                col0: bit(6),
+                                kmp,
+                                since_seam,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        for tail in tails {
+            for c in 0..=u8::MAX {
+                let (mut short, mut short_wit, mut short_hits) = (tail, wit, Vec::new());
+                push(&mut short, &mut short_wit, c, 9, |h| short_hits.push(h));
+                let (mut any, mut any_wit, mut any_hits) = (tail, wit, Vec::new());
+                push_any(&mut any, &mut any_wit, c, 9, |h| any_hits.push(h));
+                assert_eq!(
+                    (short, short_wit, short_hits),
+                    (any, any_wit, any_hits),
+                    "{tail:?} {c}"
+                );
+            }
+        }
     }
 }
