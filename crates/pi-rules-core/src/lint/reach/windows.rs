@@ -464,16 +464,7 @@ impl<'t> Segment<'t> {
         let hard = bytes.iter().position(|&c| is_hard(c));
         let lead_end = hard.map_or(bytes.len(), |h| h + 1);
         lead.clear();
-        if lead_end <= 6 {
-            // The first five characters and the last are kept: all of them.
-            lead.extend(
-                (base..)
-                    .zip(&bytes[..lead_end])
-                    .map(|(at, &c)| (c, at as u32)),
-            );
-        } else {
-            shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
-        }
+        shortened(&bytes[..lead_end], base, 5, |c, at| lead.push((c, at)));
         let after = hard.map(|h| {
             // The first hard character is a hard character: the search ends there at the
             // latest.
@@ -520,6 +511,13 @@ impl<'t> Segment<'t> {
 /// (they may complete a match across the marker before them), and the last one always.
 #[inline]
 fn shortened(bytes: &[u8], base: usize, exact: usize, mut out: impl FnMut(u8, u32)) {
+    if bytes.len() <= exact + 1 {
+        // The first `exact` characters and the last: all of them.
+        for (i, &c) in bytes.iter().enumerate() {
+            out(c, (base + i) as u32);
+        }
+        return;
+    }
     // The last character handed out, and how many times in a row.
     let mut last = 0u8;
     let mut run = 0usize;
@@ -788,6 +786,8 @@ fn arrive(
     if from == jumps.len() {
         std::mem::swap(states, flow);
     } else if from + 1 == jumps.len() {
+        // One state skipping one dropped block, the usual case: without setting up a drain
+        // (0.4% of `check` on a large layer).
         if let Some((_, s)) = jumps.pop() {
             states.push(s);
         }
