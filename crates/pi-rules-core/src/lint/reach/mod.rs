@@ -193,9 +193,7 @@ impl<'t> File<'t> {
                 // The literal is listed again, as when it was first met (a value need not
                 // equal itself).
                 if let Some((var, Some((_, literal)))) = &distinct[first] {
-                    if !literals[*var].iter().any(|l| l.strict_equals(literal)) {
-                        literals[*var].push(literal.clone());
-                    }
+                    list_literal(&mut literals[*var], literal);
                 }
                 parsed.push(first);
                 continue;
@@ -219,9 +217,7 @@ impl<'t> File<'t> {
                 }) => {
                     if cx.schema.contains(key) {
                         let var = intern(key, false, &mut literals);
-                        if !literals[var].iter().any(|l| l.strict_equals(&literal)) {
-                            literals[var].push(literal.clone());
-                        }
+                        list_literal(&mut literals[var], &literal);
                         Some((var, Some((op, literal))))
                     } else {
                         None
@@ -738,6 +734,13 @@ fn constant_condition(
         } else {
             "remove the block, or compare with a value the key can hold"
         });
+}
+
+/// Adds `literal` to a variable's compared literals unless one strictly equal to it is there.
+fn list_literal(list: &mut Vec<Value>, literal: &Value) {
+    if !list.iter().any(|l| l.strict_equals(literal)) {
+        list.push(literal.clone());
+    }
 }
 
 #[cfg(test)]
