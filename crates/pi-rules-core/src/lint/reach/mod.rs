@@ -58,6 +58,10 @@ enum Cond {
 /// A block's condition, and whether it always (`Some(true)`) or never holds, to be reported.
 type Decided = (Cond, Option<bool>);
 
+/// A condition as parsed: its variable and, for a comparison, the operator and literal; `None`
+/// when it fails closed.
+type Parsed = Option<(usize, Option<(Operator, Value)>)>;
+
 /// A matched block.
 #[derive(Debug)]
 struct Block {
@@ -174,8 +178,7 @@ impl<'t> File<'t> {
             let line = front.attribute("requires").map_or(0..0, |a| a.line.clone());
             gate_vars.push((intern(name, true, &mut literals), line));
         }
-        // (var, kind, op, literal) per distinct condition text, or `None` when it fails closed.
-        type Parsed = Option<(usize, Option<(Operator, Value)>)>;
+        // A `Parsed` per distinct condition text.
         let mut distinct: Vec<Parsed> = Vec::new();
         // Per opener, its condition in `distinct`: the same condition is often written many
         // times, and it is parsed and looked up once.
@@ -312,12 +315,7 @@ impl<'t> File<'t> {
 
     /// What the condition `p` of a block of `kind` allows, and whether it always
     /// (`Some(true)`) or never holds where that is to be reported.
-    fn cond(
-        cx: &Context<'_>,
-        vars: &[Var<'_>],
-        p: &Option<(usize, Option<(Operator, Value)>)>,
-        kind: BlockKind,
-    ) -> Decided {
+    fn cond(cx: &Context<'_>, vars: &[Var<'_>], p: &Parsed, kind: BlockKind) -> Decided {
         let Some((var, test)) = p else {
             return (Cond::Never, None);
         };
