@@ -840,8 +840,8 @@ fn merge_many(states: &mut Vec<State>, file: &File<'_>, e: usize, pool: &mut Poo
     }
     if states.len() > 1 {
         let same = |a: &State, b: &State| a.tail == b.tail && a.local == b.local;
-        // Many states go through a map from their hash to the first distinct state with it;
-        // `chain` links the distinct states with the same hash.
+        // Many states go through a map from their hash to the latest distinct state with it;
+        // `chain` links each distinct state to the one before it with the same hash.
         let mut seen: Option<(HashMap<u64, usize, foldhash::fast::RandomState>, Vec<usize>)> = None;
         let hasher = foldhash::fast::FixedState::default();
         let hash = |s: &State| hasher.hash_one((&s.local[..], &s.tail));
