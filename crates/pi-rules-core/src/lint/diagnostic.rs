@@ -1,10 +1,8 @@
 //! Findings as data: [`Diagnostic`] with a stable [`Code`], a severity, a byte span into the
 //! file's text, labels, notes and help. Rendering lives in the binary; line and column are
-//! computed only then (see [`LineIndex`]).
+//! computed from the lines a report keeps (see [`SourceLines`](super::SourceLines)).
 
 use super::codes::{Code, CODE_COUNT};
-use crate::find;
-use crate::span::LineCol;
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::fmt;
@@ -327,9 +325,26 @@ impl FileDiagnostics {
         self.items.last_mut()
     }
 
-    /// Whether a finding so far has a position in the file's text (one left out included).
-    pub(crate) fn has_positions(&self) -> bool {
-        self.items.iter().any(|d| d.span.is_some()) || self.suppressed.iter().any(|s| s.2.is_some())
+    /// The path of the file.
+    pub(crate) fn path(&self) -> &FilePath {
+        &self.path
+    }
+
+    /// Appends every offset in the file's text that a finding so far points to: the ends of
+    /// its span, its labels and its edits, and the span of the first finding of a code left
+    /// out.
+    pub(crate) fn offsets(&self, into: &mut Vec<usize>) {
+        let mut push = |span: &Range<usize>| into.extend([span.start, span.end]);
+        for d in &self.items {
+            d.span.iter().for_each(&mut push);
+            d.labels.iter().for_each(|l| push(&l.span));
+            let edits = d.fix.iter().flat_map(|f| &f.edits);
+            edits.for_each(|e| push(&e.span));
+        }
+        self.suppressed
+            .iter()
+            .filter_map(|s| s.2.as_ref())
+            .for_each(push);
     }
 
     /// How many findings are kept so far: where the next one goes, for [`Self::fixes_of`].
@@ -444,123 +459,9 @@ pub(crate) fn offset_in(whole: &str, part: &str) -> Option<usize> {
     (start + part.len() <= whole.len()).then_some(start)
 }
 
-/// Appends the line starts of `text` to `starts`: 0, then the offset after each `\n`. As `u32`,
-/// so a text beyond 4 GiB is indexed up to there.
-pub(crate) fn push_line_starts(text: &str, starts: &mut Vec<u32>) {
-    starts.push(0);
-    starts
-        .extend(find::memchr_iter(b'\n', text.as_bytes()).map_while(|i| u32::try_from(i + 1).ok()));
-}
-
-/// Line starts of a text, for turning many byte offsets into lines and columns quickly.
-/// Agrees with [`crate::span::line_col`]: 1-based lines, columns in characters.
-#[derive(Debug, Clone)]
-pub struct LineIndex<'t> {
-    text: &'t str,
-    /// As `u32`: a report keeps the line starts of every file with findings, and the texts it
-    /// reads are bounded far below 4 GiB. A text beyond that is indexed up to there.
-    starts: Cow<'t, [u32]>,
-}
-
-impl<'t> LineIndex<'t> {
-    pub fn new(text: &'t str) -> Self {
-        let mut starts = Vec::new();
-        push_line_starts(text, &mut starts);
-        LineIndex {
-            text,
-            starts: Cow::Owned(starts),
-        }
-    }
-
-    /// The index of `text` from its line starts, as [`push_line_starts`] finds them.
-    pub(crate) fn with_starts(text: &'t str, starts: &'t [u32]) -> Self {
-        LineIndex {
-            text,
-            starts: Cow::Borrowed(starts),
-        }
-    }
-
-    /// The start of 1-based `line`, if the text has it.
-    fn start(&self, line: usize) -> Option<usize> {
-        self.starts.get(line.checked_sub(1)?).map(|&s| s as usize)
-    }
-
-    /// The line and column of byte `offset` (clamped to the text and to a char boundary).
-    pub fn line_col(&self, offset: usize) -> LineCol {
-        let offset = self.clamp(offset);
-        let line = self
-            .starts
-            .partition_point(|&s| s as usize <= offset)
-            .max(1);
-        let start = self.start(line).unwrap_or(0);
-        LineCol {
-            line,
-            column: self.text[start..offset].chars().count() + 1,
-        }
-    }
-
-    /// The byte range of 1-based `line`, without its line break (`\n` or `\r\n`).
-    pub fn line_range(&self, line: usize) -> Range<usize> {
-        let line = line.max(1);
-        let Some(start) = self.start(line) else {
-            return self.text.len()..self.text.len();
-        };
-        let end = self
-            .start(line + 1)
-            .map_or(self.text.len(), |next| next - 1);
-        let end = if end > start && self.text.as_bytes()[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        start..end
-    }
-
-    pub fn text(&self) -> &'t str {
-        self.text
-    }
-
-    fn clamp(&self, offset: usize) -> usize {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        offset
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::{line_col, line_span};
-
-    #[test]
-    fn line_index_agrees_with_span() {
-        let texts = [
-            "",
-            "a",
-            "ab\ncé\nd",
-            "\n\n",
-            "x\r\ny\r\n",
-            "é\u{feff}\n\u{10000}z",
-        ];
-        for text in texts {
-            let index = LineIndex::new(text);
-            for offset in 0..=text.len() + 2 {
-                assert_eq!(
-                    index.line_col(offset),
-                    line_col(text, offset),
-                    "{text:?} {offset}"
-                );
-                let line = index.line_col(offset).line;
-                assert_eq!(
-                    index.line_range(line),
-                    line_span(text, offset),
-                    "{text:?} {offset}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn printable_ascii_is_safe_and_the_shortcut_agrees() {

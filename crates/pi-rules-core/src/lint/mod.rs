@@ -29,12 +29,12 @@ mod text;
 
 pub use codes::{explain, lookup, Code, CodeInfo, CODES};
 pub use diagnostic::{
-    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, FilePath, Fix, Label, LineIndex,
-    Severity, Text, MAX_PER_CODE,
+    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, FilePath, Fix, Label, Severity,
+    Text, MAX_PER_CODE,
 };
 pub use files::is_rule_name;
 pub use schema::{KeyInfo, SchemaInfo};
-pub use sources::Sources;
+pub use sources::{SourceLines, Sources};
 
 use crate::settings::SettingsFile;
 use conditions::Context;
@@ -184,8 +184,8 @@ pub struct SettingsInput {
 
 /// Everything [`lint`] looks at.
 pub struct LintInput<'a> {
-    /// The layers, in any order. [`lint`] keeps the bytes of the rule files it reads as the
-    /// report's sources, so that the largest inputs are held once.
+    /// The layers, in any order. [`lint`] takes the bytes of each rule file and lets them go
+    /// once the file is checked, keeping only the lines its findings point into.
     pub layers: Vec<LayerInput>,
     pub settings: &'a [SettingsInput],
     pub schema: &'a SchemaInfo,
@@ -195,26 +195,22 @@ pub struct LintInput<'a> {
     pub collate: &'a dyn Fn(&str, &str) -> Ordering,
 }
 
-/// The findings, and the texts they point into.
+/// The findings, and the lines they point into.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     /// Sorted by layer (package, user, project, then settings files), path, line and column.
     pub diagnostics: Vec<Diagnostic>,
-    /// The text of each file that was read, by path, as the spans index it.
+    /// The lines of each file that its findings point into, by path, as the spans index them.
     pub sources: Sources,
     /// How many files were read and checked.
     pub files: usize,
 }
 
 impl Report {
-    /// The text of the file at `path`, when it was read.
-    pub fn source(&self, path: &str) -> Option<&str> {
-        self.sources.get(path)
-    }
-
-    /// Lines and columns in the text of the file at `path`, when it was read.
-    pub fn line_index(&self, path: &str) -> Option<LineIndex<'_>> {
-        self.sources.line_index(path)
+    /// Lines and columns of the findings in the file at `path`, and the text of their lines:
+    /// `None` when none of its findings has a position.
+    pub fn lines(&self, path: &str) -> Option<SourceLines<'_>> {
+        self.sources.lines(path)
     }
 
     /// How many findings have `severity`.
@@ -266,7 +262,8 @@ impl<'a> Linter<'a> {
     }
 
     /// Checks `entry` on its own when it is a rule file that was read, and takes its bytes
-    /// (they become the report's source, and the entry [`Content::Checked`]); anything else
+    /// (the entry becomes [`Content::Checked`]; the lines its findings point into are kept in
+    /// the report, the rest is let go); anything else
     /// waits for [`Linter::finish`]. Two entries with the same path must come in layer order
     /// (package, user, project), as their findings are kept in the order they are found.
     pub fn check_rule(&mut self, entry: &mut Entry) {
@@ -281,10 +278,7 @@ impl<'a> Linter<'a> {
         let out = diagnostic::file(&mut self.files, &entry.path);
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
-        let indexed = out.has_positions();
-        self.report
-            .sources
-            .insert(&entry.path, &text, exact, indexed);
+        self.report.sources.insert(out, &text, exact);
         self.report.files += 1;
     }
 
@@ -308,9 +302,9 @@ impl<'a> Linter<'a> {
         let shadowed = files::check_layers(collate, &sorted, &mut files);
         for settings in settings {
             settings_files::check(cx.schema, settings, &mut files);
-            report
-                .sources
-                .insert(&settings.path, &settings.text, false, true);
+            if let Some(out) = files.get(settings.path.as_str()) {
+                report.sources.insert(out, &settings.text, false);
+            }
             report.files += 1;
         }
         // Sorted by layer (settings files last), then path; within a file by position.
@@ -706,7 +700,11 @@ mod tests {
         let fixed = |d: &&Diagnostic| d.code == Code::NearMissMarker && d.fix.is_some();
         // Two look-alikes in each copy, each with its fix.
         assert_eq!(report.diagnostics.iter().filter(fixed).count(), 4);
-        assert_eq!(report.source("same/90-x.md"), Some(text));
+        let lines = report
+            .lines("same/90-x.md")
+            .expect("findings with positions");
+        assert_eq!(lines.line(1), Some((0, "{{if:dco}}a{{/IF}}")));
+        assert_eq!(lines.line(2), Some((19, "{{ IF:dco}}b")));
         assert_eq!(report.files, 2);
     }
 }
@@ -765,6 +763,7 @@ mod properties {
     proptest! {
         #[test]
         fn any_text_lints_without_panic_and_spans_are_valid(bytes in text(), lower in text()) {
+            let texts = [("p", String::from_utf8_lossy(&lower).into_owned()), ("q", String::from_utf8_lossy(&bytes).into_owned())];
             let layers = vec![
                 LayerInput::new(LayerKind::Package, vec![
                     Entry::new("00-a.md", "p/00-a.md", Content::Bytes(lower)),
@@ -789,11 +788,20 @@ mod properties {
                 .collect();
             prop_assert!(keys.windows(2).all(|w| w[0] <= w[1]), "not sorted: {keys:?}");
             for d in &report.diagnostics {
-                let text = report.source(&d.path).unwrap_or_default();
+                let text = texts.iter().find(|(dir, _)| d.path.starts_with(dir)).map_or("", |(_, t)| t.as_str());
                 let spans = d.span.iter().chain(d.labels.iter().map(|l| &l.span));
+                let lines = report.lines(&d.path);
                 for span in spans {
                     prop_assert!(span.start <= span.end && span.end <= text.len(), "{d:?}");
                     prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+                    // The kept lines place the span as the whole text does.
+                    let lines = lines.expect("a file with positions keeps lines");
+                    for offset in [span.start, span.end] {
+                        let at = crate::span::line_col(text, offset);
+                        prop_assert_eq!(lines.line_col(offset), at);
+                        let range = crate::span::line_span(text, offset);
+                        prop_assert_eq!(lines.line(at.line), Some((range.start, &text[range])));
+                    }
                 }
                 prop_assert!(!d.message.is_empty(), "{d:?}");
             }
@@ -843,7 +851,17 @@ mod properties {
             prop_assert_eq!(&got.diagnostics, &expected.diagnostics);
             prop_assert_eq!(got.files, expected.files);
             for d in &got.diagnostics {
-                prop_assert_eq!(got.source(&d.path), expected.source(&d.path));
+                let (got, expected) = (got.lines(&d.path), expected.lines(&d.path));
+                let position = |lines: Option<SourceLines<'_>>, offset: usize| {
+                    let lines = lines?;
+                    let at = lines.line_col(offset);
+                    Some((at, lines.line(at.line).map(|(start, text)| (start, text.to_owned()))))
+                };
+                for span in d.span.iter().chain(d.labels.iter().map(|l| &l.span)) {
+                    for offset in [span.start, span.end] {
+                        prop_assert_eq!(position(got, offset), position(expected, offset));
+                    }
+                }
             }
         }
     }

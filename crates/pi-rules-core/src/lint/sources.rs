@@ -1,59 +1,63 @@
-//! The texts a lint report points into.
+//! The lines a lint report points into.
 //!
-//! A [`Linter`](super::Linter) copies each rule file's text here as soon as it has checked it,
-//! while the text is still in the cache, and lets the buffer it was read into go: every text
-//! ends up in one buffer, the files' buffers are freed (and reused by the next read) at once
-//! rather than all at the end, and no text is read again before it is printed. The line starts
-//! of a text with findings that have a position are noted at the same time, so that a printer
-//! finds lines and columns without scanning texts that have long left the cache.
+//! A printer needs, for each finding, the line and column of its span, its labels and its
+//! edits, and the text of the lines it shows. A [`Linter`](super::Linter) works these lines out
+//! as soon as it has checked a file, while the text is still at hand, and keeps only them: a
+//! layer of thousands of files with a finding or two each keeps a few lines of each, not every
+//! text, and a file without findings keeps nothing. The text itself is let go at once.
 
-use super::diagnostic::{push_line_starts, LineIndex};
+use super::diagnostic::{FileDiagnostics, FilePath};
+use crate::find;
+use crate::span::LineCol;
 use std::collections::HashMap;
 use std::ops::Range;
 
-/// The texts of the files a report's findings point into, by path.
+/// The lines of each file that its findings point into, by path.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
-    /// Every text, one after the other.
+    /// The text of every kept line, line breaks included, one after the other.
     text: String,
-    /// The line starts of the indexed texts, each relative to its text, one list after the
-    /// other. As `u32`: rule files are bounded far below 4 GiB, and a longer text is indexed up
-    /// to there.
-    lines: Vec<u32>,
-    by_path: HashMap<String, Source, foldhash::fast::RandomState>,
+    /// The kept lines, file by file; each file's in order of position.
+    lines: Vec<Line>,
+    by_path: HashMap<FilePath, File, foldhash::fast::RandomState>,
+    /// The offsets of the file being kept, reused from one file to the next.
+    offsets: Vec<usize>,
 }
 
-/// Where one file's text and its line starts are.
+/// One kept line.
 #[derive(Debug, Clone)]
-struct Source {
+struct Line {
+    /// 1-based.
+    number: usize,
+    /// Where the line starts in its file.
+    start: usize,
+    /// Where its text, line break included, is in [`Sources::text`].
     text: Range<usize>,
-    /// In `lines`; `None` until the text is indexed.
-    lines: Option<Range<usize>>,
-    /// The text is the file's bytes as read, not a decoding with replacement characters.
+}
+
+/// Where one file's lines are.
+#[derive(Debug, Clone)]
+struct File {
+    /// In [`Sources::lines`].
+    lines: Range<usize>,
+    /// The length of the file's text.
+    len: usize,
+    /// The text was the file's bytes as read, not a decoding with replacement characters.
     exact: bool,
 }
 
 impl Sources {
-    /// The text of the file at `path`.
-    pub fn get(&self, path: &str) -> Option<&str> {
-        self.by_path
-            .get(path)
-            .and_then(|source| self.text.get(source.text.clone()))
-    }
-
-    /// A line index of the file at `path`: the one noted when it was checked, else one built
-    /// now.
-    pub fn line_index(&self, path: &str) -> Option<LineIndex<'_>> {
-        let source = self.by_path.get(path)?;
-        let text = self.text.get(source.text.clone())?;
-        let starts = source.lines.clone().and_then(|lines| self.lines.get(lines));
-        Some(match starts {
-            Some(starts) => LineIndex::with_starts(text, starts),
-            None => LineIndex::new(text),
+    /// The kept lines of the file at `path`: `None` when no finding of the file has a position.
+    pub fn lines(&self, path: &str) -> Option<SourceLines<'_>> {
+        let file = self.by_path.get(path)?;
+        Some(SourceLines {
+            text: &self.text,
+            lines: self.lines.get(file.lines.clone())?,
+            len: file.len,
         })
     }
 
-    /// How many files have a text.
+    /// How many files have kept lines.
     pub fn len(&self) -> usize {
         self.by_path.len()
     }
@@ -62,75 +66,206 @@ impl Sources {
         self.by_path.is_empty()
     }
 
-    /// Keeps `text` as the text of the file at `path`, with its line starts when `indexed`.
-    /// Two texts at one path (the same directory listed as two layers) resolve as they always
-    /// have: the last exact text wins over any decoded one, and otherwise the last one wins.
-    pub(crate) fn insert(&mut self, path: &str, text: &str, exact: bool, indexed: bool) {
-        if let Some(old) = self.by_path.get(path) {
-            if old.exact && !exact {
-                if indexed {
-                    self.index(path);
-                }
-                return;
-            }
+    /// Keeps the lines of `text` that the findings in `out` point into, as the lines of the
+    /// file at `out`'s path. Two texts at one path (the same directory listed as two layers)
+    /// resolve as whole texts used to: the lines of the last exact text win over those of a
+    /// decoded one, and otherwise the last text's lines win; a decoded text that loses still
+    /// gives the lines that the exact one has not.
+    pub(crate) fn insert(&mut self, out: &FileDiagnostics, text: &str, exact: bool) {
+        let mut offsets = std::mem::take(&mut self.offsets);
+        offsets.clear();
+        out.offsets(&mut offsets);
+        if offsets.is_empty() {
+            self.offsets = offsets;
+            return;
         }
-        let start = self.text.len();
-        self.text.push_str(text);
-        let source = Source {
-            text: start..self.text.len(),
-            lines: None,
-            exact,
+        // Clamped as the spans are read: within the text, on a char boundary.
+        for offset in &mut offsets {
+            *offset = floor_boundary(text, *offset);
+        }
+        offsets.sort_unstable();
+        offsets.dedup();
+        let path = out.path();
+        let first = self.lines.len();
+        match self.by_path.get(path) {
+            Some(old) if old.exact && !exact => {
+                // The old lines stay; the new text fills in the lines they lack.
+                let old = old.lines.clone();
+                let covered = |offset: usize| {
+                    let lines = &self.lines[old.clone()];
+                    let i = lines.partition_point(|l| l.start <= offset);
+                    i.checked_sub(1).is_some_and(|i| {
+                        let line = &lines[i];
+                        let end = line.start + line.text.len();
+                        offset < end || !self.text[line.text.clone()].ends_with('\n')
+                    })
+                };
+                offsets.retain(|&o| !covered(o));
+                self.lines.extend_from_within(old);
+                self.keep(text, &offsets);
+                self.lines[first..].sort_by_key(|l| l.start);
+            }
+            _ => self.keep(text, &offsets),
+        }
+        let file = File {
+            lines: first..self.lines.len(),
+            len: text.len(),
+            exact: exact || self.by_path.get(path).is_some_and(|old| old.exact),
         };
-        match self.by_path.get_mut(path) {
-            Some(old) => *old = source,
-            None => {
-                self.by_path.insert(path.to_owned(), source);
+        self.by_path.insert(path.clone(), file);
+        self.offsets = offsets;
+    }
+
+    /// Appends the lines of `text` that hold `offsets` (sorted, on char boundaries), each once,
+    /// with a cursor that reads the text once up to the last offset.
+    fn keep(&mut self, text: &str, offsets: &[usize]) {
+        let bytes = text.as_bytes();
+        // The line at the cursor: its number and start.
+        let (mut number, mut start, mut cursor) = (1, 0, 0);
+        let mut end = None;
+        for &offset in offsets {
+            // Already kept: on the last line, its break included.
+            if end.is_some_and(|end| offset < end) {
+                continue;
             }
+            let between = &bytes[cursor..offset];
+            number += find::count(b'\n', between);
+            if let Some(i) = find::memrchr(b'\n', between) {
+                start = cursor + i + 1;
+            }
+            cursor = offset;
+            let at = self.text.len();
+            // The offsets the line holds end after its break, or after the end of the text.
+            let (line_end, holds) = match find::memchr(b'\n', &bytes[offset..]) {
+                Some(i) => (offset + i + 1, offset + i + 1),
+                None => (bytes.len(), bytes.len() + 1),
+            };
+            self.text.push_str(&text[start..line_end]);
+            self.lines.push(Line {
+                number,
+                start,
+                text: at..self.text.len(),
+            });
+            end = Some(holds);
         }
-        if indexed {
-            self.index(path);
+    }
+}
+
+/// `offset`, clamped to `text` and moved back to a char boundary.
+fn floor_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// The kept lines of one file: lines and columns of the offsets its findings point to, and the
+/// text of those lines.
+#[derive(Debug, Clone, Copy)]
+pub struct SourceLines<'s> {
+    text: &'s str,
+    lines: &'s [Line],
+    len: usize,
+}
+
+impl<'s> SourceLines<'s> {
+    /// The kept line that holds byte `offset` of the file: the last one that starts at or
+    /// before it.
+    fn line_of(&self, offset: usize) -> Option<&'s Line> {
+        let i = self.lines.partition_point(|l| l.start <= offset);
+        self.lines.get(i.checked_sub(1)?)
+    }
+
+    /// The line and column of byte `offset` of the file (1-based, the column in characters),
+    /// clamped to the text and to a char boundary, as [`crate::span::line_col`] gives them on
+    /// the whole text. Exact for the offsets of the report's findings; another offset is placed
+    /// on the last kept line before it, at most at that line's end.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let offset = offset.min(self.len);
+        let Some(line) = self.line_of(offset) else {
+            return LineCol { line: 1, column: 1 };
+        };
+        let text = &self.text[line.text.clone()];
+        let within = floor_boundary(text, offset - line.start);
+        LineCol {
+            line: line.number,
+            column: text[..within].chars().count() + 1,
         }
     }
 
-    /// Notes the line starts of the text at `path`, unless they are noted already.
-    pub(crate) fn index(&mut self, path: &str) {
-        let Some(source) = self.by_path.get_mut(path) else {
-            return;
-        };
-        if source.lines.is_some() {
-            return;
-        }
-        let Some(text) = self.text.get(source.text.clone()) else {
-            return;
-        };
-        let start = self.lines.len();
-        push_line_starts(text, &mut self.lines);
-        source.lines = Some(start..self.lines.len());
+    /// The kept line `number` (1-based): where it starts in the file, and its text without its
+    /// line break (`\n` or `\r\n`).
+    pub fn line(&self, number: usize) -> Option<(usize, &'s str)> {
+        let i = self.lines.partition_point(|l| l.number < number);
+        let line = self.lines.get(i).filter(|l| l.number == number)?;
+        let text = &self.text[line.text.clone()];
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        Some((line.start, text))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lint::Code;
+    use crate::span::{line_col, line_span};
+
+    /// Findings at `spans` in a file at `path`.
+    fn findings(path: &str, spans: &[Range<usize>]) -> FileDiagnostics {
+        let mut out = FileDiagnostics::new(path);
+        for span in spans {
+            if let Some(d) = out.report(Code::StrayCloser, Some(span.clone())) {
+                d.message("m");
+            }
+        }
+        out
+    }
 
     #[test]
-    fn texts_and_line_indexes_by_path() {
-        let mut sources = Sources::default();
-        sources.insert("a", "x\ny\n", true, true);
-        sources.insert("b", "é\nz", true, false);
-        assert_eq!(sources.get("a"), Some("x\ny\n"));
-        assert_eq!(sources.get("b"), Some("é\nz"));
-        assert_eq!(sources.get("c"), None);
-        assert_eq!(sources.len(), 2);
-        for (path, offset) in [("a", 2), ("a", 4), ("b", 3), ("b", 4)] {
-            let text = sources.get(path).unwrap_or_default();
-            let stored = sources.line_index(path).map(|i| i.line_col(offset));
-            assert_eq!(
-                stored,
-                Some(LineIndex::new(text).line_col(offset)),
-                "{path}"
-            );
+    fn kept_lines_give_the_positions_and_lines_of_the_whole_text() {
+        let texts = [
+            "",
+            "a",
+            "ab\ncé\nd",
+            "\n\n",
+            "x\r\ny\r\n",
+            "é\u{feff}\n\u{10000}z",
+            "one\ntwo\n\nfour\n",
+        ];
+        for text in texts {
+            // Every offset, one by one and all at once.
+            let every: Vec<Range<usize>> = (0..=text.len() + 2).map(|o| o..o).collect();
+            let each = every.iter().map(std::slice::from_ref);
+            for spans in each.chain([&every[..]]) {
+                let mut sources = Sources::default();
+                sources.insert(&findings("p", spans), text, true);
+                let lines = sources.lines("p").expect("kept");
+                for span in spans {
+                    let expected = line_col(text, span.start);
+                    assert_eq!(lines.line_col(span.start), expected, "{text:?} {span:?}");
+                    let line = lines.line(expected.line).expect("its line is kept");
+                    let range = line_span(text, span.start.min(text.len()));
+                    assert_eq!(line, (range.start, &text[range]), "{text:?} {span:?}");
+                }
+            }
         }
+    }
+
+    #[test]
+    fn only_the_lines_of_findings_are_kept() {
+        let text = "a\nbb\n{{/IF}}\nccc\ndddd\n";
+        let mut sources = Sources::default();
+        sources.insert(&findings("p", &[5..12, 6..7]), text, true);
+        sources.insert(&findings("q", &[]), text, true);
+        assert_eq!(sources.text, "{{/IF}}\n");
+        assert_eq!(sources.len(), 1);
+        assert!(sources.lines("q").is_none());
+        let lines = sources.lines("p").expect("kept");
+        assert_eq!(lines.line(3), Some((5, "{{/IF}}")));
+        assert_eq!(lines.line(2), None);
+        assert_eq!(lines.line_col(12), LineCol { line: 3, column: 8 });
     }
 
     #[test]
@@ -144,12 +279,22 @@ mod tests {
         for (inserts, expected) in cases {
             let mut sources = Sources::default();
             for &(text, exact) in inserts {
-                sources.insert("p", text, exact, true);
+                sources.insert(&findings("p", &[1..2, 2..2]), text, exact);
             }
-            assert_eq!(sources.get("p"), Some(expected), "{inserts:?}");
             assert_eq!(sources.len(), 1);
-            let index = sources.line_index("p");
-            assert_eq!(index.map(|i| i.text()), Some(expected));
+            let lines = sources.lines("p").expect("kept");
+            assert_eq!(lines.line(1), Some((0, expected)), "{inserts:?}");
         }
+    }
+
+    #[test]
+    fn a_decoded_text_that_loses_still_gives_the_lines_the_exact_one_lacks() {
+        let mut sources = Sources::default();
+        sources.insert(&findings("p", &[0..1, 1..1]), "a\nb\nc", true);
+        sources.insert(&findings("p", &[0..1, 4..5]), "x\ny\nz", false);
+        let lines = sources.lines("p").expect("kept");
+        assert_eq!(lines.line(1), Some((0, "a")));
+        assert_eq!(lines.line(3), Some((4, "z")));
+        assert_eq!(lines.line_col(4), LineCol { line: 3, column: 1 });
     }
 }

@@ -17,7 +17,7 @@
 //! a terminal), as codespan-reporting does.
 
 use super::{counts, Positions, Style};
-use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, LineIndex, Report};
+use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, Report};
 use std::io::{self, Write};
 use std::ops::Range;
 use unicode_width::UnicodeWidthStr;
@@ -108,8 +108,8 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
     out.push(' ');
     style.push(out, "1", &visible(&d.message));
     out.push('\n');
-    let index = d.span.as_ref().and_then(|_| positions.index(&d.path));
-    let (Some(index), Some(span)) = (&index, &d.span) else {
+    let kept = d.span.as_ref().and_then(|_| positions.lines(&d.path));
+    let (Some(kept), Some(span)) = (kept, &d.span) else {
         out.push(' ');
         style.push(out, GUTTER, "-->");
         out.push(' ');
@@ -117,7 +117,7 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
         out.push('\n');
         return trailer(d, 2, style, out);
     };
-    let p = Positions::within(Some(index), d);
+    let p = Positions::within(Some(kept), d);
 
     // Lines to show: the primary span's first line and each label's first line.
     let mut spans: Vec<(Range<usize>, bool, &str)> = vec![(span.clone(), true, &*d.label)];
@@ -128,8 +128,9 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
     );
     let mut lines: Vec<(usize, String, Vec<Mark<'_>>)> = Vec::new();
     for (span, primary, text) in spans {
-        let line = index.line_col(span.start).line;
-        let (shown, columns) = snippet(index, line, span);
+        let line = kept.line_col(span.start).line;
+        let (start, shown) = kept.line(line).unwrap_or((span.start, ""));
+        let (shown, columns) = snippet(start, shown, span);
         let mark = Mark {
             columns,
             primary,
@@ -252,11 +253,10 @@ fn shown_char(c: char, out: &mut String) {
     }
 }
 
-/// Line `line` as shown, and the display columns (0-based, in terminal cells) that `span` covers
-/// on it.
-fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, Range<usize>) {
-    let text = index.text();
-    let range = index.line_range(line);
+/// A line as shown, from its `text` (without its line break) starting at byte `start` of the
+/// file, and the display columns (0-based, in terminal cells) that `span` (in the file) covers on
+/// it.
+fn snippet(start: usize, text: &str, span: Range<usize>) -> (String, Range<usize>) {
     let floor = |mut i: usize| {
         i = i.min(text.len());
         while !text.is_char_boundary(i) {
@@ -264,20 +264,16 @@ fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, R
         }
         i
     };
-    let span_start = floor(span.start.clamp(range.start, range.end));
-    let span_end = floor(span.end.clamp(span_start, range.end));
-    let (mut from, mut to) = (range.start, range.end);
-    if to - from > MAX_LINE_BYTES {
-        from = floor(
-            span_start
-                .saturating_sub(MAX_LINE_BYTES / 3)
-                .max(range.start),
-        );
-        to = floor((from + MAX_LINE_BYTES).min(range.end));
+    let span_start = floor(span.start.saturating_sub(start));
+    let span_end = floor(span.end.saturating_sub(start).max(span_start));
+    let (mut from, mut to) = (0, text.len());
+    if to > MAX_LINE_BYTES {
+        from = floor(span_start.saturating_sub(MAX_LINE_BYTES / 3));
+        to = floor(from + MAX_LINE_BYTES);
     }
     let mut shown = String::new();
     let mut cols = 0;
-    if from > range.start {
+    if from > 0 {
         shown.push('…');
         cols += 1;
     }
@@ -315,7 +311,7 @@ fn snippet(index: &LineIndex<'_>, line: usize, span: Range<usize>) -> (String, R
     if span_end >= to {
         columns.end = cols;
     }
-    if to < range.end {
+    if to < text.len() {
         shown.push('…');
     }
     columns.end = columns.end.max(columns.start);
@@ -341,10 +337,9 @@ mod tests {
             ("e\u{301}{{/IF}}", 3..10, "e\u{301}{{/IF}}", 1..8),
         ];
         for (text, span, line, columns) in cases {
-            let index = LineIndex::new(text);
-            let l = index.line_col(span.start).line;
+            let range = pi_rules_core::span::line_span(text, span.start);
             assert_eq!(
-                snippet(&index, l, span.clone()),
+                snippet(range.start, &text[range], span.clone()),
                 (line.to_owned(), columns),
                 "{text:?}"
             );
@@ -354,8 +349,7 @@ mod tests {
     #[test]
     fn long_lines_are_cut_around_the_span() {
         let text = format!("{}{{{{/IF}}}}{}", "a".repeat(100_000), "b".repeat(100_000));
-        let index = LineIndex::new(&text);
-        let (shown, columns) = snippet(&index, 1, 100_000..100_007);
+        let (shown, columns) = snippet(0, &text, 100_000..100_007);
         assert!(shown.chars().count() < MAX_LINE_BYTES + 4);
         let picked: String = shown
             .chars()

@@ -60,8 +60,8 @@ struct JsonEdit<'a> {
 }
 
 fn diagnostic<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> JsonDiagnostic<'a> {
-    let index = d.span.as_ref().and_then(|_| positions.index(&d.path));
-    let p = Positions::within(index.as_ref(), d);
+    let lines = positions.lines(&d.path);
+    let p = Positions::within(lines, d);
     JsonDiagnostic {
         code: d.code.id(),
         severity: d.severity.as_str(),
@@ -77,9 +77,8 @@ fn diagnostic<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> JsonDiagnosti
                 .iter()
                 .map(|e| {
                     // Edits have positions even when the finding has none.
-                    let index = positions.index(&d.path);
-                    let (line, column) = Positions::at(index.as_ref(), e.span.start);
-                    let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
+                    let (line, column) = Positions::at(lines, e.span.start);
+                    let (end_line, end_column) = Positions::at(lines, e.span.end);
                     JsonEdit {
                         start: e.span.start,
                         end: e.span.end,

@@ -3,7 +3,7 @@
 //! with stable field names) and `sarif` (SARIF 2.1.0, for CI annotations).
 //!
 //! Spans are byte ranges; lines and columns (1-based, columns in characters) are computed here,
-//! through one [`LineIndex`] per file.
+//! from the lines the report keeps of each file ([`SourceLines`]).
 
 mod human;
 mod json;
@@ -13,7 +13,7 @@ mod sarif;
 mod short;
 
 use crate::terminal::Paint;
-use pi_rules_core::lint::{Diagnostic, LineIndex, Report, Severity};
+use pi_rules_core::lint::{Diagnostic, Report, Severity, SourceLines};
 use std::io::{self, Write};
 
 /// An output format of `pi-rules check`.
@@ -96,9 +96,9 @@ impl Position {
     };
 }
 
-/// Lines and columns of the report's findings, from the line starts the report keeps for each
-/// file with findings that have a position (noted when the file was checked, while its text was
-/// in the cache).
+/// Lines and columns of the report's findings, from the lines the report keeps of each file
+/// with findings that have a position (noted when the file was checked, while its text was at
+/// hand).
 pub(crate) struct Positions<'r> {
     report: &'r Report,
 }
@@ -108,26 +108,26 @@ impl<'r> Positions<'r> {
         Positions { report }
     }
 
-    /// The line index of the file at `path`, when it was read.
-    pub(crate) fn index(&self, path: &str) -> Option<LineIndex<'r>> {
-        self.report.line_index(path)
+    /// The kept lines of the file at `path`, when a finding of it has a position.
+    pub(crate) fn lines(&self, path: &str) -> Option<SourceLines<'r>> {
+        self.report.lines(path)
     }
 
     /// Where `d` starts and ends; a finding about a whole file is at 1:1.
     pub(crate) fn of(&self, d: &Diagnostic) -> Position {
         match &d.span {
-            Some(_) => Self::within(self.index(&d.path).as_ref(), d),
+            Some(_) => Self::within(self.lines(&d.path), d),
             None => Position::FILE,
         }
     }
 
-    /// Where `d` starts and ends, in `index`, its file's line index.
-    pub(crate) fn within(index: Option<&LineIndex<'_>>, d: &Diagnostic) -> Position {
-        let (Some(span), Some(index)) = (&d.span, index) else {
+    /// Where `d` starts and ends, in `lines`, its file's kept lines.
+    pub(crate) fn within(lines: Option<SourceLines<'_>>, d: &Diagnostic) -> Position {
+        let (Some(span), Some(lines)) = (&d.span, lines) else {
             return Position::FILE;
         };
-        let start = index.line_col(span.start);
-        let end = index.line_col(span.end);
+        let start = lines.line_col(span.start);
+        let end = lines.line_col(span.end);
         Position {
             line: start.line,
             column: start.column,
@@ -136,10 +136,10 @@ impl<'r> Positions<'r> {
         }
     }
 
-    /// The 1-based (line, column) of byte `offset` in `index`, or 1:1 without one.
-    pub(crate) fn at(index: Option<&LineIndex<'_>>, offset: usize) -> (usize, usize) {
-        index.map_or((1, 1), |index| {
-            let p = index.line_col(offset);
+    /// The 1-based (line, column) of byte `offset` in `lines`, or 1:1 without them.
+    pub(crate) fn at(lines: Option<SourceLines<'_>>, offset: usize) -> (usize, usize) {
+        lines.map_or((1, 1), |lines| {
+            let p = lines.line_col(offset);
             (p.line, p.column)
         })
     }

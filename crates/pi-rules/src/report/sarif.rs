@@ -178,10 +178,10 @@ fn result<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> SarifResult<'a> {
         Some(help) => format!("{}\nhelp: {help}", d.message),
         None => d.message.to_string(),
     };
-    let index = positions.index(&d.path);
-    let region = match (&d.span, &index) {
-        (Some(_), Some(index)) => {
-            let p = Positions::within(Some(index), d);
+    let lines = positions.lines(&d.path);
+    let region = match (&d.span, lines) {
+        (Some(_), Some(lines)) => {
+            let p = Positions::within(Some(lines), d);
             Some(Region {
                 start_line: p.line,
                 start_column: p.column,
@@ -199,8 +199,8 @@ fn result<'a>(d: &'a Diagnostic, positions: &Positions<'_>) -> SarifResult<'a> {
                 .edits
                 .iter()
                 .map(|e| {
-                    let (start_line, start_column) = Positions::at(index.as_ref(), e.span.start);
-                    let (end_line, end_column) = Positions::at(index.as_ref(), e.span.end);
+                    let (start_line, start_column) = Positions::at(lines, e.span.start);
+                    let (end_line, end_column) = Positions::at(lines, e.span.end);
                     Replacement {
                         deleted_region: Region {
                             start_line,
