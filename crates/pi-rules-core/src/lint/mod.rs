@@ -162,8 +162,8 @@ pub enum Content {
     Unreadable { reason: String },
     /// Not read, because the name is not a rule name.
     NotRead,
-    /// Read and checked by a [`Linter`], which took the bytes and keeps the text as the
-    /// report's source: `len` bytes.
+    /// Read and checked by a [`Linter`], which took the bytes (`len` of them) and kept only
+    /// the lines its findings point into.
     Checked { len: usize },
 }
 
