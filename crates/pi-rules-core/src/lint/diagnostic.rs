@@ -352,6 +352,11 @@ impl FileDiagnostics {
         self.items.len()
     }
 
+    /// No finding so far, kept or left out.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.suppressed.is_empty()
+    }
+
     /// The fixes attached to findings of `code`, from the `from`th finding on: two copies of a
     /// file at the same path (a package directory that is also the project's) share one list,
     /// and the fixes of one copy must not be applied to the other's text.
@@ -371,6 +376,13 @@ impl FileDiagnostics {
         for d in items.iter_mut().filter(|d| d.code == code) {
             d.fix = None;
         }
+    }
+
+    /// Lets go of the room for findings beyond those kept so far, once a file is checked: a
+    /// list grows to room for four findings at its first, and a layer of thousands of files
+    /// with one or two findings each would hold half of it empty until the end of the run.
+    pub(crate) fn shrink(&mut self) {
+        self.items.shrink_to_fit();
     }
 
     /// The findings in position order (whole-file ones first), each code's overflow summarised,

@@ -279,6 +279,12 @@ impl<'a> Linter<'a> {
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
         self.report.sources.insert(out, &text, exact);
+        out.shrink();
+        // A file without findings needs no list (most files of a layer have none): it is the
+        // list just added, the last one.
+        if self.files.last().is_some_and(|(_, out)| out.is_empty()) {
+            self.files.pop();
+        }
         self.report.files += 1;
     }
 
