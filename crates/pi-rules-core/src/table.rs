@@ -60,7 +60,7 @@ fn copy_without(text: &str, gaps: &[Range<usize>], out: &mut String) {
 /// (which is repaired as a text of its own), as offsets into `text`.
 ///
 /// One walk over the lines that hold a `|`: a byte search finds the next `|`, another the end of
-/// its line, and when rows follow it, [`table_end`] the end of the last of them; the blank lines
+/// its line, and when rows follow it, `table_end` the end of the last of them; the blank lines
 /// after that, if any, are a gap when a row (a line starting with `|`) follows them. The line
 /// after the run is where the walk goes on, so each byte is looked at once. (A substring search
 /// for the row start `\n|` would stop at every row, and one per kind of blank byte before it

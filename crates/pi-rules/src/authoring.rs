@@ -35,7 +35,8 @@ pub enum LayerName {
     Package,
     /// $HOME/.pi/agent/rules.
     User,
-    /// <cwd>/.pi/rules.
+    // Given as `help` rather than as a doc comment, which rustdoc would read as an HTML tag.
+    #[value(help = "<cwd>/.pi/rules.")]
     Project,
 }
 
@@ -56,8 +57,11 @@ pub struct TargetArgs {
     /// Write to the user layer, $HOME/.pi/agent/rules (all projects).
     #[arg(long)]
     pub user: bool,
-    /// Write to the project layer, <cwd>/.pi/rules (this project only).
-    #[arg(long)]
+    // As `help`, as `LayerName::Project`'s.
+    #[arg(
+        long,
+        help = "Write to the project layer, <cwd>/.pi/rules (this project only)."
+    )]
     pub project: bool,
 }
 

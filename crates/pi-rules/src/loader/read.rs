@@ -35,7 +35,7 @@ pub(super) enum ReadOutcome {
 /// The bytes of one candidate, before decoding (`check` needs them to locate invalid UTF-8).
 #[derive(Debug)]
 pub enum RawRead {
-    /// Read in full; `masked` as in [`ReadOutcome::Text`].
+    /// Read in full; `masked` as in `ReadOutcome::Text`.
     Bytes { bytes: Vec<u8>, masked: bool },
     /// As [`RawRead::Oversized`].
     Oversized { size: u64, by_read: bool },
