@@ -59,9 +59,10 @@ fn copy_without(text: &str, gaps: &[Range<usize>], out: &mut String) {
 /// Appends to `gaps`, in order, the runs of blank lines that repair removes from `text[from..]`
 /// (which is repaired as a text of its own), as offsets into `text`.
 ///
-/// One walk over the lines that hold a `|`: a byte search finds the next `|`, another the end of
-/// its line, and when rows follow it, `table_end` the end of the last of them; the blank lines
-/// after that, if any, are a gap when a row (a line starting with `|`) follows them. The line
+/// One walk over the lines that hold a `|`: a byte search finds the next `|`, and `table_end`
+/// the end of its line or, when rows follow it, of the last of them (one search for both: the
+/// first line break from the `|` that no `|` follows); the blank lines after that, if any, are a
+/// gap when a row (a line starting with `|`) follows them. The line
 /// after the run is where the walk goes on, so each byte is looked at once. (A substring search
 /// for the row start `\n|` would stop at every row, and one per kind of blank byte before it
 /// would read the text up to three times.)
@@ -80,16 +81,11 @@ pub fn find_gaps(text: &str, from: usize, gaps: &mut Vec<Range<usize>>) {
             },
             None => return,
         };
-        // The end of that line, and when rows follow it, of the last of them.
-        let Some(mut end) = line_end(region, bar) else {
+        // The end of that line, and when rows follow it, of the last of them: the first line
+        // break from there that no `|` follows.
+        let Some(end) = table_end(region, bar) else {
             return;
         };
-        if region.get(end + 1) == Some(&b'|') {
-            let Some(last) = table_end(region, end + 1) else {
-                return;
-            };
-            end = last;
-        }
         let mut next = end + 1;
         // The blank lines (spaces and tabs only) after it.
         while let Some(blank) = blank_line_end(&region[next..]) {
@@ -156,13 +152,6 @@ fn table_end(bytes: &[u8], from: usize) -> Option<usize> {
         .enumerate()
         .find(|&(i, &b)| b == b'\n' && rest.get(i + 1) != Some(&b'|'))
         .map(|(i, _)| at + i)
-}
-
-/// The offset of the first line break at or after `from`. Lines with a `|` that no row follows
-/// are short, and most end within the first step of the search.
-#[inline]
-fn line_end(bytes: &[u8], from: usize) -> Option<usize> {
-    find::memchr_near(b'\n', bytes.get(from..)?).map(|off| from + off)
 }
 
 /// The offset of the line break that ends `text`'s first line, if that line is blank.
