@@ -80,12 +80,18 @@ pub struct LineCol {
     pub column: usize,
 }
 
-/// The line and column of byte `offset` in `text` (clamped to the text, and to a char boundary).
-pub fn line_col(text: &str, offset: usize) -> LineCol {
+/// `offset`, clamped to `text` and moved back to a char boundary.
+pub(crate) fn floor_boundary(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
+    offset
+}
+
+/// The line and column of byte `offset` in `text` (clamped to the text, and to a char boundary).
+pub fn line_col(text: &str, offset: usize) -> LineCol {
+    let offset = floor_boundary(text, offset);
     let before = &text.as_bytes()[..offset];
     let line_start = find::memrchr(b'\n', before).map_or(0, |i| i + 1);
     LineCol {

@@ -193,10 +193,7 @@ pub(crate) fn check_near_misses(
 /// What follows `{{` at `p`, up to the end of the line or [`WINDOW`] bytes.
 fn window(text: &str, p: usize) -> &str {
     let start = p + 2;
-    let mut end = (start + WINDOW).min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::span::floor_boundary(text, start + WINDOW);
     let w = &text[start..end];
     match find::memchr2(b'\n', b'\r', w.as_bytes()) {
         Some(nl) => &w[..nl],

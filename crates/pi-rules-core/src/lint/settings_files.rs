@@ -35,10 +35,7 @@ fn string_span(text: &str, offset: usize) -> Option<Range<usize>> {
 
 /// A one-character span at `offset`, on a char boundary.
 fn point(text: &str, offset: usize) -> Range<usize> {
-    let mut start = offset.min(text.len());
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
+    let start = crate::span::floor_boundary(text, offset);
     let len = text[start..].chars().next().map_or(0, char::len_utf8);
     start..start + len
 }

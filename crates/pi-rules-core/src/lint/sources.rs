@@ -8,7 +8,7 @@
 
 use super::diagnostic::{FileDiagnostics, FilePath};
 use crate::find;
-use crate::span::LineCol;
+use crate::span::{floor_boundary, LineCol};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -149,15 +149,6 @@ impl Sources {
             end = Some(holds);
         }
     }
-}
-
-/// `offset`, clamped to `text` and moved back to a char boundary.
-fn floor_boundary(text: &str, offset: usize) -> usize {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
 }
 
 /// The kept lines of one file: lines and columns of the offsets its findings point to, and the
