@@ -80,8 +80,9 @@ pub struct LineCol {
     pub column: usize,
 }
 
-/// `offset`, clamped to `text` and moved back to a char boundary.
-pub(crate) fn floor_boundary(text: &str, offset: usize) -> usize {
+/// `offset`, clamped to `text` and moved back to a char boundary: where a span read from a
+/// finding or a marker may be cut safely.
+pub fn floor_boundary(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

@@ -11,10 +11,10 @@
 //! `serde_json` writes for the same response (compact, keys in the order `text`, `warnings`,
 //! `files`).
 //!
-//! Requests are read by the `request` module: the rule texts, nearly all of a request, are decoded in
-//! place, in the line, by this module's own JSON string decoder (`unescape`), while
-//! `serde_json` parses the other fields and reads every line that is out of the ordinary, so that
-//! answers and error messages are those of a plain `serde_json::Value` reading.
+//! Requests are read by the `request` module: the rule texts, nearly all of a request, are
+//! decoded in place, in the line, by this module's own JSON string decoder (`unescape`), while
+//! `serde_json` parses the other fields and reads every line that is out of the ordinary, so
+//! that answers and error messages are those of a plain `serde_json::Value` reading.
 
 mod request;
 mod unescape;

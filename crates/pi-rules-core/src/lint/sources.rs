@@ -91,16 +91,8 @@ impl Sources {
             Some(old) if old.exact && !exact => {
                 // The old lines stay; the new text fills in the lines they lack.
                 let old = old.lines.clone();
-                let covered = |offset: usize| {
-                    let lines = &self.lines[old.clone()];
-                    let i = lines.partition_point(|l| l.start <= offset);
-                    i.checked_sub(1).is_some_and(|i| {
-                        let line = &lines[i];
-                        let end = line.start + line.text.len();
-                        offset < end || !self.text[line.text.clone()].ends_with('\n')
-                    })
-                };
-                offsets.retain(|&o| !covered(o));
+                let kept = &self.lines[old.clone()];
+                offsets.retain(|&o| !line_of(kept, o).is_some_and(|l| self.holds(l, o)));
                 self.lines.extend_from_within(old);
                 self.keep(text, &offsets);
                 self.lines[first..].sort_by_key(|l| l.start);
@@ -116,17 +108,26 @@ impl Sources {
         self.offsets = offsets;
     }
 
+    /// Whether the kept `line` holds byte `offset` (at or after its start) of its file: up to its
+    /// line break included, or to the end of the file when it has none.
+    fn holds(&self, line: &Line, offset: usize) -> bool {
+        let text = &self.text[line.text.clone()];
+        offset < line.start + text.len() || !text.ends_with('\n')
+    }
+
     /// Appends the lines of `text` that hold `offsets` (sorted, on char boundaries), each once,
     /// with a cursor that reads the text once up to the last offset.
     fn keep(&mut self, text: &str, offsets: &[usize]) {
         let bytes = text.as_bytes();
+        let first = self.lines.len();
         // The line at the cursor: its number and start.
         let (mut number, mut start, mut cursor) = (1, 0, 0);
-        let mut end = None;
         for &offset in offsets {
-            // Already kept: on the last line, its break included.
-            if end.is_some_and(|end| offset < end) {
-                continue;
+            // Already kept: the last line kept holds it.
+            if let Some(line) = self.lines[first..].last() {
+                if self.holds(line, offset) {
+                    continue;
+                }
             }
             let between = &bytes[cursor..offset];
             number += find::count(b'\n', between);
@@ -135,20 +136,23 @@ impl Sources {
             }
             cursor = offset;
             let at = self.text.len();
-            // The offsets the line holds end after its break, or after the end of the text.
-            let (line_end, holds) = match find::memchr(b'\n', &bytes[offset..]) {
-                Some(i) => (offset + i + 1, offset + i + 1),
-                None => (bytes.len(), bytes.len() + 1),
-            };
+            let line_end =
+                find::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
             self.text.push_str(&text[start..line_end]);
             self.lines.push(Line {
                 number,
                 start,
                 text: at..self.text.len(),
             });
-            end = Some(holds);
         }
     }
+}
+
+/// The last of `lines` (one file's, in order) that starts at or before byte `offset` of the
+/// file: the one that holds it, when a kept line does.
+fn line_of(lines: &[Line], offset: usize) -> Option<&Line> {
+    let i = lines.partition_point(|l| l.start <= offset);
+    lines.get(i.checked_sub(1)?)
 }
 
 /// The kept lines of one file: lines and columns of the offsets its findings point to, and the
@@ -161,20 +165,13 @@ pub struct SourceLines<'s> {
 }
 
 impl<'s> SourceLines<'s> {
-    /// The kept line that holds byte `offset` of the file: the last one that starts at or
-    /// before it.
-    fn line_of(&self, offset: usize) -> Option<&'s Line> {
-        let i = self.lines.partition_point(|l| l.start <= offset);
-        self.lines.get(i.checked_sub(1)?)
-    }
-
     /// The line and column of byte `offset` of the file (1-based, the column in characters),
     /// clamped to the text and to a char boundary, as [`crate::span::line_col`] gives them on
     /// the whole text. Exact for the offsets of the report's findings; another offset is placed
     /// on the last kept line before it, at most at that line's end.
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.len);
-        let Some(line) = self.line_of(offset) else {
+        let Some(line) = line_of(self.lines, offset) else {
             return LineCol { line: 1, column: 1 };
         };
         let text = &self.text[line.text.clone()];

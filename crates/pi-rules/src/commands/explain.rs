@@ -24,7 +24,7 @@ use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason}
 use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
-use pi_rules_core::{frontmatter, Observer, Value, Warning, WarningKind};
+use pi_rules_core::{frontmatter, span, Observer, Value, Warning, WarningKind};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
@@ -285,10 +285,7 @@ impl<'t> Cursor<'t> {
     /// The 1-based line and column (in characters) of `offset`; offsets before the last one asked
     /// for start again from the top.
     fn at(&mut self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = span::floor_boundary(self.text, offset);
         if offset < self.offset {
             *self = Cursor::new(self.text);
         }

@@ -18,6 +18,7 @@
 
 use super::{counts, Positions, Style};
 use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, Report};
+use pi_rules_core::span::floor_boundary;
 use std::io::{self, Write};
 use std::ops::Range;
 use unicode_width::UnicodeWidthStr;
@@ -257,13 +258,7 @@ fn shown_char(c: char, out: &mut String) {
 /// file, and the display columns (0-based, in terminal cells) that `span` (in the file) covers on
 /// it.
 fn snippet(start: usize, text: &str, span: Range<usize>) -> (String, Range<usize>) {
-    let floor = |mut i: usize| {
-        i = i.min(text.len());
-        while !text.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
+    let floor = |i: usize| floor_boundary(text, i);
     let span_start = floor(span.start.saturating_sub(start));
     let span_end = floor(span.end.saturating_sub(start).max(span_start));
     let (mut from, mut to) = (0, text.len());
