@@ -143,7 +143,15 @@ fn examples(file: &Path, text: &str) -> Vec<Example> {
             });
             at = end + 1;
         } else {
-            // Another fenced block, or an output block after no tested one: skip it.
+            // An output block here follows no tested example, so nothing would ever compare it.
+            assert!(
+                !words.contains(&"output"),
+                "{}:{}: an output block that does not follow a tested example (only blank lines \
+                 may come between them)",
+                file.display(),
+                at + 1
+            );
+            // Another fenced block: skip it.
             at = fence + 1;
         }
     }
@@ -343,10 +351,6 @@ two
 ```sh tested status=1
 false
 ```
-text between
-```text output
-not the output of `false`: text comes between
-```
 ";
     let found = examples(Path::new("x.md"), text);
     let scripts: Vec<(&str, i32, usize)> = found
@@ -366,6 +370,25 @@ not the output of `false`: text comes between
         })
     );
     assert_eq!(found[1].output, None);
+}
+
+#[test]
+fn an_output_block_after_no_tested_example_is_an_error() {
+    for text in [
+        "```sh tested\nfalse\n```\ntext between\n```text output\nnot compared\n```\n",
+        "```sh\necho untested\n```\n\n```text output\nuntested\n```\n",
+    ] {
+        let result = std::panic::catch_unwind(|| examples(Path::new("x.md"), text));
+        let message = result.expect_err(text);
+        let message = message
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            message.contains("does not follow a tested example"),
+            "{message}"
+        );
+    }
 }
 
 fn example(script: &str, status: i32, shown: Option<&str>) -> Example {
