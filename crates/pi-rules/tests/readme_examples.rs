@@ -183,6 +183,10 @@ fn matches(shown: &str, got: &str) -> bool {
 /// What to write into an output block that showed `shown` when the example printed `got`: all
 /// of it, or as many lines as were shown before a final `…`, then `…`.
 fn blessed(shown: &str, got: &str) -> String {
+    assert!(
+        !got.lines().any(|line| line.trim_start().starts_with("```")),
+        "the output holds a line that would close its fenced block:\n{got}"
+    );
     let mut text = match shown.strip_suffix(&format!("{MORE}\n")) {
         Some(head) => {
             let keep = head.lines().count();
