@@ -234,7 +234,7 @@ pub enum OutputFormat {
     /// For people.
     #[default]
     Text,
-    /// One JSON object, documented in `docs/`.
+    /// One JSON object, described by `pi-rules docs COMMAND-json`.
     Json,
 }
 

@@ -1,5 +1,6 @@
-//! Engine conformance: every record of `../shared/conformance/engine.jsonl` through `eval`.
-//! Missing data fails the test when `CI` is set (see [`conformance_data`]).
+//! Engine conformance: every record of the conformance data's `engine.jsonl` through `eval`.
+//! The data is the repository's `conformance/engine.jsonl.gz`, or `$PI_RULES_CONFORMANCE_DIR`;
+//! missing data fails the test (see [`conformance_data`]).
 
 mod conformance_data;
 
@@ -16,9 +17,7 @@ fn raw_request(line: &str) -> &str {
 
 #[test]
 fn engine_conformance() {
-    let Some(data) = conformance_data::read("engine.jsonl") else {
-        return;
-    };
+    let data = conformance_data::read("engine.jsonl");
     let mut total = 0;
     let mut failures = Vec::new();
     for line in data.lines().filter(|l| !l.trim().is_empty()) {
@@ -51,25 +50,59 @@ fn engine_conformance() {
     assert!(failures.is_empty(), "{} records differ", failures.len());
 }
 
+/// The shared folder the repository's copy was taken from, beside the checkout.
+fn shared_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
+}
+
+/// The repository's copy holds the records the README counts, and, where the shared folder it
+/// was taken from is beside the checkout, is that folder's data byte for byte: an update of one
+/// without the other fails here instead of drifting silently.
 #[test]
-fn missing_data_fails_in_ci_and_is_a_note_otherwise() {
+fn the_repository_copy_is_the_shared_data() {
+    for (name, records) in [("engine.jsonl", 3008), ("layers.jsonl", 803)] {
+        let path = conformance_data::embedded_dir().join(format!("{name}.gz"));
+        let copy =
+            conformance_data::load(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert_eq!(
+            copy.lines().filter(|l| !l.trim().is_empty()).count(),
+            records,
+            "{}: the README and conformance/README.md give this count",
+            path.display()
+        );
+        let shared = shared_dir().join(name);
+        if !shared_dir().is_dir() {
+            continue;
+        }
+        let original = conformance_data::load(&shared)
+            .unwrap_or_else(|err| panic!("{}: {err}", shared.display()));
+        assert!(
+            copy == original,
+            "{} differs from {}: refresh it with `gzip -9 -n -c {} > {}`",
+            path.display(),
+            shared.display(),
+            shared.display(),
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn data_is_read_plain_or_gzip_compressed_and_missing_data_is_an_error() {
+    use std::io::Write;
     let tmp = tempfile::tempdir().unwrap();
-    let missing = tmp.path().join("engine.jsonl");
-    let mut note = Vec::new();
-    assert_eq!(conformance_data::load(&missing, false, &mut note), None);
-    let note = String::from_utf8(note).unwrap();
-    assert!(note.contains("checked nothing"), "{note}");
-    let in_ci =
-        std::panic::catch_unwind(|| conformance_data::load(&missing, true, &mut Vec::new()));
-    let message = in_ci.expect_err("missing data must fail in CI");
-    let text = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
-    assert!(text.contains("`CI` is set"), "{text}");
-    std::fs::write(&missing, "{}\n").unwrap();
-    assert_eq!(
-        conformance_data::load(&missing, true, &mut Vec::new()).as_deref(),
-        Some("{}\n")
-    );
+    let text = "{\"request\": {}, \"expected\": {}}\n";
+    let plain = tmp.path().join("engine.jsonl");
+    std::fs::write(&plain, text).unwrap();
+    assert_eq!(conformance_data::load(&plain).unwrap(), text);
+    let packed = tmp.path().join("engine.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&packed, encoder.finish().unwrap()).unwrap();
+    assert_eq!(conformance_data::load(&packed).unwrap(), text);
+    // A plain file named `.gz` is not gzip data: an error, not a silent empty text.
+    std::fs::write(&packed, text).unwrap();
+    assert!(conformance_data::load(&packed).is_err());
+    let missing = tmp.path().join("layers.jsonl.gz");
+    assert!(conformance_data::load(&missing).is_err());
 }

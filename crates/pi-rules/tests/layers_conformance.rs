@@ -1,8 +1,9 @@
-//! Layer conformance: every case of `../shared/conformance/layers.jsonl` built as a real tree
+//! Layer conformance: every case of the conformance data's `layers.jsonl` built as a real tree
 //! (as `fs_case.py` does) and run through the built binary's `assemble` and `settings`. Each case
 //! also runs `explain`, whose kept files and blocks must be exactly what `assemble` printed, and
 //! `serve`, whose `assemble` and `settings` methods must give the same block, warnings and
-//! settings. Missing data fails the test when `CI` is set (see [`conformance_data`]).
+//! settings. The data is the repository's `conformance/layers.jsonl.gz`, or
+//! `$PI_RULES_CONFORMANCE_DIR`; missing data fails the test (see [`conformance_data`]).
 
 mod conformance_data;
 
@@ -255,9 +256,7 @@ fn explained_block(explain: &Value) -> Option<String> {
 
 #[test]
 fn layers_conformance() {
-    let Some(data) = conformance_data::read("layers.jsonl") else {
-        return;
-    };
+    let data = conformance_data::read("layers.jsonl");
     let mut total = 0;
     let mut failures = Vec::new();
     let mut explain_failures = Vec::new();

@@ -8,6 +8,7 @@ pub mod assemble;
 pub mod check;
 pub mod completions;
 pub mod diff;
+pub mod docs;
 pub mod eval;
 pub mod explain;
 pub mod man;
@@ -73,6 +74,7 @@ pub enum Command {
     Schema(schema::Args),
     Completions(completions::Args),
     Man(man::Args),
+    Docs(docs::Args),
 }
 
 impl Command {
@@ -94,6 +96,7 @@ impl Command {
             Command::Schema(args) => apart(schema::run, &args, cx),
             Command::Completions(args) => apart(completions::run, &args, cx),
             Command::Man(args) => apart(man::run, &args, cx),
+            Command::Docs(args) => apart(docs::run, &args, cx),
         }
     }
 }

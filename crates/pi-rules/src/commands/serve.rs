@@ -14,9 +14,10 @@ use std::time::Duration;
   echo '{"jsonrpc":"2.0","id":2,"method":"version"}' | pi-rules serve
 
 Methods: assemble, explain, check, settings, render, eval, version. A method's result is what
-the command prints with --format json; see docs/serve.md. Lines are split on LF only. Rule files
-are read on every request; settings files are re-checked at most every --settings-ttl seconds,
-so a settings change can take that long to show. EOF ends the server."#)]
+the command prints with --format json; `pi-rules docs serve` describes the protocol. Lines are
+split on LF only. Rule files are read on every request; settings files are re-checked at most
+every --settings-ttl seconds, so a settings change can take that long to show. EOF ends the
+server."#)]
 pub struct Args {
     /// How long resolved settings are trusted before the settings files' times are checked again.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]

@@ -1,58 +1,55 @@
-//! Where the conformance data lives, and what it means when it is not there.
+//! Where the conformance data lives.
 //!
-//! The data is `../shared/conformance/` beside the checkout, or the directory named by
-//! `PI_RULES_CONFORMANCE_DIR`. When a data file cannot be read:
-//! - with the `CI` environment variable set (non-empty), the test fails: a conformance run that
-//!   checks nothing must not pass in CI;
-//! - otherwise the test prints a note straight to the process's standard error (libtest captures
-//!   `println!` and `eprintln!` of passing tests, so a note written with them is never seen) and
-//!   passes.
+//! The data is kept in the repository, gzip-compressed: `conformance/NAME.gz` at the root of the
+//! checkout (`conformance/README.md` says where it comes from). `PI_RULES_CONFORMANCE_DIR` names
+//! another directory instead, holding the plain `NAME` files (`engine.jsonl`, `layers.jsonl`) as
+//! the shared folder does. Data that cannot be read is a test failure, everywhere: a conformance
+//! run that checks nothing must not pass.
+//!
+//! Every conformance test reads through [`read`], so the choice is made in one place.
 
-use std::io::Write;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The environment variable that names another data directory.
+/// The environment variable that names another data directory (plain `.jsonl` files).
 pub const DIR_ENV: &str = "PI_RULES_CONFORMANCE_DIR";
 
-/// The data directory: `$PI_RULES_CONFORMANCE_DIR`, else `../shared/conformance` beside the
-/// checkout.
-pub fn dir() -> PathBuf {
+/// The repository's copy: `conformance/` at the root of the checkout.
+pub fn embedded_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance")
+}
+
+/// Where data file `name` is read from: `$PI_RULES_CONFORMANCE_DIR/NAME` when that is set and not
+/// empty, else the repository's `conformance/NAME.gz`.
+pub fn source(name: &str) -> PathBuf {
     match std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
+        Some(dir) => PathBuf::from(dir).join(name),
+        None => embedded_dir().join(format!("{name}.gz")),
     }
 }
 
-/// Whether this run is in CI: `CI` is set and not empty.
-pub fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+/// The text of data file `name` (`engine.jsonl`). Panics, failing the test, when it cannot be read.
+pub fn read(name: &str) -> String {
+    let path = source(name);
+    match load(&path) {
+        Ok(text) => text,
+        Err(err) => panic!(
+            "conformance data `{}` cannot be read: {err} (the repository keeps it in \
+             `conformance/`; `{DIR_ENV}` names a folder of plain .jsonl files instead)",
+            path.display()
+        ),
+    }
 }
 
-/// The text of data file `name` (`engine.jsonl`), or `None` after a note when it cannot be read
-/// outside CI. Panics in CI.
-pub fn read(name: &str) -> Option<String> {
-    load(&dir().join(name), in_ci(), &mut std::io::stderr())
-}
-
-/// [`read`] with the path, the CI decision and where the note goes given.
-pub fn load(path: &Path, ci: bool, note: &mut dyn Write) -> Option<String> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Some(text),
-        Err(err) => {
-            assert!(
-                !ci,
-                "conformance data `{}` cannot be read ({err}) and `CI` is set: put the shared \
-                 conformance folder beside the checkout, or name it in `{DIR_ENV}`",
-                path.display()
-            );
-            // Invariant: a failed write of a note has nowhere else to go; the test passes anyway.
-            let _ = writeln!(
-                note,
-                "note: conformance data `{}` cannot be read ({err}); this conformance test \
-                 checked nothing (in CI it fails)",
-                path.display()
-            );
-            None
-        }
+/// The text of one data file: decompressed when its name ends in `.gz`, else read as it is.
+pub fn load(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(bytes.as_slice()).read_to_string(&mut text)?;
+        Ok(text)
+    } else {
+        String::from_utf8(bytes)
+            .map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidData, err))
     }
 }
