@@ -87,7 +87,10 @@ fn check_header(
                     d.message(format!(
                         "frontmatter key `{key}` does not scope this rule: it is in every prompt"
                     ))
-                    .label("other agents' formats scope a rule to some files with this key; pi ignores it")
+                    .label(
+                        "other agents' formats scope a rule to some files with this key; pi \
+                         ignores it",
+                    )
                     .help(
                         "delete the line; to include the rule only in some settings, use \
                          `requires_setting:` or `requires:`",
