@@ -201,7 +201,9 @@ mod properties {
                     s("Signed-off-by"),
                 ] {
                     for log in ["off", "debug", "info"] {
-                        for (coms, external) in [(false, false), (true, false), (false, true)] {
+                        for (coms, external) in
+                            [(false, false), (true, false), (false, true), (true, true)]
+                        {
                             let mut settings = Settings::new();
                             for spec in schema.keys() {
                                 settings.insert(spec.name.clone(), spec.default.clone());
@@ -272,6 +274,29 @@ mod properties {
                     || at_end > 2;
                 prop_assert!(!run || reported, "{text:?}: {:?}", assembly.text);
             }
+        }
+
+        /// The other way: a blank run is reported only where some combination of settings makes
+        /// one, so a file whose every output ends with one line break, the format's join after
+        /// it, is never reported.
+        #[test]
+        fn every_blank_run_reported_is_one_the_engine_makes(gate in 0..GATES.len(), body in body()) {
+            let text = format!("{}{body}", GATES[gate]);
+            let reported = diagnostics(&text).into_iter().find(|d| d.code == Code::BlankRun);
+            let Some(reported) = reported else {
+                return Ok(());
+            };
+            let made = scopes().iter().any(|(settings, features)| {
+                let scope = Scope { settings, features, review_loop_max_cycles: "3" };
+                let assembly = crate::assemble(&["X", text.as_str(), "Y"], &scope);
+                let lines: Vec<&str> = assembly.text.split('\n').collect();
+                let blank = |l: &str| l.trim_matches([' ', '\t', '\r']).is_empty();
+                let last = lines.len() - 1;
+                let at_end = lines[..last].iter().rev().take_while(|l| blank(l)).count();
+                let allowed = if at_end == 2 { last - 2 } else { lines.len() };
+                lines[..allowed].windows(2).any(|w| w.iter().all(|l| blank(l))) || at_end > 2
+            });
+            prop_assert!(made, "{text:?}: {}", reported.message);
         }
 
         /// An unreachable block is never kept; a redundant condition, or one that always holds,
