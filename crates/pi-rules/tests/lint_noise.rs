@@ -230,3 +230,34 @@ fn the_readme_append_example_leaves_no_finding() {
     fs::write(&path, text).unwrap();
     assert_eq!(findings(&world, true), (0, vec![]));
 }
+
+#[test]
+fn a_name_without_a_prefix_is_reported_only_when_it_sorts_before_the_package_rules() {
+    // (name, reported): under ICU root collation spaces, punctuation and symbols sort before
+    // digits, and digits before letters of every script.
+    let cases = [
+        ("commit.md", false),
+        ("Deploy.md", false),
+        ("émoji.md", false),
+        ("日本語.md", false),
+        ("9lives.md", false),
+        ("_x.md", true),
+        ("-x.md", true),
+        (" x.md", true),
+        (".x.md", true),
+        ("#x.md", true),
+        ("🚀-ship.md", true),
+        ("2fa.md", true),
+    ];
+    let world = World::new();
+    let dir = world.project_layer();
+    for (name, _) in cases {
+        world.write(&dir, name, "A rule.\n");
+    }
+    let (_, found) = findings(&world, true);
+    for (name, reported) in cases {
+        let got = found.iter().any(|(c, f)| c == "PR404" && f == name);
+        assert_eq!(got, reported, "{name}: {found:?}");
+    }
+    assert!(found.iter().all(|(c, _)| c == "PR404"), "{found:?}");
+}
