@@ -602,8 +602,10 @@ fn renderers_handle_hostile_text() {
 }
 
 /// What `check` claims about the shipped rules, checked by brute force with the engine: in every
-/// combination of the settings and features they test, the assembled text has no run of two
-/// blank lines, no table row of empty cells and no marker text.
+/// combination of the settings and features they test, no rule's text has a run of two blank
+/// lines, starts with a line break or ends with more than one, and the assembled text has no
+/// run of three blank lines (two at a join, after a final line break, are the format's), no
+/// table row of empty cells and no marker text.
 #[test]
 fn shipped_rules_assemble_cleanly_in_every_combination() {
     use pi_rules_core::{assemble, Features, Scope, Settings, Value};
@@ -650,7 +652,15 @@ fn shipped_rules_assemble_cleanly_in_every_combination() {
             let text = assemble(&rules, &scope).text;
             combinations += 1;
             let context = || format!("bits {bits:b}, trailer {trailer:?}");
-            assert!(!text.contains("\n\n\n"), "blank run: {}", context());
+            for (name, rule) in pi_rules::embedded::PACKAGE_RULES {
+                let own = assemble(&[rule], &scope).text;
+                assert!(
+                    !own.contains("\n\n\n") && !own.starts_with('\n') && !own.ends_with("\n\n"),
+                    "blank run in {name}: {}",
+                    context()
+                );
+            }
+            assert!(!text.contains("\n\n\n\n"), "blank run: {}", context());
             assert!(
                 !text.contains("{{IF") && !text.contains("{{/IF"),
                 "{}",

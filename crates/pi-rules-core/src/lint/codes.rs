@@ -279,13 +279,19 @@ contributes nothing: this is the documented way to switch a rule off. Reported s
 rule is never a surprise.";
 
     NameOutOfRange = "PR404" "name-out-of-range" Warning
-        "A rule name whose prefix is outside its layer's range, or that has no numeric prefix."
-        "File names carry a two-digit prefix so that sorted order is reading order. The convention
-is `00`-`69` for the package layer, `70`-`89` for the user layer and `90`-`99` for the project
-layer. A new name outside its layer's range mixes into another layer's rules. Overrides must use
-the lower rule's exact name and are never reported.
+        "A rule name outside its layer's prefix range, or one that loads before the layers below it."
+        "Rule files are joined in the order of their names, so a name says where its rule is read.
+The convention for numbered names is `00`-`69` for the package layer, `70`-`89` for the user layer
+and `90`-`99` for the project layer. A new name outside its layer's range mixes into another
+layer's rules: `05-x.md` in the project layer is read among the package rules.
 
-Fix: rename the file with a prefix in its layer's range.";
+A name without a prefix, such as `commit.md`, is fine: under ICU root collation digits sort
+before letters, so it is read after every numbered rule, after the rules of the layers below.
+It is reported only when it sorts before some of those rules, which a name that starts with a
+space, punctuation, a symbol or a digit does (`_x.md`, `-x.md`, `2fa.md`). Overrides must use the
+lower rule's exact name and are never reported.
+
+Fix: give the file a prefix in its layer's range, or a name that starts with a letter.";
 
     UnpaddedPrefix = "PR405" "unpadded-prefix" Warning
         "A numeric prefix that is not exactly two digits."
@@ -556,17 +562,22 @@ then `{{/IF}}` at the start of the next; table repair closes the gap a dropped r
 
     BlankRun = "PR804" "blank-run" Info
         "Some settings leave two or more blank lines in a row in the prompt."
-        "When blocks drop, the line breaks around them stay. Files are also joined with one blank
-line, so a file that ends with a line break (or starts with one) adds a second blank line at the
-join, and a file whose text is empty in some settings adds two. Runs of blank lines waste tokens
-and split the prompt in odd places. The finding names one combination of settings that does it.
+        "When blocks drop, the line breaks around them stay, and two blank lines or more can meet
+where one was meant. A text that ends with a blank line, or that starts with a line break, adds
+to the blank line that joins it to the next or previous file, and a file whose text is empty in
+some settings adds two. Runs of blank lines waste tokens and split the prompt in odd places. The
+finding names one combination of settings that does it.
 
-Blank lines between two table rows are not reported: table repair removes them.
+A rule file is expected to end with one line break, as editors write text files. Files are joined
+with a blank line (`\n\n`), so that final line break makes two blank lines at the join: that is
+the format's join, not the author's, and it is not reported. Only a text that ends with a blank
+line (two line breaks or more, written out or left by a dropped block) is. Blank lines between
+two table rows are not reported either: table repair removes them.
 
 Fix: keep the line break on one side of a block only (`text{{IF:x}}\nmore{{/IF}}` rather than
-`text\n{{IF:x}}\nmore\n{{/IF}}\n`), do not end or start a rule file with a line break, and
-gate a file whose text can be empty with `requires_setting:` instead of wrapping all of it in a
-block.";
+`text\n{{IF:x}}\nmore\n{{/IF}}\n`), end a rule file with one line break and start it with its
+first line of text, and gate a file whose text can be empty with `requires_setting:` instead of
+wrapping all of it in a block.";
 }
 
 #[cfg(test)]

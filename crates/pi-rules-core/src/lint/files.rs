@@ -131,7 +131,11 @@ pub(crate) fn check_layers(
         start += run.len();
     }
 
-    let numbered = Numbered::sorted(collate, &names);
+    let numbered = Numbered::sorted(collate, &names, |range| {
+        copies
+            .get(range.start)
+            .map_or(LayerKind::Package, |c| c.layer)
+    });
     let mut shadowed = HashMap::new();
     let mut order: Vec<Copy<'_>> = Vec::new();
     for (name, range) in &names {
@@ -156,10 +160,21 @@ struct Numbered {
     /// Sorted: each name's range in `text`, its prefix's value and digit count, and its index
     /// among all names.
     sorted: Vec<(Range<usize>, u64, usize, usize)>,
+    /// The lowest layer that has each sorted name, by the same index as `sorted`.
+    layers: Vec<LayerKind>,
+    /// For the user and the project layer, at each index of `sorted`: the first index from
+    /// there on of a name from a layer below it, and how many such names there are from there
+    /// on. One more entry than `sorted`, for the end.
+    below: [Vec<(usize, usize)>; 2],
 }
 
 impl Numbered {
-    fn sorted(collate: Collate<'_>, names: &IndexMap<&str, Range<usize>>) -> Numbered {
+    /// `layer` gives the lowest layer of a name from the range of its copies.
+    fn sorted(
+        collate: Collate<'_>,
+        names: &IndexMap<&str, Range<usize>>,
+        layer: impl Fn(&Range<usize>) -> LayerKind,
+    ) -> Numbered {
         let mut text = String::new();
         let mut sorted = Vec::new();
         for (index, name) in names.keys().enumerate() {
@@ -170,7 +185,53 @@ impl Numbered {
             }
         }
         sorted.sort_by(|a, b| collate(&text[a.0.clone()], &text[b.0.clone()]));
-        Numbered { text, sorted }
+        let layers: Vec<LayerKind> = sorted
+            .iter()
+            .map(|e| {
+                names
+                    .get_index(e.3)
+                    .map_or(LayerKind::Package, |(_, r)| layer(r))
+            })
+            .collect();
+        let below = [LayerKind::User, LayerKind::Project].map(|upper| {
+            let mut below = vec![(sorted.len(), 0); sorted.len() + 1];
+            for i in (0..sorted.len()).rev() {
+                let (next, count) = below[i + 1];
+                below[i] = if layers[i] < upper {
+                    (i, count + 1)
+                } else {
+                    (next, count)
+                };
+            }
+            below
+        });
+        Numbered {
+            text,
+            sorted,
+            layers,
+            below,
+        }
+    }
+
+    /// The numbered names that a layer below `layer` introduces and that `name` sorts before,
+    /// in the loader's order: the first of them and how many there are.
+    fn lower_after(
+        &self,
+        collate: Collate<'_>,
+        name: &str,
+        layer: LayerKind,
+    ) -> Option<(&str, LayerKind, usize)> {
+        let from = self
+            .sorted
+            .partition_point(|e| collate(&self.text[e.0.clone()], name).is_le());
+        let below = match layer {
+            LayerKind::Package => return None,
+            LayerKind::User => &self.below[0],
+            LayerKind::Project => &self.below[1],
+        };
+        let &(first, count) = below.get(from)?;
+        let lower = *self.layers.get(first)?;
+        Some((self.name(first), lower, count))
     }
 
     /// The `i`th name in the loader's order.
@@ -435,13 +496,38 @@ fn check_prefix(
     let path = &first.entry.path;
     match prefix(name) {
         None => {
+            // A name without a prefix is no finding where it loads: a name that starts with a
+            // letter sorts after every numbered one, after the rules of the layers below. Only
+            // one that sorts before some of those rules (it starts with a space, punctuation, a
+            // symbol or a digit) is out of order.
+            let Some((next, lower, count)) = numbered.lower_after(collate, name, first.layer)
+            else {
+                return;
+            };
             if let Some(d) = file(files, path).report(Code::NameOutOfRange, None) {
-                d.message(format!("`{name}` has no numeric prefix"))
+                let message = if count == 1 {
+                    format!(
+                        "`{name}` has no numeric prefix and loads before `{next}`, a {} rule",
+                        lower.as_str()
+                    )
+                } else {
+                    let others = match count - 1 {
+                        1 => "one other rule".to_owned(),
+                        n => format!("{n} other rules"),
+                    };
+                    format!(
+                        "`{name}` has no numeric prefix and loads before `{next}` and {others} of \
+                         the layers below"
+                    )
+                };
+                d.message(message)
                     .note(format!(
-                        "{layer} rules are named `{lo:02}-…` to `{hi:02}-…`; {}",
+                        "{}; a {layer} rule is meant to follow the rules of the layers below it",
                         place_among(collate, name, numbered)
                     ))
-                    .help(format!("rename it with a prefix from {lo:02} to {hi:02}"));
+                    .help(format!(
+                        "start the name with a letter, or give it a prefix from {lo:02} to {hi:02}"
+                    ));
             }
         }
         Some((value, digits)) => {

@@ -17,6 +17,10 @@ use std::ops::Range;
 /// The keys the loader reads.
 const GATE_KEYS: [&str; 2] = ["requires_setting", "requires"];
 
+/// Keys with which other agents' rule formats (Cursor, Claude Code, Copilot) scope a rule to
+/// some files, and which users take to do the same here.
+const SCOPE_KEYS: [&str; 4] = ["globs", "paths", "alwaysApply", "applyTo"];
+
 /// Keys tolerated as documentation (reported as info only).
 const DESCRIPTIVE_KEYS: [&str; 5] = ["description", "title", "name", "summary", "tags"];
 
@@ -76,6 +80,21 @@ fn check_header(
                 if let Some(d) = out.report(Code::DescriptiveFrontmatterKey, Some(line)) {
                     d.message(format!("frontmatter key `{key}` is ignored by the loader"))
                         .label("documentation only: not a gate, not in the prompt");
+                }
+            }
+            key if SCOPE_KEYS.contains(&key) => {
+                if let Some(d) = out.report(Code::UnknownFrontmatterKey, Some(line)) {
+                    d.message(format!(
+                        "frontmatter key `{key}` does not scope this rule: it is in every prompt"
+                    ))
+                    .label(
+                        "other agents' formats scope a rule to some files with this key; pi \
+                         ignores it",
+                    )
+                    .help(
+                        "delete the line; to include the rule only in some settings, use \
+                         `requires_setting:` or `requires:`",
+                    );
                 }
             }
             key => {

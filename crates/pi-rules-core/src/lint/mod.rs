@@ -532,12 +532,44 @@ mod tests {
                     prefixed(User, vec![("10-x.md", bytes("a")), ("75-y.md", bytes("a"))]),
                     prefixed(Project, vec![("5-x.md", bytes("a")), ("x.md", bytes("a"))]),
                 ],
+                // `x.md` has no prefix and sorts after every numbered name: no finding.
                 vec![
                     ("user/10-x.md", NameOutOfRange),
                     ("project/5-x.md", UnpaddedPrefix),
                     ("project/5-x.md", NameOutOfRange),
                     ("project/5-x.md", CollationOrder),
-                    ("project/x.md", NameOutOfRange),
+                ],
+            ),
+            (
+                "names without a prefix",
+                vec![
+                    prefixed(
+                        Package,
+                        vec![
+                            ("00-a.md", bytes("a")),
+                            ("20-b.md", bytes("a")),
+                            ("-zz.md", bytes("a")),
+                        ],
+                    ),
+                    prefixed(
+                        User,
+                        vec![("-mine.md", bytes("a")), ("mine.md", bytes("a"))],
+                    ),
+                    prefixed(
+                        Project,
+                        vec![
+                            ("-team.md", bytes("a")),
+                            ("1team.md", bytes("a")),
+                            ("team.md", bytes("a")),
+                        ],
+                    ),
+                ],
+                // In byte order `-` sorts before digits, and `1team.md` before `20-b.md`: those
+                // names load before package rules. A package name has no layer below it.
+                vec![
+                    ("user/-mine.md", NameOutOfRange),
+                    ("project/-team.md", NameOutOfRange),
+                    ("project/1team.md", NameOutOfRange),
                 ],
             ),
             (
@@ -658,26 +690,38 @@ mod tests {
             };
             key(a).cmp(&key(b))
         };
-        let layers = vec![prefixed(
-            LayerKind::Project,
-            vec![
-                ("_x.md", bytes("x")),
-                ("90-a.md", bytes("a")),
-                ("95-b.md", bytes("b")),
-                ("zz.md", bytes("z")),
-            ],
-        )];
+        let layers = vec![
+            prefixed(
+                LayerKind::Package,
+                vec![("00-core.md", bytes("c")), ("60-tasks.md", bytes("t"))],
+            ),
+            prefixed(
+                LayerKind::Project,
+                vec![
+                    ("_x.md", bytes("x")),
+                    ("90-a.md", bytes("a")),
+                    ("95-b.md", bytes("b")),
+                    ("zz.md", bytes("z")),
+                ],
+            ),
+        ];
         let report = testing::lint_layers(&layers, Some(&icu_like));
-        let note = |path: &str| {
+        let found = |path: &str| {
             report
                 .diagnostics
                 .iter()
                 .find(|d| d.path == path && d.code == Code::NameOutOfRange)
-                .map(|d| d.notes.join(" "))
-                .unwrap_or_default()
         };
-        assert!(note("project/_x.md").contains("before every numbered name"));
-        assert!(note("project/zz.md").contains("after every numbered name (after `95-b.md`)"));
+        // `_x.md` loads before the package rules; `zz.md`, after every numbered rule, is where
+        // a project rule belongs and is no finding.
+        let x = found("project/_x.md").expect("a finding for `_x.md`");
+        assert_eq!(
+            x.message,
+            "`_x.md` has no numeric prefix and loads before `00-core.md` and one other rule of the \
+             layers below"
+        );
+        assert!(x.notes.join(" ").contains("before every numbered name"));
+        assert!(found("project/zz.md").is_none());
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! so.
 //!
 //! Each file is taken to be joined to others with a blank line (`"\n\n"`) on both sides, as
-//! assembly does.
+//! assembly does. A file's one final line break is expected: the second blank line it makes at
+//! the join after it is the format's, and is not reported.
 
 use super::{Cond, Event, File};
 use crate::find;
@@ -185,7 +186,8 @@ enum Hit {
         marker: u32,
         end: u32,
     },
-    /// At the end of the file (the join after it counted); `empty` when nothing was output.
+    /// At the end of the file (the join after it counted), where the text ends with a blank line
+    /// (one final line break is expected and not a finding); `empty` when nothing was output.
     End {
         nl: u8,
         marker: u32,
@@ -755,8 +757,11 @@ pub(super) fn check(file: &File<'_>, out: &mut FileDiagnostics, scratch: &mut Sc
             };
             hits.push((hit, s.clone()));
         }
+        // The join adds two line breaks. With the one a text file ends with, that is two blank
+        // lines: the format's, not the author's, so it takes a third to make a finding (a text
+        // that ends with a blank line, or one that is left empty).
         let nl = s.tail.nl.saturating_add(2);
-        if nl >= 3 {
+        if nl >= 4 {
             let hit = Hit::End {
                 nl,
                 marker: s.wit.run_marker,
@@ -1040,8 +1045,8 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
                 );
             } else {
                 d.message(format!(
-                    "the text ends with a line break{when}: with the blank line that joins it to \
-                     the next file, that makes {}",
+                    "the text ends with a blank line{when}: with the line break that ends its last \
+                     line and the blank line that joins it to the next file, that makes {}",
                     blanks(*nl)
                 ))
                 .label(if span_is_end {
@@ -1049,7 +1054,7 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
                 } else {
                     "what follows this marker is dropped, down to the end of the file"
                 })
-                .help("end the file right after its last line of text, without a line break");
+                .help("end the file with one line break after its last line of text");
             }
         }
         Hit::Row { drop, .. } => {
