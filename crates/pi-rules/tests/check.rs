@@ -733,10 +733,11 @@ mod fixing {
             ),
             "{out}"
         );
-        // Control characters are shown escaped: the diff is for reading.
-        assert!(out.contains("\n---- \\r\n+---\\r\n"), "{out:?}");
+        // On a pipe the lines are byte for byte, carriage returns included, so that the diff
+        // applies (a terminal gets them escaped).
+        assert!(out.contains("\n---- \r\n+---\r\n"), "{out:?}");
         assert!(
-            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\\r\n"),
+            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\r\n"),
             "{out:?}"
         );
         assert!(

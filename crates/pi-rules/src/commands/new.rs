@@ -6,7 +6,7 @@ use crate::invocation::Context;
 use crate::loader::{is_rule_name, Layer};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use crate::writing::{write_atomic, WriteError};
+use crate::writing::WriteError;
 use anyhow::{bail, Result};
 use pi_rules_core::lint::LayerKind;
 
@@ -84,7 +84,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     }
     let dest = layers.writable_dir(target)?.join(&file_name);
     let shown_dest = escape(&dest.display().to_string()).into_owned();
-    match write_atomic(&dest, template(stem).as_bytes(), false) {
+    let dir = layers
+        .open_layer(target)
+        .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
+    match dir.write(&file_name, template(stem).as_bytes(), false) {
         Ok(()) => {}
         Err(WriteError::Exists) => {
             bail!("`{shown_dest}` already exists; edit it, or pick another name")
