@@ -269,6 +269,51 @@ mod tests {
         }
     }
 
+    fn raw(old: &str, new: &str, label: &str) -> String {
+        let mut out = Vec::new();
+        write_with(
+            &mut out,
+            (&format!("a/{label}"), old),
+            (&format!("b/{label}"), new),
+            3,
+            Paint { on: false },
+            Lines::Raw,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn headers_count_the_lines_when_a_kept_line_moves() {
+        // Issue 23's case: the fence `---` matches the old third line, so the diff removes two
+        // lines before it and adds two after; the header counts four lines on each side.
+        let text = raw(
+            "---   \nrequires_setting: dcoo\n---\n# T\n",
+            "---\nrequires_setting: dco\n---\n# T\n",
+            "x",
+        );
+        let header = text.lines().find(|l| l.starts_with("@@")).unwrap();
+        assert_eq!(header, "@@ -1,4 +1,4 @@", "{text}");
+    }
+
+    #[test]
+    fn raw_lines_keep_their_bytes_and_labels_are_quoted_as_git_does() {
+        assert_eq!(
+            raw("x\r\n\x1b[2J\n", "y\r\n\x1b[2J\n", "r.md"),
+            "--- a/r.md\n+++ b/r.md\n@@ -1,2 +1,2 @@\n-x\r\n+y\r\n \x1b[2J\n"
+        );
+        // A lone carriage return does not end a line.
+        assert_eq!(
+            raw("a\rb", "a\rc", "r.md"),
+            "--- a/r.md\n+++ b/r.md\n@@ -1 +1 @@\n-a\rb\n\\ No newline at end of file\n+a\rc\n\\ No newline at end of file\n"
+        );
+        let text = raw("a\n", "b\n", "two words \"q\"\\\n\x01.md");
+        assert!(
+            text.starts_with("--- \"a/two words \\\"q\\\"\\\\\\n\\001.md\"\n+++ \"b/two words"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn distant_changes_make_separate_hunks() {
         let line = |i: usize| match i {

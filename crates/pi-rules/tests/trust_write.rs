@@ -373,3 +373,15 @@ set +e
     assert_eq!(section(&text, "layer"), ".fill\n90-x.md\n", "{text}");
     assert!(section(&text, "file").starts_with(TYPO), "{text}");
 }
+
+#[test]
+fn check_help_documents_the_exit_code_of_a_fix_that_cannot_be_written() {
+    let world = World::new();
+    let help = stdout(&world.expect(&["check", "--help"], 0));
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("With --fix, exit code 3 when a fix could not be written"),
+        "{help}"
+    );
+    assert!(flat.contains("leads out of the project or $HOME"), "{help}");
+}

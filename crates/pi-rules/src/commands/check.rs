@@ -100,9 +100,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let json = args.format == CheckFormat::Json;
     if let Some(code) = &args.explain {
         let Some(info) = lint::lookup(code) else {
+            let near = near_code(code.trim());
+            let hint = match near {
+                Some((near, true)) => format!("did you mean `{}` ({})?", near.id, near.name),
+                Some((near, false)) => format!("did you mean `{}` ({})?", near.name, near.id),
+                None => "codes look like `PR101` or `unknown-setting-key` (`pi-rules check \
+                         --list-codes` lists them)"
+                    .to_owned(),
+            };
             return Err(UsageError(format!(
-                "`{}` is not a diagnostic code; codes look like `PR101` or `unknown-setting-key` \
-                 (`pi-rules check --list-codes` lists them)",
+                "`{}` is not a diagnostic code; {hint}",
                 crate::terminal::escape(code)
             ))
             .into());
@@ -204,6 +211,26 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     // just before exiting.
     cx.release(report);
     Ok(exit)
+}
+
+/// The code closest to `word`, for "did you mean": by name (`unknown-setting-kye`), or by
+/// number (`PR10`), where only one character may differ: two digits off is another code, not a
+/// typo. With whether it was found by number.
+fn near_code(word: &str) -> Option<(&'static CodeInfo, bool)> {
+    let upper = word.to_ascii_uppercase();
+    let numbered = upper.len() > 2
+        && upper.starts_with("PR")
+        && upper[2..].bytes().any(|b| b.is_ascii_digit());
+    if numbered {
+        let wanted: Vec<char> = upper.chars().collect();
+        let id = lint::suggest::closest(&upper, CODES.iter().map(|info| info.id))?;
+        let id_chars: Vec<char> = id.chars().collect();
+        lint::suggest::distance(&wanted, &id_chars, 1)?;
+        return lint::lookup(id).map(|info| (info, true));
+    }
+    lint::suggest::closest(word, CODES.iter().map(|info| info.name))
+        .and_then(lint::lookup)
+        .map(|info| (info, false))
 }
 
 fn plural(n: usize, word: &str) -> String {
