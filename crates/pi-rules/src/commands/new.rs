@@ -27,7 +27,9 @@ An existing file is never replaced. A name that is already a rule in any layer, 
 its prefix (`critical-rules` is `40-critical-rules.md` of the package), is refused with the path
 of the rule (exit 3), unless --force: two rules with one name make `show` and `override` ask
 which is meant, and a file of the same name in another layer replaces that copy whole (or is
-replaced by it). To change a rule that exists, use `pi-rules override`.")]
+replaced by it). To change a rule that exists, use `pi-rules override`. As with `override`, a
+layer directory that is, or lies under, a link leading out of the project (for --user, out of
+$HOME) is refused with exit 3, and nothing is written.")]
 pub struct Args {
     /// The rule's name, e.g. `team-conventions` (`.md` and a prefix are optional).
     pub name: String,

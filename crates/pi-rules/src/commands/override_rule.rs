@@ -21,7 +21,9 @@ package copy, for --project the user copy when there is one, else the package co
 written is printed on stdout.
 
 The write is atomic (a temporary file in the same directory, then a rename), the layer directory
-is created if needed, and an existing file is never replaced without --force.")]
+is created if needed, and an existing file is never replaced without --force. A layer directory
+that is, or lies under, a link leading out of the project (for --user, out of $HOME) is refused
+with exit 3, and nothing is written.")]
 pub struct Args {
     /// The rule: `40-critical-rules.md`, `40-critical-rules` or `critical-rules`.
     pub name: String,
