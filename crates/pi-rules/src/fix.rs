@@ -188,7 +188,7 @@ fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, St
     } else {
         Err(format!(
             "it is a link to `{}`, outside its layer directory",
-            target.display()
+            crate::terminal::escape(&target.display().to_string())
         ))
     }
 }

@@ -385,3 +385,36 @@ fn check_help_documents_the_exit_code_of_a_fix_that_cannot_be_written() {
     );
     assert!(flat.contains("leads out of the project or $HOME"), "{help}");
 }
+
+/// A refusal quotes paths a hostile project chose: they reach the terminal escaped.
+#[test]
+fn refusals_escape_the_paths_they_name() {
+    let world = World::new();
+    let evil = fs::canonicalize(world.root())
+        .unwrap()
+        .join("out\x1b]0;pwned\x07");
+    fs::create_dir_all(&evil).unwrap();
+    fs::write(evil.join("90-x.md"), TYPO).unwrap();
+    fs::write(evil.join("file\x1b[2J.md"), TYPO).unwrap();
+    symlink(&evil, world.project.join(".pi/rules")).unwrap();
+    for args in [&["new", "team", "--project"][..], &["check", "--fix"]] {
+        let out = world.run(args);
+        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+        assert!(err.contains("out\\x1b]0;pwned\\x07"), "{err}");
+    }
+    fs::remove_file(world.project.join(".pi/rules")).unwrap();
+    // A rule file linked out of its layer, named in the per-file refusal.
+    let layer = world.project_layer();
+    symlink(evil.join("file\x1b[2J.md"), layer.join("91-y.md")).unwrap();
+    let out = world.run(&["check", "--fix"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains('\x1b') && !err.contains('\x07'), "{err:?}");
+    assert!(err.contains("outside its layer directory"), "{err}");
+    assert_eq!(
+        fs::read_to_string(evil.join("file\x1b[2J.md")).unwrap(),
+        TYPO
+    );
+}
