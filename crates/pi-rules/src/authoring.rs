@@ -8,6 +8,7 @@ use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRe
 use crate::output::UsageError;
 use crate::session::Session;
 use crate::terminal::escape;
+use crate::writing::{LayerDir, Place};
 use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use std::path::PathBuf;
@@ -259,6 +260,25 @@ impl Layers {
             )
             .into()),
         }
+    }
+}
+
+impl Layers {
+    /// Opens the directory of `layer` for writing, creating it if needed, after checking that
+    /// neither it nor a directory above it leads out of the project (the project layer) or
+    /// `$HOME` (the user layer); see [`crate::writing`].
+    pub fn open_layer(&self, layer: Layer) -> Result<LayerDir> {
+        let place = match layer {
+            Layer::Project => Place::project(&self.session),
+            Layer::User => Place::user(&self.session),
+            Layer::Package => {
+                return Err(UsageError(
+                    "the package layer is not written to; use --user or --project".to_owned(),
+                )
+                .into())
+            }
+        };
+        Ok(place.and_then(|place| place.open(true))?)
     }
 }
 

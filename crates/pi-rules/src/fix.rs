@@ -8,13 +8,17 @@
 //! fixes of its findings, and repeats while new fixes appear (a repair can uncover the next one,
 //! as with two fences that both have trailing spaces), at most [`MAX_PASSES`] times. Only files of
 //! the user and project layers are planned; the package layer, a file reached through a link that
-//! leaves its layer directory, and a file that is not valid UTF-8 are refused with the reason.
+//! leaves its layer directory, a file whose layer directory (or a directory above it) leads out of
+//! the project or `$HOME`, and a file that is not valid UTF-8 are refused with the reason.
 //! [`write_diff`] prints a unified diff of the plan (`--dry-run`), and [`apply`] writes each file
-//! atomically: a temporary file beside it, then a rename over it, keeping its permissions.
+//! through [`crate::writing`]: the layer directory opened once without following links, then a
+//! temporary file in it and a rename over the file, keeping its permissions, all relative to that
+//! directory.
 
 use crate::check::{gather, CheckOptions};
 use crate::terminal::Paint;
 use crate::unified_diff;
+use crate::writing::{LayerDir, Place, WriteError};
 use anyhow::Result;
 use pi_rules_core::lint::{
     self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
@@ -31,7 +35,12 @@ pub const MAX_PASSES: usize = 8;
 pub struct FileFix {
     /// The path as reports show it.
     pub path: String,
-    /// The file to write (a link inside its layer is followed to its target).
+    /// The layer the file is in.
+    pub layer: LayerKind,
+    /// The name of the file to write in the layer directory (a link inside its layer is
+    /// followed to its target).
+    pub name: String,
+    /// The real path of that file.
     pub target: PathBuf,
     pub before: String,
     pub after: String,
@@ -44,6 +53,10 @@ pub struct FileFix {
 pub struct Refusal {
     pub path: String,
     pub reason: String,
+    /// The file, or its layer directory, leads out of where it belongs: a fix that cannot be
+    /// written, which `check --fix` reports with exit code 3. (The package layer and a file
+    /// that is not UTF-8 are left alone by design, and are not.)
+    pub unsafe_place: bool,
 }
 
 /// What `--fix` would do.
@@ -51,6 +64,8 @@ pub struct Refusal {
 pub struct Plan {
     pub files: Vec<FileFix>,
     pub refused: Vec<Refusal>,
+    /// Where the layers of `files` are, for [`apply`].
+    places: Vec<(LayerKind, Place)>,
 }
 
 /// Works out the fixes for every rule file the check reads.
@@ -60,14 +75,8 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
     let session = opts.session;
     let mut plan = Plan::default();
     for layer in &layers {
-        let dir = match layer.kind {
-            LayerKind::Package => None,
-            LayerKind::User => session
-                .home
-                .as_ref()
-                .map(|home| home.join(".pi").join("agent").join("rules")),
-            LayerKind::Project => Some(session.cwd.join(".pi").join("rules")),
-        };
+        // The real path of the layer directory, or why it must not be written.
+        let mut dir: Option<Result<PathBuf, String>> = None;
         for entry in &layer.entries {
             let Content::Bytes(bytes) = &entry.content else {
                 continue;
@@ -78,6 +87,7 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
             let refuse = |reason: String| Refusal {
                 path: entry.path.clone(),
                 reason,
+                unsafe_place: false,
             };
             let Ok(text) = std::str::from_utf8(bytes) else {
                 if has_fixes(&schema, layer.kind, entry, &String::from_utf8_lossy(bytes)) {
@@ -92,24 +102,40 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
             if fixed == 0 {
                 continue;
             }
-            let Some(dir) = &dir else {
+            if layer.kind == LayerKind::Package {
                 plan.refused.push(refuse(
                     "the package layer is never rewritten: copy the rule to the user or project \
                      layer to change it"
                         .to_owned(),
                 ));
                 continue;
+            }
+            let unsafe_place = |reason: String| Refusal {
+                unsafe_place: true,
+                ..refuse(reason)
             };
-            let target = match target_in_layer(Path::new(&entry.path), entry, dir) {
+            let dir = dir.get_or_insert_with(|| layer_dir(session, layer.kind, &mut plan.places));
+            let target = match dir {
+                Ok(dir) => target_in_layer(Path::new(&entry.path), entry, dir),
+                Err(reason) => Err(reason.clone()),
+            };
+            let target = match target {
                 Ok(target) => target,
                 Err(reason) => {
-                    plan.refused.push(refuse(reason));
+                    plan.refused.push(unsafe_place(reason));
                     continue;
                 }
             };
+            let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
+                plan.refused
+                    .push(unsafe_place("its name cannot be written".to_owned()));
+                continue;
+            };
             plan.files.push(FileFix {
                 path: entry.path.clone(),
-                target,
+                layer: layer.kind,
+                name: name.to_owned(),
+                target: target.clone(),
                 before: text.to_owned(),
                 after,
                 fixed,
@@ -121,21 +147,48 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
     Ok(plan)
 }
 
-/// The file to rewrite for `entry` at `path`: the path itself, or for a link, its target when
-/// that is inside the layer directory `dir`.
+/// Where a writable layer is: its place (bound by the project or `$HOME`).
+fn place(session: &crate::session::Session, kind: LayerKind) -> Result<Place, WriteError> {
+    match kind {
+        LayerKind::User => Place::user(session),
+        _ => Place::project(session),
+    }
+}
+
+/// The real path of a writable layer's directory, or why it must not be written: one of the
+/// directories on its way leads out of the project (or `$HOME`). Its place is kept in `places`.
+fn layer_dir(
+    session: &crate::session::Session,
+    kind: LayerKind,
+    places: &mut Vec<(LayerKind, Place)>,
+) -> Result<PathBuf, String> {
+    let place = place(session, kind).map_err(|e| e.to_string())?;
+    let resolved = place.resolve().map_err(|e| e.to_string())?;
+    places.push((kind, place));
+    if resolved.missing.is_empty() {
+        Ok(resolved.existing)
+    } else {
+        Err(format!(
+            "its layer directory `{}` does not exist",
+            crate::terminal::escape(&resolved.path().display().to_string())
+        ))
+    }
+}
+
+/// The file to rewrite for `entry` at `path`, in the layer directory whose real path is `dir`:
+/// the entry itself, or for a link, its target when that is in `dir`.
 fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, String> {
     if entry.link.is_none() {
-        return Ok(path.to_path_buf());
+        return Ok(dir.join(&entry.name));
     }
     let target = fs::canonicalize(path)
         .map_err(|e| format!("it is a link that cannot be resolved ({e})"))?;
-    let dir = fs::canonicalize(dir).map_err(|e| format!("its layer directory: {e}"))?;
-    if target.parent() == Some(dir.as_path()) {
+    if target.parent() == Some(dir) {
         Ok(target)
     } else {
         Err(format!(
             "it is a link to `{}`, outside its layer directory",
-            target.display()
+            crate::terminal::escape(&target.display().to_string())
         ))
     }
 }
@@ -217,68 +270,73 @@ pub fn fix_text(
     (current, fixed)
 }
 
-/// Writes the plan as a unified diff, one file after another, with the project's diff writer
-/// (which shows control characters escaped, so the diff is for reading, not for `patch`).
-pub fn write_diff(plan: &Plan, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
+/// Writes the plan as a unified diff, one file after another. With `raw`, every line is written
+/// byte for byte, so that `git apply` and `patch -p1` (run from the process's directory) make
+/// exactly what `--fix` would write; without it, control characters are shown escaped, for a
+/// terminal. A file outside the process's directory, whose path is absolute, is labelled from
+/// the root (`a/home/…`), for `patch -p1 -d /`.
+pub fn write_diff(plan: &Plan, out: &mut dyn Write, paint: Paint, raw: bool) -> io::Result<()> {
+    let lines = if raw {
+        unified_diff::Lines::Raw
+    } else {
+        unified_diff::Lines::Escaped
+    };
     for file in &plan.files {
-        unified_diff::write(
+        let path = file.path.trim_start_matches('/');
+        unified_diff::write_with(
             out,
-            (&format!("a/{}", file.path), &file.before),
-            (&format!("b/{}", file.path), &file.after),
+            (&format!("a/{path}"), &file.before),
+            (&format!("b/{path}"), &file.after),
             unified_diff::DEFAULT_CONTEXT,
             paint,
+            lines,
         )?;
     }
     Ok(())
 }
 
-/// Writes every planned file. A file that changed on disk since it was read is left alone.
-/// Returns the files that could not be written, with the error.
+/// Writes every planned file, each layer directory opened once (see [`crate::writing`]). A file
+/// that changed on disk since it was read is left alone. Returns the files that could not be
+/// written, with the error.
 pub fn apply(plan: &Plan) -> Vec<(String, io::Error)> {
     let mut failed = Vec::new();
+    let mut dirs: Vec<(LayerKind, Result<LayerDir, String>)> = Vec::new();
     for file in &plan.files {
-        if let Err(err) = write_one(file) {
+        let at = match dirs.iter().position(|(kind, _)| *kind == file.layer) {
+            Some(at) => at,
+            None => {
+                let opened = match plan.places.iter().find(|(kind, _)| *kind == file.layer) {
+                    Some((_, place)) => place.open(false).map_err(|e| e.to_string()),
+                    None => Err("its layer directory was not resolved".to_owned()),
+                };
+                dirs.push((file.layer, opened));
+                dirs.len() - 1
+            }
+        };
+        let written = match &dirs[at].1 {
+            Ok(dir) => write_one(dir, file),
+            Err(reason) => Err(io::Error::other(reason.clone())),
+        };
+        if let Err(err) = written {
             failed.push((file.path.clone(), err));
         }
     }
     failed
 }
 
-fn write_one(file: &FileFix) -> io::Result<()> {
-    use std::io::Read;
-    let mut now = Vec::new();
-    fs::File::open(&file.target)?
-        .take(file.before.len() as u64 + 1)
-        .read_to_end(&mut now)?;
+fn write_one(dir: &LayerDir, file: &FileFix) -> io::Result<()> {
+    if file.target.parent() != Some(dir.real()) {
+        return Err(io::Error::other(format!(
+            "its layer directory is now `{}`; run the check again",
+            crate::terminal::escape(&dir.real().display().to_string())
+        )));
+    }
+    let now = dir.read(&file.name, file.before.len() as u64 + 1)?;
     if now != file.before.as_bytes() {
         return Err(io::Error::other(
             "the file changed since it was read; run the check again",
         ));
     }
-    write_atomic(&file.target, file.after.as_bytes())
-}
-
-/// Replaces `target` with `bytes` through a temporary file in the same directory and a rename,
-/// keeping the file's permissions.
-pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let name = target
-        .file_name()
-        .map_or_else(|| "rule".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.pi-rules-fix.{}", std::process::id()));
-    let permissions = fs::metadata(target)?.permissions();
-    let written = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.set_permissions(permissions)?;
-        f.sync_all()?;
-        fs::rename(&tmp, target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written
+    dir.write(&file.name, file.after.as_bytes(), true)
+        .map_err(WriteError::into_io)
 }

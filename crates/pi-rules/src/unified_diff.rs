@@ -2,9 +2,11 @@
 //!
 //! The format is the one `diff -u` and `git diff` print: `---`/`+++` labels, `@@ -a,b +c,d @@`
 //! hunk headers (a count of one is left out), context lines, and `\ No newline at end of file`
-//! after a last line without one. Lines are compared whole (the line ending included, so a
-//! change from `\n` to `\r\n` shows). Every line passes through [`escape`] with tabs kept, so a
-//! rule file cannot drive the terminal; a carriage return shows as `\r`.
+//! after a last line without one. Lines end at `\n` and are compared whole (the line ending
+//! included, so a change from `\n` to `\r\n` shows). For reading ([`Lines::Escaped`], `diff` and
+//! `watch`), every line passes through [`escape`] with tabs kept, so a rule file cannot drive the
+//! terminal; a carriage return shows as `\r`. For applying ([`Lines::Raw`], `check --fix
+//! --dry-run` on a pipe), the lines are written byte for byte.
 //!
 //! The diff (Myers, through `similar`) has a deadline: past [`DEADLINE`], what remains is
 //! reported as removed and added whole rather than minimised, so a huge, wholly different pair
@@ -27,61 +29,160 @@ const HUNK: &str = "36";
 const REMOVED: &str = "31";
 const ADDED: &str = "32";
 
+/// How the lines of a diff are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lines {
+    /// For reading on a terminal: control characters shown escaped (tabs kept), labels too.
+    Escaped,
+    /// For `git apply` and `patch`: every line byte for byte (a carriage return stays one), and
+    /// a label quoted as git quotes a path when it holds a space, a quote, a backslash or a
+    /// control character.
+    Raw,
+}
+
 /// Writes the unified diff of `old` against `new` to `out`, labelled `old_label` and
-/// `new_label`, with `context` lines of context; nothing at all when the texts are equal.
-/// Returns whether they differ.
+/// `new_label`, with `context` lines of context, escaped for reading ([`Lines::Escaped`]);
+/// nothing at all when the texts are equal. Returns whether they differ.
 pub fn write(
+    out: &mut dyn Write,
+    old: (&str, &str),
+    new: (&str, &str),
+    context: usize,
+    paint: Paint,
+) -> io::Result<bool> {
+    write_with(out, old, new, context, paint, Lines::Escaped)
+}
+
+/// [`write`], with the lines written as `lines` says.
+///
+/// The hunks are cut from the sequence of lines the diff produces (each kept, removed or
+/// added), and each header counts the lines of its hunk on either side: the diff's own indexes
+/// are not trusted, so that the diff always applies to `old` and gives `new`.
+pub fn write_with(
     out: &mut dyn Write,
     (old_label, old): (&str, &str),
     (new_label, new): (&str, &str),
     context: usize,
     paint: Paint,
+    lines: Lines,
 ) -> io::Result<bool> {
     if old == new {
         return Ok(false);
     }
+    // Lines end at `\n` only (`similar`'s own splitting also ends one at a lone `\r`, which
+    // `patch` would not).
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let diff = TextDiff::configure()
         .deadline(Instant::now() + DEADLINE)
-        .diff_lines(old, new);
+        .diff_slices(&old_lines, &new_lines);
+    let seq: Vec<(ChangeTag, &str)> = diff
+        .ops()
+        .iter()
+        .flat_map(|op| diff.iter_changes(op))
+        .map(|change| (change.tag(), change.value()))
+        .collect();
     let line = |out: &mut dyn Write, style: &str, text: &str| -> io::Result<()> {
         writeln!(out, "{}", paint.paint(style, text))
     };
-    line(out, LABEL, &format!("--- {}", escape(old_label)))?;
-    line(out, LABEL, &format!("+++ {}", escape(new_label)))?;
-    for group in diff.grouped_ops(context) {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
-            continue;
-        };
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        let header = format!(
-            "@@ -{} +{} @@",
-            hunk_range(old_range.start, old_range.len()),
-            hunk_range(new_range.start, new_range.len())
-        );
-        line(out, HUNK, &header)?;
-        for op in &group {
-            for change in diff.iter_changes(op) {
-                let (sign, style) = match change.tag() {
-                    ChangeTag::Equal => (' ', ""),
-                    ChangeTag::Delete => ('-', REMOVED),
-                    ChangeTag::Insert => ('+', ADDED),
-                };
-                let value = change.value();
-                let text = value.strip_suffix('\n').unwrap_or(value);
-                let shown = format!("{sign}{}", escape_keeping_tabs(text));
-                if style.is_empty() {
-                    writeln!(out, "{shown}")?;
-                } else {
-                    line(out, style, &shown)?;
-                }
-                if change.missing_newline() {
-                    writeln!(out, "\\ No newline at end of file")?;
-                }
+    let label = |text: &str| match lines {
+        Lines::Escaped => escape(text).into_owned(),
+        Lines::Raw => quote_label(text),
+    };
+    line(out, LABEL, &format!("--- {}", label(old_label)))?;
+    line(out, LABEL, &format!("+++ {}", label(new_label)))?;
+    // Lines of `old` and of `new` before each position of the sequence.
+    let mut old_before = Vec::with_capacity(seq.len() + 1);
+    let mut new_before = Vec::with_capacity(seq.len() + 1);
+    let (mut o, mut n) = (0usize, 0usize);
+    for (tag, _) in &seq {
+        old_before.push(o);
+        new_before.push(n);
+        o += usize::from(*tag != ChangeTag::Insert);
+        n += usize::from(*tag != ChangeTag::Delete);
+    }
+    old_before.push(o);
+    new_before.push(n);
+    let changed = |i: usize| seq[i].0 != ChangeTag::Equal;
+    let mut next = 0;
+    while let Some(first) = (next..seq.len()).find(|&i| changed(i)) {
+        // Extend over changes separated by at most twice the context.
+        let mut end = first;
+        loop {
+            while end < seq.len() && changed(end) {
+                end += 1;
+            }
+            match (end..seq.len()).find(|&i| changed(i)) {
+                Some(i) if i - end <= 2 * context => end = i,
+                _ => break,
             }
         }
+        let from = first.saturating_sub(context).max(next);
+        let to = (end + context).min(seq.len());
+        let header = format!(
+            "@@ -{} +{} @@",
+            hunk_range(old_before[from], old_before[to] - old_before[from]),
+            hunk_range(new_before[from], new_before[to] - new_before[from])
+        );
+        line(out, HUNK, &header)?;
+        for &(tag, value) in &seq[from..to] {
+            let (sign, style) = match tag {
+                ChangeTag::Equal => (' ', ""),
+                ChangeTag::Delete => ('-', REMOVED),
+                ChangeTag::Insert => ('+', ADDED),
+            };
+            let text = value.strip_suffix('\n');
+            let body = text.unwrap_or(value);
+            match lines {
+                Lines::Raw if style.is_empty() || !paint.on => {
+                    out.write_all(&[sign as u8])?;
+                    out.write_all(body.as_bytes())?;
+                    out.write_all(b"\n")?;
+                }
+                _ => {
+                    let shown = match lines {
+                        Lines::Escaped => format!("{sign}{}", escape_keeping_tabs(body)),
+                        Lines::Raw => format!("{sign}{body}"),
+                    };
+                    if style.is_empty() {
+                        writeln!(out, "{shown}")?;
+                    } else {
+                        line(out, style, &shown)?;
+                    }
+                }
+            }
+            if text.is_none() {
+                writeln!(out, "\\ No newline at end of file")?;
+            }
+        }
+        next = to;
     }
     Ok(true)
+}
+
+/// A label as git writes a path: as it is, or in double quotes with C escapes when it holds a
+/// space, a tab, a double quote, a backslash or another control character (which `git apply`
+/// and GNU `patch` both read back).
+fn quote_label(label: &str) -> String {
+    let needs = |c: char| c == ' ' || c == '"' || c == '\\' || c.is_ascii_control();
+    if !label.contains(needs) {
+        return label.to_owned();
+    }
+    let mut out = String::with_capacity(label.len() + 2);
+    out.push('"');
+    for c in label.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `start,len` of a hunk side, 1-based, as `diff -u` writes it: an empty side names the line
@@ -166,6 +267,51 @@ mod tests {
                 "{old:?}"
             );
         }
+    }
+
+    fn raw(old: &str, new: &str, label: &str) -> String {
+        let mut out = Vec::new();
+        write_with(
+            &mut out,
+            (&format!("a/{label}"), old),
+            (&format!("b/{label}"), new),
+            3,
+            Paint { on: false },
+            Lines::Raw,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn headers_count_the_lines_when_a_kept_line_moves() {
+        // Issue 23's case: the fence `---` matches the old third line, so the diff removes two
+        // lines before it and adds two after; the header counts four lines on each side.
+        let text = raw(
+            "---   \nrequires_setting: dcoo\n---\n# T\n",
+            "---\nrequires_setting: dco\n---\n# T\n",
+            "x",
+        );
+        let header = text.lines().find(|l| l.starts_with("@@")).unwrap();
+        assert_eq!(header, "@@ -1,4 +1,4 @@", "{text}");
+    }
+
+    #[test]
+    fn raw_lines_keep_their_bytes_and_labels_are_quoted_as_git_does() {
+        assert_eq!(
+            raw("x\r\n\x1b[2J\n", "y\r\n\x1b[2J\n", "r.md"),
+            "--- a/r.md\n+++ b/r.md\n@@ -1,2 +1,2 @@\n-x\r\n+y\r\n \x1b[2J\n"
+        );
+        // A lone carriage return does not end a line.
+        assert_eq!(
+            raw("a\rb", "a\rc", "r.md"),
+            "--- a/r.md\n+++ b/r.md\n@@ -1 +1 @@\n-a\rb\n\\ No newline at end of file\n+a\rc\n\\ No newline at end of file\n"
+        );
+        let text = raw("a\n", "b\n", "two words \"q\"\\\n\x01.md");
+        assert!(
+            text.starts_with("--- \"a/two words \\\"q\\\"\\\\\\n\\001.md\"\n+++ \"b/two words"),
+            "{text}"
+        );
     }
 
     #[test]

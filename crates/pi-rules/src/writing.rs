@@ -1,30 +1,52 @@
-//! Writing a rule file so that no reader ever sees half of it: the bytes go to a temporary file
-//! in the same directory, which is synced and then renamed onto the destination. A rename within
-//! one directory is atomic, so the assembly (or an editor, or `watch`) reads either the old file
-//! or the whole new one.
+//! Writing rule files: only inside the layer they belong to, and so that no reader ever sees
+//! half of one. Every writer (`new`, `override`, `check --fix`) goes through here.
 //!
-//! Without `replace`, the rename refuses to overwrite (`renameat2` with `RENAME_NOREPLACE`; where
-//! the file system lacks it, a hard link, which refuses too): a file that appears between a check
+//! **Staying in the layer.** A layer directory is named by a path (`<cwd>/.pi/rules`,
+//! `$HOME/.pi/agent/rules`), and any directory on that path can be a link: a cloned project can
+//! hold `.pi -> /somewhere` or `.pi/rules -> ~/.pi/agent/rules`. [`Place`] knows the layer's
+//! bound (the project root, or `$HOME`) and the components below it; [`Place::resolve`] follows
+//! them one by one and refuses when any of them leads outside the bound (a link inside it is
+//! followed). [`Place::open`] then opens the resolved directory from the bound down, one
+//! component at a time with `O_NOFOLLOW | O_DIRECTORY`, creating the missing ones with `mkdirat`
+//! relative to their parent, so that a component swapped for a link after the check makes the
+//! open fail instead of leading elsewhere. Everything after that (the temporary file, the sync,
+//! the rename, the clean-up) is done relative to that one descriptor ([`LayerDir`]): the path is
+//! never resolved again.
+//!
+//! **Atomic writes.** The bytes go to a temporary file in the layer directory, which is synced
+//! and then renamed onto the destination. A rename within one directory is atomic, so the
+//! assembly (or an editor, or `watch`) reads either the old file or the whole new one. Without
+//! `replace`, the rename refuses to overwrite (`renameat2` with `RENAME_NOREPLACE`; where the
+//! file system lacks it, a hard link, which refuses too): a file that appears between a check
 //! and the write is never clobbered.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write as _};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use crate::session::Session;
+use crate::terminal::escape;
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
+use std::ffi::OsString;
+use std::fs::{self, File};
+use std::io::{self, Read as _, Write as _};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
 
 /// Why a write did not happen.
 #[derive(Debug)]
 pub enum WriteError {
     /// The destination exists (a file, a link, anything) and replacing was not allowed.
     Exists,
+    /// The layer directory, or a directory above it, leads outside the project (or `$HOME`):
+    /// the reason, with the paths, ready to print.
+    Refused(String),
     /// Any other failure, with what was being done.
-    Io { doing: &'static str, err: io::Error },
+    Io { doing: String, err: io::Error },
 }
 
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WriteError::Exists => f.write_str("it already exists"),
+            WriteError::Refused(reason) => f.write_str(reason),
             WriteError::Io { doing, err } => write!(f, "cannot {doing}: {err}"),
         }
     }
@@ -32,102 +54,379 @@ impl std::fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
-fn io(doing: &'static str) -> impl FnOnce(io::Error) -> WriteError {
-    move |err| WriteError::Io { doing, err }
+impl WriteError {
+    /// The error as an `io::Error` carrying this message, for callers that collect those.
+    pub fn into_io(self) -> io::Error {
+        io::Error::other(self.to_string())
+    }
 }
 
-/// Writes `bytes` to `path` atomically, creating the parent directory if needed. With `replace`,
-/// an existing file is replaced (keeping its permission bits); without it, an existing entry is
-/// left untouched and the result is [`WriteError::Exists`].
-pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<(), WriteError> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    fs::create_dir_all(dir).map_err(io("create the directory"))?;
-    if !replace && fs::symlink_metadata(path).is_ok() {
-        return Err(WriteError::Exists);
+fn io(doing: impl Into<String>) -> impl FnOnce(io::Error) -> WriteError {
+    move |err| WriteError::Io {
+        doing: doing.into(),
+        err,
     }
-    let (temp_path, mut temp) = create_temp(dir, path)?;
-    let written = (|| {
-        temp.write_all(bytes)
-            .map_err(io("write the temporary file"))?;
-        if replace {
-            // An editor keeps the mode of the file it saves over; so do we.
-            if let Ok(old) = fs::metadata(path) {
-                if old.is_file() {
-                    let mode = old.permissions().mode() & 0o7777;
-                    let _ = temp.set_permissions(fs::Permissions::from_mode(mode));
+}
+
+fn errno(doing: impl Into<String>) -> impl FnOnce(Errno) -> WriteError {
+    move |e| WriteError::Io {
+        doing: doing.into(),
+        err: io::Error::from_raw_os_error(e.raw_os_error()),
+    }
+}
+
+fn shown(path: &Path) -> String {
+    escape(&path.display().to_string()).into_owned()
+}
+
+/// What a layer directory must stay inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The project root (the repository root of the working directory, or the directory itself).
+    Project,
+    /// The home directory, `$HOME`.
+    Home,
+}
+
+impl Bound {
+    fn describe(self, root: &Path) -> String {
+        match self {
+            Bound::Project => format!("the project `{}`", shown(root)),
+            Bound::Home => format!("the home directory `{}`", shown(root)),
+        }
+    }
+}
+
+/// A layer directory to write to: its bound (canonical) and the components below it.
+#[derive(Debug, Clone)]
+pub struct Place {
+    bound: Bound,
+    root: PathBuf,
+    below: Vec<OsString>,
+}
+
+/// A layer directory as [`Place::resolve`] found it: the real path of the part that exists (at
+/// or below the bound, free of links) and the components still to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub existing: PathBuf,
+    pub missing: Vec<OsString>,
+}
+
+impl Resolved {
+    /// The real path the layer directory has, or will have once created.
+    pub fn path(&self) -> PathBuf {
+        let mut path = self.existing.clone();
+        path.extend(&self.missing);
+        path
+    }
+}
+
+impl Place {
+    /// A layer directory `below` the canonical directory `root`.
+    pub fn new(bound: Bound, root: PathBuf, below: Vec<OsString>) -> Place {
+        Place { bound, root, below }
+    }
+
+    /// The project layer, `<cwd>/.pi/rules`, bound by the project root. The working directory
+    /// itself is the user's choice and is taken as it resolves; when it is not inside the
+    /// project root (it can only be reached through a link then), it is its own bound.
+    pub fn project(session: &Session) -> Result<Place, WriteError> {
+        let cwd = fs::canonicalize(&session.cwd).map_err(io(format!(
+            "resolve the project directory `{}`",
+            shown(&session.cwd)
+        )))?;
+        let root = session.project_root();
+        let (root, rest) = match cwd.strip_prefix(&root) {
+            Ok(rest) => (root.clone(), rest.to_path_buf()),
+            Err(_) => (cwd.clone(), PathBuf::new()),
+        };
+        let mut below: Vec<OsString> = rest
+            .components()
+            .map(|c| c.as_os_str().to_owned())
+            .collect();
+        below.extend([".pi".into(), "rules".into()]);
+        Ok(Place::new(Bound::Project, root, below))
+    }
+
+    /// The user layer, `$HOME/.pi/agent/rules`, bound by `$HOME`.
+    pub fn user(session: &Session) -> Result<Place, WriteError> {
+        let Some(home) = &session.home else {
+            return Err(WriteError::Refused(
+                "there is no user layer: `HOME` is not set; set it, or use --project".to_owned(),
+            ));
+        };
+        let root = fs::canonicalize(home)
+            .map_err(io(format!("resolve the home directory `{}`", shown(home))))?;
+        Ok(Place::new(
+            Bound::Home,
+            root,
+            vec![".pi".into(), "agent".into(), "rules".into()],
+        ))
+    }
+
+    /// Follows the components below the bound, one at a time, and refuses when one of them is a
+    /// link that leads outside the bound or does not resolve. A link that stays inside is
+    /// followed. Components from the first one that does not exist are `missing`.
+    pub fn resolve(&self) -> Result<Resolved, WriteError> {
+        let mut existing = self.root.clone();
+        let mut given = self.root.clone();
+        let mut rest = self.below.iter();
+        while let Some(name) = rest.next() {
+            given.push(name);
+            let next = existing.join(name);
+            let metadata = match fs::symlink_metadata(&next) {
+                Ok(metadata) => metadata,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    let mut missing = vec![name.clone()];
+                    missing.extend(rest.cloned());
+                    return Ok(Resolved { existing, missing });
+                }
+                Err(err) => return Err(io(format!("examine `{}`", shown(&next)))(err)),
+            };
+            if metadata.is_dir() {
+                existing = next;
+                continue;
+            }
+            if !metadata.file_type().is_symlink() {
+                return Err(WriteError::Io {
+                    doing: format!("use `{}` as a directory", shown(&next)),
+                    err: io::Error::from_raw_os_error(Errno::NOTDIR.raw_os_error()),
+                });
+            }
+            let real = match fs::canonicalize(&next) {
+                Ok(real) => real,
+                Err(_) => {
+                    let to = fs::read_link(&next).unwrap_or_default();
+                    return Err(WriteError::Refused(format!(
+                        "refusing to write through `{}`: it is a link to `{}`, which does not \
+                         resolve, and a directory made there could be outside {}",
+                        shown(&given),
+                        shown(&to),
+                        self.bound.describe(&self.root)
+                    )));
+                }
+            };
+            if !real.starts_with(&self.root) {
+                return Err(WriteError::Refused(format!(
+                    "refusing to write through `{}`: it resolves to `{}`, outside {}",
+                    shown(&given),
+                    shown(&real),
+                    self.bound.describe(&self.root)
+                )));
+            }
+            if !real.is_dir() {
+                return Err(WriteError::Io {
+                    doing: format!("use `{}` as a directory", shown(&given)),
+                    err: io::Error::from_raw_os_error(Errno::NOTDIR.raw_os_error()),
+                });
+            }
+            existing = real;
+        }
+        Ok(Resolved {
+            existing,
+            missing: Vec::new(),
+        })
+    }
+
+    /// Resolves the layer directory ([`Place::resolve`]) and opens it from the bound down, with
+    /// no link followed at any step; with `create`, the missing directories are made.
+    pub fn open(&self, create: bool) -> Result<LayerDir, WriteError> {
+        let resolved = self.resolve()?;
+        if !create && !resolved.missing.is_empty() {
+            return Err(WriteError::Io {
+                doing: format!("open `{}`", shown(&resolved.path())),
+                err: io::Error::from(io::ErrorKind::NotFound),
+            });
+        }
+        let mut fd = rustix::fs::open(
+            &self.root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(errno(format!("open `{}`", shown(&self.root))))?;
+        let mut at = self.root.clone();
+        let inside = resolved
+            .existing
+            .strip_prefix(&self.root)
+            .unwrap_or(Path::new(""));
+        let existing = inside.components().filter_map(|c| match c {
+            Component::Normal(name) => Some((name.to_owned(), false)),
+            _ => None,
+        });
+        let missing = resolved.missing.iter().map(|name| (name.clone(), true));
+        for (name, make) in existing.chain(missing) {
+            at.push(&name);
+            if make {
+                match rustix::fs::mkdirat(&fd, name.as_os_str(), Mode::from_raw_mode(0o777)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(errno(format!("create `{}`", shown(&at)))(e)),
                 }
             }
+            fd = match rustix::fs::openat(
+                &fd,
+                name.as_os_str(),
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            ) {
+                Ok(next) => next,
+                // It was a directory a moment ago, or was just made: something replaced it.
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    let now = fs::canonicalize(&at).map_or_else(
+                        |_| "somewhere that does not resolve".to_owned(),
+                        |p| format!("`{}`", shown(&p)),
+                    );
+                    return Err(WriteError::Refused(format!(
+                        "refusing to write through `{}`: it changed while it was opened, and is \
+                         now a link to {now}",
+                        shown(&at)
+                    )));
+                }
+                Err(e) => return Err(errno(format!("open `{}`", shown(&at)))(e)),
+            };
         }
-        temp.sync_all().map_err(io("sync the temporary file"))?;
-        drop(temp);
-        if replace {
-            fs::rename(&temp_path, path).map_err(io("rename the temporary file into place"))
-        } else {
-            rename_no_replace(&temp_path, path)
-        }
-    })();
-    // After a successful rename the temporary name is gone; after a hard link or a failure it is
-    // still there.
-    let _ = fs::remove_file(&temp_path);
-    written?;
-    // Make the rename itself durable; best-effort, as not every file system allows it.
-    if let Ok(dir) = File::open(dir) {
-        let _ = dir.sync_all();
+        Ok(LayerDir {
+            fd,
+            real: resolved.path(),
+        })
     }
-    Ok(())
 }
 
-/// Creates a new, empty temporary file beside `path`, named after it and hidden, and not a rule
-/// name (it does not end in `.md`), so that a concurrent assembly never takes it.
-fn create_temp(dir: &Path, path: &Path) -> Result<(PathBuf, File), WriteError> {
-    let stem = path
-        .file_name()
-        .map_or_else(|| "rule".into(), |n| n.to_string_lossy().into_owned());
-    let pid = std::process::id();
-    let mut last = None;
-    for attempt in 0..100u32 {
-        let candidate = dir.join(format!(".{stem}.{pid}.{attempt}.tmp"));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(file) => return Ok((candidate, file)),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = Some(err),
-            Err(err) => return Err(io("create a temporary file")(err)),
-        }
-    }
-    Err(io("create a temporary file")(last.unwrap_or_else(|| {
-        io::Error::from(io::ErrorKind::AlreadyExists)
-    })))
+/// An open layer directory: every read and write of [`LayerDir::read`] and [`LayerDir::write`]
+/// is relative to it.
+#[derive(Debug)]
+pub struct LayerDir {
+    fd: OwnedFd,
+    real: PathBuf,
 }
 
-/// Renames `from` onto `to` unless `to` exists.
-fn rename_no_replace(from: &Path, to: &Path) -> Result<(), WriteError> {
-    use rustix::fs::{renameat_with, RenameFlags, CWD};
-    match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-        Ok(()) => Ok(()),
-        Err(rustix::io::Errno::EXIST) => Err(WriteError::Exists),
-        // No RENAME_NOREPLACE here: a hard link also fails when the name exists.
-        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::OPNOTSUPP) => {
-            match fs::hard_link(from, to) {
-                Ok(()) => Ok(()),
-                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(WriteError::Exists),
-                Err(err) => Err(io("link the temporary file into place")(err)),
+impl LayerDir {
+    /// The real path of the directory, as it was when opened.
+    pub fn real(&self) -> &Path {
+        &self.real
+    }
+
+    /// Up to `limit` bytes of the regular file `name` in this directory; a link is not followed.
+    pub fn read(&self, name: &str, limit: u64) -> io::Result<Vec<u8>> {
+        check_name(name)?;
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let file = File::from(fd);
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::other("it is not a regular file"));
+        }
+        let mut bytes = Vec::new();
+        file.take(limit).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Writes `bytes` to the file `name` of this directory atomically. With `replace`, an
+    /// existing entry is replaced (a regular file keeps its permission bits; a link is replaced
+    /// itself, its target untouched); without it, an existing entry is left untouched and the
+    /// result is [`WriteError::Exists`].
+    pub fn write(&self, name: &str, bytes: &[u8], replace: bool) -> Result<(), WriteError> {
+        check_name(name).map_err(io("name the file"))?;
+        let old = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW);
+        if !replace && old.is_ok() {
+            return Err(WriteError::Exists);
+        }
+        let (temp_name, temp) = self.create_temp(name)?;
+        let written = (|| {
+            let mut file = File::from(temp);
+            file.write_all(bytes)
+                .map_err(io("write the temporary file"))?;
+            if replace {
+                // An editor keeps the mode of the file it saves over; so do we.
+                if let Ok(old) = &old {
+                    let kind = rustix::fs::FileType::from_raw_mode(old.st_mode);
+                    if kind == rustix::fs::FileType::RegularFile {
+                        let mode = Mode::from_raw_mode(old.st_mode & 0o7777);
+                        rustix::fs::fchmod(&file, mode)
+                            .map_err(errno("keep the file's permissions"))?;
+                    }
+                }
+            }
+            file.sync_all().map_err(io("sync the temporary file"))?;
+            drop(file);
+            if replace {
+                rustix::fs::renameat(&self.fd, temp_name.as_str(), &self.fd, name)
+                    .map_err(errno("rename the temporary file into place"))
+            } else {
+                self.rename_no_replace(&temp_name, name)
+            }
+        })();
+        // After a successful rename the temporary name is gone; after a hard link or a failure
+        // it is still there.
+        let _ = rustix::fs::unlinkat(&self.fd, temp_name.as_str(), AtFlags::empty());
+        written?;
+        // Make the rename itself durable; best-effort, as not every file system allows it.
+        let _ = rustix::fs::fsync(&self.fd);
+        Ok(())
+    }
+
+    /// Creates a new, empty temporary file for `name`, hidden and not a rule name (it does not
+    /// end in `.md`), so that a concurrent assembly never takes it.
+    fn create_temp(&self, name: &str) -> Result<(String, OwnedFd), WriteError> {
+        let mut end = name.len().min(180);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        let stem = &name[..end];
+        let pid = std::process::id();
+        let mut last = Errno::EXIST;
+        for attempt in 0..100u32 {
+            let candidate = format!(".{stem}.{pid}.{attempt}.tmp");
+            match rustix::fs::openat(
+                &self.fd,
+                candidate.as_str(),
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o666),
+            ) {
+                Ok(fd) => return Ok((candidate, fd)),
+                Err(Errno::EXIST) => last = Errno::EXIST,
+                Err(e) => return Err(errno("create a temporary file")(e)),
             }
         }
-        Err(errno) => Err(io("rename the temporary file into place")(
-            io::Error::from_raw_os_error(errno.raw_os_error()),
-        )),
+        Err(errno("create a temporary file")(last))
     }
+
+    /// Renames `from` onto `to` (both in this directory) unless `to` exists.
+    fn rename_no_replace(&self, from: &str, to: &str) -> Result<(), WriteError> {
+        match rustix::fs::renameat_with(&self.fd, from, &self.fd, to, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            Err(Errno::EXIST) => Err(WriteError::Exists),
+            // No RENAME_NOREPLACE here: a hard link also fails when the name exists.
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {
+                match rustix::fs::linkat(&self.fd, from, &self.fd, to, AtFlags::empty()) {
+                    Ok(()) => Ok(()),
+                    Err(Errno::EXIST) => Err(WriteError::Exists),
+                    Err(e) => Err(errno("link the temporary file into place")(e)),
+                }
+            }
+            Err(e) => Err(errno("rename the temporary file into place")(e)),
+        }
+    }
+}
+
+/// A file name written in a layer directory is one plain component.
+fn check_name(name: &str) -> io::Result<()> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a plain file name",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::{symlink, PermissionsExt};
 
     fn leftovers(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
@@ -138,68 +437,144 @@ mod tests {
         names
     }
 
+    /// A project root (canonical) and its `.pi/rules` place.
+    fn project() -> (tempfile::TempDir, PathBuf, Place) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap().join("proj");
+        fs::create_dir(&root).unwrap();
+        let place = Place::new(
+            Bound::Project,
+            root.clone(),
+            vec![".pi".into(), "rules".into()],
+        );
+        (tmp, root, place)
+    }
+
     #[test]
     fn creates_directories_and_writes_the_bytes() {
-        let root = tempfile::tempdir().unwrap();
-        let path = root.path().join("a/b/70-x.md");
-        write_atomic(&path, b"one\r\ntwo", false).unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"one\r\ntwo");
-        assert_eq!(leftovers(&root.path().join("a/b")), ["70-x.md"]);
+        let (_tmp, root, place) = project();
+        let dir = place.open(true).unwrap();
+        assert_eq!(dir.real(), root.join(".pi/rules"));
+        dir.write("70-x.md", b"one\r\ntwo", false).unwrap();
+        assert_eq!(
+            fs::read(root.join(".pi/rules/70-x.md")).unwrap(),
+            b"one\r\ntwo"
+        );
+        assert_eq!(leftovers(&root.join(".pi/rules")), ["70-x.md"]);
+        assert_eq!(dir.read("70-x.md", 100).unwrap(), b"one\r\ntwo");
+        assert_eq!(dir.read("70-x.md", 3).unwrap(), b"one");
+    }
+
+    #[test]
+    fn without_create_a_missing_layer_is_an_error() {
+        let (_tmp, root, place) = project();
+        assert!(matches!(place.open(false), Err(WriteError::Io { .. })));
+        assert!(!root.join(".pi").exists());
+    }
+
+    #[test]
+    fn links_that_leave_the_bound_are_refused_and_links_inside_followed() {
+        let (tmp, root, place) = project();
+        let outside = fs::canonicalize(tmp.path()).unwrap().join("outside");
+        fs::create_dir_all(outside.join("rules")).unwrap();
+        // `.pi` itself out.
+        symlink(&outside, root.join(".pi")).unwrap();
+        let err = place.open(true).unwrap_err();
+        let WriteError::Refused(reason) = err else {
+            panic!("{err:?}")
+        };
+        assert!(
+            reason.contains(&format!("`{}`", outside.display())) && reason.contains("outside"),
+            "{reason}"
+        );
+        fs::remove_file(root.join(".pi")).unwrap();
+        // `.pi/rules` out, and dangling.
+        fs::create_dir(root.join(".pi")).unwrap();
+        symlink(outside.join("rules"), root.join(".pi/rules")).unwrap();
+        assert!(matches!(place.open(true), Err(WriteError::Refused(_))));
+        fs::remove_file(root.join(".pi/rules")).unwrap();
+        symlink(outside.join("nowhere"), root.join(".pi/rules")).unwrap();
+        assert!(matches!(place.open(true), Err(WriteError::Refused(_))));
+        assert!(!outside.join("nowhere").exists());
+        fs::remove_file(root.join(".pi/rules")).unwrap();
+        // Inside: followed, and written where it leads.
+        fs::create_dir(root.join("shared")).unwrap();
+        symlink("../shared", root.join(".pi/rules")).unwrap();
+        let dir = place.open(true).unwrap();
+        assert_eq!(dir.real(), root.join("shared"));
+        dir.write("90-x.md", b"x", false).unwrap();
+        assert_eq!(leftovers(&root.join("shared")), ["90-x.md"]);
+        assert_eq!(leftovers(&outside.join("rules")), Vec::<String>::new());
     }
 
     #[test]
     fn refuses_to_replace_anything_without_replace() {
-        let root = tempfile::tempdir().unwrap();
-        let path = root.path().join("70-x.md");
-        fs::write(&path, "mine").unwrap();
+        let (_tmp, root, place) = project();
+        let dir = place.open(true).unwrap();
+        let layer = root.join(".pi/rules");
+        fs::write(layer.join("70-x.md"), "mine").unwrap();
         assert!(matches!(
-            write_atomic(&path, b"theirs", false),
+            dir.write("70-x.md", b"theirs", false),
             Err(WriteError::Exists)
         ));
-        assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
+        assert_eq!(fs::read_to_string(layer.join("70-x.md")).unwrap(), "mine");
         // A dangling link is an entry too.
-        let link = root.path().join("71-y.md");
-        std::os::unix::fs::symlink(root.path().join("nowhere"), &link).unwrap();
+        symlink(root.join("nowhere"), layer.join("71-y.md")).unwrap();
         assert!(matches!(
-            write_atomic(&link, b"x", false),
+            dir.write("71-y.md", b"x", false),
             Err(WriteError::Exists)
         ));
-        assert_eq!(leftovers(root.path()), ["70-x.md", "71-y.md"]);
+        assert_eq!(leftovers(&layer), ["70-x.md", "71-y.md"]);
     }
 
     #[test]
     fn the_no_replace_rename_itself_refuses() {
-        let root = tempfile::tempdir().unwrap();
-        let from = root.path().join("from");
-        let to = root.path().join("to");
-        fs::write(&from, "new").unwrap();
-        fs::write(&to, "old").unwrap();
+        let (_tmp, root, place) = project();
+        let dir = place.open(true).unwrap();
+        let layer = root.join(".pi/rules");
+        fs::write(layer.join("from"), "new").unwrap();
+        fs::write(layer.join("to"), "old").unwrap();
         assert!(matches!(
-            rename_no_replace(&from, &to),
+            dir.rename_no_replace("from", "to"),
             Err(WriteError::Exists)
         ));
-        assert_eq!(fs::read_to_string(&to).unwrap(), "old");
+        assert_eq!(fs::read_to_string(layer.join("to")).unwrap(), "old");
     }
 
     #[test]
     fn replaces_keeping_the_mode_and_replaces_a_link_itself() {
-        let root = tempfile::tempdir().unwrap();
-        let path = root.path().join("70-x.md");
+        let (_tmp, root, place) = project();
+        let dir = place.open(true).unwrap();
+        let layer = root.join(".pi/rules");
+        let path = layer.join("70-x.md");
         fs::write(&path, "old").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-        write_atomic(&path, b"new", true).unwrap();
+        dir.write("70-x.md", b"new", true).unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
         );
-        let target = root.path().join("target.txt");
+        let target = layer.join("target.txt");
         fs::write(&target, "target").unwrap();
-        let link = root.path().join("71-y.md");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        write_atomic(&link, b"copy", true).unwrap();
-        assert!(!fs::symlink_metadata(&link).unwrap().is_symlink());
+        symlink(&target, layer.join("71-y.md")).unwrap();
+        dir.write("71-y.md", b"copy", true).unwrap();
+        assert!(!fs::symlink_metadata(layer.join("71-y.md"))
+            .unwrap()
+            .is_symlink());
         assert_eq!(fs::read_to_string(&target).unwrap(), "target");
-        assert_eq!(leftovers(root.path()), ["70-x.md", "71-y.md", "target.txt"]);
+        assert_eq!(leftovers(&layer), ["70-x.md", "71-y.md", "target.txt"]);
+        // Reading does not follow a link either.
+        symlink(&target, layer.join("72-z.md")).unwrap();
+        assert!(dir.read("72-z.md", 100).is_err());
+    }
+
+    #[test]
+    fn names_must_be_plain() {
+        let (_tmp, _root, place) = project();
+        let dir = place.open(true).unwrap();
+        for name in ["", ".", "..", "../x.md", "a/b.md"] {
+            assert!(dir.write(name, b"x", true).is_err(), "{name:?}");
+        }
     }
 }

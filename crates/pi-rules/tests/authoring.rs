@@ -399,6 +399,112 @@ fn new_refuses_to_overwrite_or_to_shadow() {
 }
 
 #[test]
+fn new_says_which_layer_has_the_file() {
+    let world = World::new();
+    // A higher layer overrides it: a new user file would not be used.
+    world.expect(&["override", "40-critical-rules", "--project"], 0);
+    let out = world.expect(&["new", "40-critical-rules", "--user"], 3);
+    let err = stderr(&out);
+    assert!(
+        err.contains("`40-critical-rules.md` is already a project rule (`")
+            && err.contains("which overrides any user file of that name")
+            && !err.contains("would override it"),
+        "{err}"
+    );
+    assert!(!world.user_rules().exists());
+    // --force writes it anyway, and says that it is overridden.
+    let out = world.expect(&["new", "40-critical-rules", "--user", "--force"], 0);
+    assert!(
+        stderr(&out).contains("the project copy `")
+            && stderr(&out).contains("still overrides the new user file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(listing(&world.user_rules()), ["40-critical-rules.md"]);
+    // The file exists in this layer: said so, never replaced, even with --force.
+    let user_copy = fs::read(world.user_rules().join("40-critical-rules.md")).unwrap();
+    for force in [false, true] {
+        let args: &[&str] = if force {
+            &["new", "40-critical-rules", "--user", "--force"]
+        } else {
+            &["new", "40-critical-rules", "--user"]
+        };
+        let out = world.expect(args, 3);
+        let err = stderr(&out);
+        assert!(
+            err.contains("`40-critical-rules.md` already exists in the user layer: `")
+                && err.contains("/.pi/agent/rules/40-critical-rules.md`")
+                && !err.contains("package")
+                && !err.contains("project rule"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read(world.user_rules().join("40-critical-rules.md")).unwrap(),
+        user_copy
+    );
+    // A lower layer has it: a new project file would override that copy.
+    let out = world.expect(&["new", "45-file-preview", "--project"], 3);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "`45-file-preview.md` is already a package rule (`<embedded>/45-file-preview.md`)"
+        ) && err.contains("a new project file of that name would override it whole")
+            && err.contains("pi-rules override 45-file-preview.md --project"),
+        "{err}"
+    );
+    assert!(!world.project_rules().join("45-file-preview.md").exists());
+}
+
+#[test]
+fn new_refuses_a_name_that_is_already_a_rule_under_another_prefix() {
+    let world = World::new();
+    // Run twice: the second would be `91-team-conventions.md`.
+    let first = stdout(&world.expect(&["new", "team-conventions", "--project"], 0));
+    assert!(first.ends_with("/90-team-conventions.md\n"), "{first}");
+    let out = world.expect(&["new", "team-conventions", "--project"], 3);
+    let err = stderr(&out);
+    assert!(
+        err.contains("a rule named `team-conventions` already exists: `")
+            && err.contains("/.pi/rules/90-team-conventions.md` (project layer)")
+            && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(listing(&world.project_rules()), ["90-team-conventions.md"]);
+    // A package rule's name, in another layer.
+    let out = world.expect(&["new", "critical-rules", "--user"], 3);
+    let err = stderr(&out);
+    assert!(
+        err.contains("`<embedded>/40-critical-rules.md` (package layer)")
+            && err.contains("pi-rules override 40-critical-rules.md --user"),
+        "{err}"
+    );
+    assert!(!world.user_rules().exists());
+    // With --force it is written, with a note, and the short name is then ambiguous.
+    let out = world.expect(&["new", "team-conventions", "--project", "--force"], 0);
+    assert!(
+        stdout(&out).ends_with("/91-team-conventions.md\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("`team-conventions` now names several rules"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["show", "team-conventions"], 2);
+    assert!(
+        stderr(&out).contains("names several rules"),
+        "{}",
+        stderr(&out)
+    );
+    // A different name is still fine.
+    world.expect(&["new", "deploy", "--project"], 0);
+    let help = stdout(&world.expect(&["new", "--help"], 0));
+    assert!(help.contains("--force"), "{help}");
+}
+
+#[test]
 fn new_checks_the_name() {
     let world = World::new();
     for (name, why) in [

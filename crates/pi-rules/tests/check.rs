@@ -743,10 +743,11 @@ mod fixing {
             ),
             "{out}"
         );
-        // Control characters are shown escaped: the diff is for reading.
-        assert!(out.contains("\n---- \\r\n+---\\r\n"), "{out:?}");
+        // On a pipe the lines are byte for byte, carriage returns included, so that the diff
+        // applies (a terminal gets them escaped).
+        assert!(out.contains("\n---- \r\n+---\r\n"), "{out:?}");
         assert!(
-            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\\r\n"),
+            out.contains("+Use {{IF:use_worktrees}}a worktree{{/IF}}.\r\n"),
             "{out:?}"
         );
         assert!(
@@ -996,6 +997,50 @@ mod fixing {
             // Fixes never touch line breaks.
             let breaks = |t: &str| t.match_indices('\n').count() + t.match_indices('\r').count();
             prop_assert_eq!(breaks(&text), breaks(&after));
+        }
+    }
+}
+
+/// `check --explain` with a near miss suggests the code, by name or by number, as keys get a
+/// "did you mean"; a number two digits off, or a word like no code, gets the general hint.
+#[test]
+fn explain_suggests_the_nearest_code() {
+    let cases: [(&str, Option<&str>); 6] = [
+        (
+            "unknown-setting-kye",
+            Some("did you mean `unknown-setting-key` (PR101)?"),
+        ),
+        (
+            "unreachable_block",
+            Some("did you mean `unreachable-block` (PR801)?"),
+        ),
+        ("PR10", Some("did you mean `PR101` (unknown-setting-key)?")),
+        ("pr8011", Some("did you mean `PR801` (unreachable-block)?")),
+        ("PR999", None),
+        ("zzzz", None),
+    ];
+    for (given, hint) in cases {
+        for format in ["human", "json"] {
+            let out = assert_cmd::Command::cargo_bin("pi-rules")
+                .expect("binary")
+                .args(["check", "--explain", given, "--format", format])
+                .env_clear()
+                .output()
+                .expect("run");
+            assert_eq!(out.status.code(), Some(2), "{given}");
+            assert!(out.stdout.is_empty(), "{given}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!("`{given}` is not a diagnostic code; ")),
+                "{err}"
+            );
+            match hint {
+                Some(hint) => assert!(err.contains(hint), "{given}: {err}"),
+                None => assert!(
+                    !err.contains("did you mean") && err.contains("--list-codes"),
+                    "{given}: {err}"
+                ),
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
 use pi_rules_core::lint::{self, CodeInfo, CODES};
+use std::io::IsTerminal as _;
 
 /// Lint rules and settings files in all three layers.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -23,10 +24,17 @@ Examples:
 
 --fix repairs only what cannot change the meaning: a misspelt key with a single close match, a
 marker or placeholder with the wrong case or spacing, white space after a frontmatter fence. It
-rewrites files of the user and project layers only (atomically), never the package layer or a
-file reached through a link that leaves its layer, and reports what remains.
+rewrites files of the user and project layers only (atomically), never the package layer, a
+file reached through a link that leaves its layer, or a layer whose directory (or a directory
+above it) leads out of the project or $HOME, and reports what remains. --dry-run prints the
+changes as a unified diff that `git apply` and `patch -p1` accept, run from the directory
+pi-rules ran in; on a terminal, control characters in it are shown escaped.
 
-Exit code 0 when there are no errors, 1 when there are (or warnings, with --strict).")]
+Exit code 0 when there are no errors, 1 when there are (or warnings, with --strict). With --fix,
+exit code 3 when a fix could not be written: the file system refused it (read-only, full), the
+file changed meanwhile, or the file or its layer leads out of where it belongs (with --dry-run,
+when such a fix would be refused); the fixes that could be written are kept, and the check's
+report is still printed.")]
 pub struct Args {
     #[command(flatten)]
     pub layers: LayerArgs,
@@ -92,9 +100,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let json = args.format == CheckFormat::Json;
     if let Some(code) = &args.explain {
         let Some(info) = lint::lookup(code) else {
+            let near = near_code(code.trim());
+            let hint = match near {
+                Some((near, true)) => format!("did you mean `{}` ({})?", near.id, near.name),
+                Some((near, false)) => format!("did you mean `{}` ({})?", near.name, near.id),
+                None => "codes look like `PR101` or `unknown-setting-key` (`pi-rules check \
+                         --list-codes` lists them)"
+                    .to_owned(),
+            };
             return Err(UsageError(format!(
-                "`{}` is not a diagnostic code; codes look like `PR101` or `unknown-setting-key` \
-                 (`pi-rules check --list-codes` lists them)",
+                "`{}` is not a diagnostic code; {hint}",
                 crate::terminal::escape(code)
             ))
             .into());
@@ -138,8 +153,11 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         strict: args.strict,
         color: cx.color_out(),
     };
+    // With `--fix`: whether a fix could not be written (exit 3).
+    let mut unwritten = false;
     if args.fix {
         let plan = fix::plan(&options)?;
+        unwritten = plan.refused.iter().any(|r| r.unsafe_place);
         for refusal in &plan.refused {
             note(
                 cx.err,
@@ -152,10 +170,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         if args.dry_run {
             let paint = crate::terminal::Paint { on: cx.color_out() };
-            output(fix::write_diff(&plan, cx.out, paint))?;
-            return Ok(Exit::Success);
+            let raw = !std::io::stdout().is_terminal();
+            output(fix::write_diff(&plan, cx.out, paint, raw))?;
+            return Ok(if unwritten {
+                Exit::Input
+            } else {
+                Exit::Success
+            });
         }
         let failed = fix::apply(&plan);
+        unwritten |= !failed.is_empty();
         for file in &plan.files {
             match failed.iter().find(|(path, _)| *path == file.path) {
                 Some((_, err)) => note(
@@ -179,6 +203,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let report = check::check(&options)?;
     output(check::render(&report, &options, cx.out))?;
     let exit = match CheckStatus::of(&report, options.strict) {
+        _ if unwritten => Exit::Input,
         CheckStatus::Clean => Exit::Success,
         CheckStatus::Failed => Exit::Findings,
     };
@@ -186,6 +211,26 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     // just before exiting.
     cx.release(report);
     Ok(exit)
+}
+
+/// The code closest to `word`, for "did you mean": by name (`unknown-setting-kye`), or by
+/// number (`PR10`), where only one character may differ: two digits off is another code, not a
+/// typo. With whether it was found by number.
+fn near_code(word: &str) -> Option<(&'static CodeInfo, bool)> {
+    let upper = word.to_ascii_uppercase();
+    let numbered = upper.len() > 2
+        && upper.starts_with("PR")
+        && upper[2..].bytes().any(|b| b.is_ascii_digit());
+    if numbered {
+        let wanted: Vec<char> = upper.chars().collect();
+        let id = lint::suggest::closest(&upper, CODES.iter().map(|info| info.id))?;
+        let id_chars: Vec<char> = id.chars().collect();
+        lint::suggest::distance(&wanted, &id_chars, 1)?;
+        return lint::lookup(id).map(|info| (info, true));
+    }
+    lint::suggest::closest(word, CODES.iter().map(|info| info.name))
+        .and_then(lint::lookup)
+        .map(|info| (info, false))
 }
 
 fn plural(n: usize, word: &str) -> String {

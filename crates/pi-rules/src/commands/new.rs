@@ -1,12 +1,12 @@
 //! `pi-rules new`: a new rule file from a short template, named with the next free prefix of its
 //! layer's range.
 
-use crate::authoring::{prefix_of, Layers, PlaceArgs, TargetArgs};
+use crate::authoring::{name_without_prefix, prefix_of, Layers, PlaceArgs, TargetArgs};
 use crate::invocation::Context;
-use crate::loader::{is_rule_name, Layer};
+use crate::loader::{is_rule_name, Layer, NameReport};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use crate::writing::{write_atomic, WriteError};
+use crate::writing::WriteError;
 use anyhow::{bail, Result};
 use pi_rules_core::lint::LayerKind;
 
@@ -22,12 +22,23 @@ Rules are read in file-name order, so the two-digit prefix places the rule: pack
 00-69, user rules 70-89 and project rules 90-99. Without a prefix in NAME, the rule gets the
 prefix after the highest one in use in the layer's range (or the lowest free one when that is
 the last). The template passes `pi-rules check --strict`; the path written is printed on stdout.
-An existing file is never replaced. To change a rule that exists, use `pi-rules override`.")]
+
+An existing file is never replaced. A name that is already a rule in any layer, with or without
+its prefix (`critical-rules` is `40-critical-rules.md` of the package), is refused with the path
+of the rule (exit 3), unless --force: two rules with one name make `show` and `override` ask
+which is meant, and a file of the same name in another layer replaces that copy whole (or is
+replaced by it). To change a rule that exists, use `pi-rules override`. As with `override`, a
+layer directory that is, or lies under, a link leading out of the project (for --user, out of
+$HOME) is refused with exit 3, and nothing is written.")]
 pub struct Args {
     /// The rule's name, e.g. `team-conventions` (`.md` and a prefix are optional).
     pub name: String,
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Create the rule even when its name, with or without the prefix, is already a rule in
+    /// another layer or under another prefix (a file in the target layer is never replaced).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub place: PlaceArgs,
 }
@@ -73,18 +84,93 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if !is_rule_name(&file_name) {
         return Err(UsageError(format!("`{shown_name}` is not a usable rule file name")).into());
     }
-    if let Some(report) = layers.loaded.names.iter().find(|r| r.name == file_name) {
-        if let Some(other) = report.candidates.iter().find(|c| c.layer != target) {
+    let taken = |report: &NameReport| {
+        let winner = report.winner().or(report.candidates.first());
+        winner.map(|c| (c.layer, escape(&c.display_path(&report.name)).into_owned()))
+    };
+    let same_file = layers.loaded.names.iter().find(|r| r.name == file_name);
+    if let Some(report) = same_file {
+        if let Some(here) = report.candidates.iter().find(|c| c.layer == target) {
             bail!(
-                "`{shown_name}` is already a {} rule, and a new file of that name would replace it \
-                 whole; `pi-rules override {shown_name} --{target}` starts from its text",
-                other.layer
+                "`{shown_name}` already exists in the {target} layer: `{}`; edit it, or pick \
+                 another name",
+                escape(&here.display_path(&file_name))
             );
         }
+        let higher = report.candidates.iter().find(|c| c.layer > target);
+        // The copy the new file would override: the highest one below the target layer.
+        let lower = report.candidates.iter().find(|c| c.layer < target);
+        match (higher, lower) {
+            (Some(higher), _) if !args.force => bail!(
+                "`{shown_name}` is already a {} rule (`{}`), which overrides any {target} file of \
+                 that name: a new one would not be used; pass --force to write it anyway",
+                higher.layer,
+                escape(&higher.display_path(&file_name))
+            ),
+            (None, Some(lower)) if !args.force => bail!(
+                "`{shown_name}` is already a {} rule (`{}`), and a new {target} file of that name \
+                 would override it whole; `pi-rules override {shown_name} --{target}` starts \
+                 from its text, or pass --force to start from the template",
+                lower.layer,
+                escape(&lower.display_path(&file_name))
+            ),
+            (Some(higher), _) => note(
+                cx.err,
+                format_args!(
+                    "pi-rules: note: the {} copy `{}` still overrides the new {target} file",
+                    higher.layer,
+                    escape(&higher.display_path(&file_name))
+                ),
+            ),
+            (None, Some(lower)) => note(
+                cx.err,
+                format_args!(
+                    "pi-rules: note: the new {target} file overrides the {} copy `{}` whole",
+                    lower.layer,
+                    escape(&lower.display_path(&file_name))
+                ),
+            ),
+            (None, None) => {}
+        }
+    }
+    let bare = name_without_prefix(&file_name);
+    let namesakes: Vec<&NameReport> = layers
+        .loaded
+        .names
+        .iter()
+        .filter(|r| r.name != file_name && name_without_prefix(&r.name) == bare)
+        .collect();
+    if let Some((report, (layer, path))) = namesakes.first().and_then(|r| Some((r, taken(r)?))) {
+        let shown_bare = escape(bare);
+        if !args.force {
+            let copy = if layer < target {
+                format!(
+                    " (`pi-rules override {} --{target}` copies it to the {target} layer)",
+                    escape(&report.name)
+                )
+            } else {
+                String::new()
+            };
+            bail!(
+                "a rule named `{shown_bare}` already exists: `{path}` ({layer} layer); another \
+                 would make `{shown_bare}` name two rules. Edit that one{copy}, pick another \
+                 name, or pass --force to add it anyway"
+            );
+        }
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: note: `{shown_bare}` now names several rules (also `{path}`); give \
+                 `show` and `override` the whole file name"
+            ),
+        );
     }
     let dest = layers.writable_dir(target)?.join(&file_name);
     let shown_dest = escape(&dest.display().to_string()).into_owned();
-    match write_atomic(&dest, template(stem).as_bytes(), false) {
+    let dir = layers
+        .open_layer(target)
+        .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
+    match dir.write(&file_name, template(stem).as_bytes(), false) {
         Ok(()) => {}
         Err(WriteError::Exists) => {
             bail!("`{shown_dest}` already exists; edit it, or pick another name")

@@ -4,7 +4,7 @@ use crate::authoring::{Layers, PlaceArgs, TargetArgs};
 use crate::invocation::Context;
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use crate::writing::{write_atomic, WriteError};
+use crate::writing::WriteError;
 use anyhow::{bail, Result};
 
 /// Copy a rule into the user or project layer, byte for byte, to edit it there.
@@ -21,7 +21,9 @@ package copy, for --project the user copy when there is one, else the package co
 written is printed on stdout.
 
 The write is atomic (a temporary file in the same directory, then a rename), the layer directory
-is created if needed, and an existing file is never replaced without --force.")]
+is created if needed, and an existing file is never replaced without --force. A layer directory
+that is, or lies under, a link leading out of the project (for --user, out of $HOME) is refused
+with exit 3, and nothing is written.")]
 pub struct Args {
     /// The rule: `40-critical-rules.md`, `40-critical-rules` or `critical-rules`.
     pub name: String,
@@ -78,7 +80,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     };
     let dest = layers.writable_dir(target)?.join(name);
     let shown_dest = escape(&dest.display().to_string()).into_owned();
-    match write_atomic(&dest, &copy.bytes, args.force) {
+    let dir = layers
+        .open_layer(target)
+        .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
+    match dir.write(name, &copy.bytes, args.force) {
         Ok(()) => {}
         Err(WriteError::Exists) => bail!(
             "`{shown_dest}` already exists; pass --force to replace it with the {} copy",
