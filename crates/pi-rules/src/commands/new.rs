@@ -225,8 +225,7 @@ fn next_free(used: impl Iterator<Item = u64>, lo: u64, hi: u64) -> Option<u64> {
 }
 
 /// The body of a new rule: a heading from the name, and bullets that say what to write. It ends
-/// without a line break: files are joined with a blank line, and a final line break would add a
-/// second one (`check` reports it as PR804).
+/// with one line break, as a text file does (and as `check` expects: see PR804).
 fn template(stem: &str) -> String {
     let bare = prefix_of(stem).map_or(stem, |(_, rest)| rest);
     let words = bare.replace(['-', '_'], " ");
@@ -238,7 +237,7 @@ fn template(stem: &str) -> String {
     format!(
         "## {title}\n\n\
          - Write each rule as an instruction to the orchestrator, one per bullet.\n\
-         - Keep it short: every line of this file is sent with every prompt."
+         - Keep it short: every line of this file is sent with every prompt.\n"
     )
 }
 
