@@ -3,11 +3,14 @@
 // process on the same project.
 
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
 import { COMS_EVENT, FALLBACK_BLOCK, renderSettings, SECTION, setComsActive } from "../index.ts";
+import { escapeText } from "../terminal.ts";
+import { FAUX_ANSWER } from "./faux-provider.ts";
 import {
   asSection,
   childrenNamed,
@@ -15,15 +18,42 @@ import {
   cliBlock,
   cliWarnings,
   eventually,
+  groupMembers,
   type Harness,
   makeProject,
+  noSuchProcess,
+  PACKAGE_DIR,
   requireServe,
   startSession,
   withEnv,
   writeFile,
+  writeScript,
 } from "./harness.ts";
 
 const RULE = "# Project rule\n\nKeep the changelog current.\n";
+
+/** A condition that would retitle the terminal, clear it, and reorder what follows it. */
+const HOSTILE_CONDITION = "a\x1b]0;title\x07\x1b[2J\u009b\u202e";
+
+/** Raw characters no line shown to the user may hold (LF separates lines and is allowed). */
+const RAW_UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
+/** The `rule assembly:` lines `pi-rules assemble` prints on stderr for `cwd`: the binary's own escaping. */
+function cliWarningLines(cwd: string): string[] {
+  const run = spawnSync(requireServe(), ["assemble", "--cwd", cwd], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  assert.equal(run.status, 0, run.stderr);
+  return run.stderr.split("\n").filter((line) => line.startsWith("rule assembly: "));
+}
+
+/** The explain view the package should show: the binary's, with the coms line in pi's terms. */
+function expectedExplain(cwd: string, coms: boolean): string {
+  const lines = cli(["explain", "--cwd", cwd, ...(coms ? ["--coms-active"] : [])]).trimEnd().split("\n");
+  const at = lines.findIndex((line) => line.startsWith("feature coms_active = "));
+  assert.ok(at >= 0, "explain has no coms_active line");
+  assert.match(lines[at], coms ? /--coms-active\)$/ : /--coms-active was not given\)$/);
+  lines[at] = `feature coms_active = ${coms} (from pi: coms ${coms ? "active" : "inactive"} in this pi session)`;
+  return lines.join("\n");
+}
 
 /** Runs `body` with a session on `cwd` and the real binary, then disposes the session and sees its child gone. */
 async function withSession(
@@ -127,6 +157,22 @@ describe("warnings", () => {
       assert.deepEqual(h.notes.slice(1), [{ message: expected(second), type: "warning" }]);
     });
   });
+
+  test("a hostile condition reaches the user escaped, as the binary prints it", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\nkept\n` });
+    await withSession(cwd, async (h) => {
+      await h.prompt("hello");
+      assert.equal(h.notes.length, 1);
+      assert.equal(h.notes[0].type, "warning");
+      const shown = h.notes[0].message;
+      assert.doesNotMatch(shown, RAW_UNSAFE);
+      assert.doesNotMatch(shown, /\n/);
+      assert.ok(shown.includes("a\\x1b]0;title\\x07\\x1b[2J\\x9b\\u{202e}"), shown);
+      assert.deepEqual([shown], cliWarningLines(cwd));
+      // The model still gets the block the binary assembles.
+      assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+    });
+  });
 });
 
 describe("/rules", () => {
@@ -137,8 +183,61 @@ describe("/rules", () => {
       assert.equal(h.systemPrompts.length, 0, "the model was called");
       assert.equal(h.notes.length, 1);
       assert.equal(h.notes[0].type, "info");
-      assert.equal(h.notes[0].message.trimEnd(), cli(["explain", "--cwd", cwd]).trimEnd());
+      assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
       assert.ok(h.notes[0].message.includes("90-project.md"));
+    });
+  });
+
+  test("/rules says pi's coms state, not the binary's command-line flag", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    try {
+      await withSession(cwd, async (h) => {
+        await h.prompt("/rules");
+        assert.match(h.notes[0].message, /^feature coms_active = false \(from pi: coms inactive in this pi session\)$/m);
+        setComsActive(true);
+        await h.prompt("/rules");
+        assert.equal(h.notes[1].message.trimEnd(), expectedExplain(cwd, true));
+        assert.match(h.notes[1].message, /^feature coms_active = true \(from pi: coms active in this pi session\)$/m);
+        for (const note of h.notes) assert.ok(!note.message.includes("--coms-active"), note.message);
+      });
+    } finally {
+      setComsActive(false);
+    }
+  });
+
+  test("/rules and /rules check show a hostile rule escaped", async () => {
+    const name = "91-x\x1b]0;t\x07\u202e.md";
+    const cwd = makeProject({
+      ".pi/rules/90-project.md": `---\nrequires_setting: k${HOSTILE_CONDITION}\n---\n{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n`,
+      [`.pi/rules/${name}`]: RULE,
+    });
+    await withSession(cwd, async (h) => {
+      await h.prompt("/rules");
+      await h.prompt("/rules check");
+      assert.equal(h.notes.length, 2);
+      for (const note of h.notes) assert.doesNotMatch(note.message, RAW_UNSAFE);
+      assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
+      assert.ok(h.notes[0].message.includes(escapeText(name)));
+      assert.equal(h.notes[1].message.trimEnd(), cli(["check", "--cwd", cwd, "--format", "human"]).trimEnd());
+      assert.equal(h.notes[1].type, "warning");
+    });
+  });
+
+  test("/rules shows the notes the binary gives, escaped", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const fifo = join(cwd, ".pi/rules/95-pipe\x1b[2J.md");
+    const made = spawnSync("mkfifo", [fifo]);
+    assert.equal(made.status, 0, "mkfifo failed");
+    const notes = JSON.parse(cli(["assemble", "--format", "json", "--cwd", cwd])).notes as string[];
+    assert.equal(notes.length, 1);
+    assert.match(notes[0], /FIFO/);
+    await withSession(cwd, async (h) => {
+      await h.prompt("/rules");
+      assert.equal(h.notes.length, 1);
+      const shown = h.notes[0].message;
+      assert.doesNotMatch(shown, RAW_UNSAFE);
+      assert.equal(shown, `${expectedExplain(cwd, false)}\nnote: ${escapeText(notes[0])}`);
+      assert.ok(shown.endsWith("95-pipe\\x1b[2J.md` in the project layer: it is a FIFO, not a file"), shown);
     });
   });
 
