@@ -163,7 +163,10 @@ interface Pending {
 class Child {
   readonly process: ChildProcess;
   readonly pending = new Map<number, Pending>();
+  /** Settles once the child has exited and its output has been read to the end. */
   readonly exited: Promise<void>;
+  /** Settles once the child itself has exited (or never started), whoever still holds its pipes. */
+  readonly leaderExited: Promise<void>;
   alive = true;
   /** The child's process group (its pid), while one may be running. */
   private pgid: number | undefined;
@@ -188,9 +191,12 @@ class Child {
       this.process.once("close", () => resolve());
       this.process.once("error", () => resolve());
     });
-    // Whatever the direct child left in its group (a wrapper's own child that does not hold the
-    // pipes) goes with it.
-    void this.exited.then(() => this.killGroup("SIGKILL"));
+    this.leaderExited = new Promise((resolve) => {
+      this.process.once("exit", () => resolve());
+      this.process.once("error", () => resolve());
+    });
+    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it.
+    void this.leaderExited.then(() => this.killGroup("SIGKILL"));
     this.process.on("error", (error: NodeJS.ErrnoException) => {
       const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
       const what =
@@ -240,18 +246,23 @@ class Child {
   /**
    * Ends the child and everything in its process group: EOF first (serve exits 0 on it), SIGTERM
    * to the group if the child is still there after a grace period, SIGKILL to the group after
-   * another. Resolves once the child is gone. The one way a child is ended on purpose.
+   * another, and SIGKILL to what the child left in its group once it has exited. Resolves once the
+   * child has exited. The one way a child is ended on purpose (dispose, `/reload`, `close()`).
    */
   async terminate(): Promise<void> {
     this.fail(new ServeError("closed", "the pi-rules client is closed"));
     if (this.process.exitCode === null && this.process.signalCode === null) {
+      // The child is unref'd so that it never holds its host; while it is being ended, it does,
+      // so that an awaited end is not cut short (at most the two grace periods, SIGKILL works).
+      this.process.ref();
       this.process.stdin?.end();
-      if (!(await settlesWithin(this.exited, CLOSE_GRACE_MS))) {
+      if (!(await settlesWithin(this.leaderExited, CLOSE_GRACE_MS))) {
         this.killGroup("SIGTERM");
-        if (!(await settlesWithin(this.exited, CLOSE_GRACE_MS))) this.killGroup("SIGKILL");
+        if (!(await settlesWithin(this.leaderExited, CLOSE_GRACE_MS))) this.killGroup("SIGKILL");
       }
     }
-    await this.exited;
+    await this.leaderExited;
+    this.killGroup("SIGKILL");
   }
 
   private onData(chunk: Buffer): void {

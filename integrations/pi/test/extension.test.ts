@@ -343,6 +343,112 @@ describe("the child's lifetime", () => {
     });
   });
 
+  test("a binary that answers but ignores EOF and SIGTERM is gone after dispose", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // serve answers; once it has exited on EOF, the script stays, ignoring SIGTERM, as do its sleeps.
+    const stubborn = writeScript(`trap '' TERM\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+    await withEnv({ PI_RULES_BIN: stubborn }, async () => {
+      const h = await startSession(cwd);
+      let pgid: number | undefined;
+      try {
+        await h.prompt("one");
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))), "the stubborn binary did not answer");
+        [pgid] = childrenNamed("pi-rules");
+        assert.ok(pgid !== undefined);
+        assert.ok(groupMembers(pgid).length >= 2, "the script and its serve share the child's group");
+      } finally {
+        h.dispose();
+      }
+      const group = pgid;
+      // EOF, a second's grace, SIGTERM (ignored), another second, SIGKILL.
+      // Orphaned grandchildren are reaped by init, which may take a moment after they die.
+      assert.ok(await eventually(() => noSuchProcess(-group) && noSuchProcess(group), 8000), "the stubborn binary outlived dispose");
+      assert.deepEqual(groupMembers(group), []);
+      assert.deepEqual(h.errors, []);
+    });
+  });
+
+  test("a wrapper's own children are ended with it on dispose", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // A shim that leaves a helper running (not holding the pipes) and runs serve without exec.
+    const wrapper = writeScript(`sleep 1000 </dev/null >/dev/null 2>&1 &\n'${requireServe()}' "$@"`);
+    await withEnv({ PI_RULES_BIN: wrapper }, async () => {
+      const h = await startSession(cwd);
+      let pgid: number | undefined;
+      let members: number[] = [];
+      try {
+        await h.prompt("one");
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+        [pgid] = childrenNamed("pi-rules");
+        assert.ok(pgid !== undefined);
+        members = groupMembers(pgid);
+        assert.equal(members.length, 3, "the shim, its helper and serve");
+      } finally {
+        h.dispose();
+      }
+      const group = pgid;
+      assert.ok(await eventually(() => noSuchProcess(-group) && members.every(noSuchProcess), 5000), "a wrapper's child outlived dispose");
+    });
+  });
+
+  test("a wrapper whose child hangs: the turn ends on time, and the whole group is killed", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const hanging = writeScript("sleep 1000");
+    await withEnv({ PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "500" }, async () => {
+      const h = await startSession(cwd);
+      try {
+        const turn = h.prompt("one");
+        let members: number[] = [];
+        let pgid: number | undefined;
+        assert.ok(
+          await eventually(() => {
+            [pgid] = childrenNamed("pi-rules");
+            members = pgid === undefined ? [] : groupMembers(pgid);
+            return members.length === 2;
+          }),
+          "the wrapper and its sleep never ran",
+        );
+        await turn;
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, FALLBACK_BLOCK)));
+        assert.equal(h.notes.length, 1);
+        assert.match(h.notes[0].message, /did not answer `assemble` within 500 ms/);
+        // Before dispose: the timeout alone ended the group.
+        const group = pgid as number;
+        assert.ok(await eventually(() => noSuchProcess(-group) && members.every(noSuchProcess), 5000), "the hung wrapper's child runs on");
+      } finally {
+        h.dispose();
+      }
+    });
+  });
+
+  test("a stubborn child neither holds nor outlives a host process that exits normally", async () => {
+    const stubborn = writeScript(`trap '' TERM\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+    const clientUrl = new URL("../client.ts", import.meta.url).href;
+    // The host asks once, prints the child's pid, closes nothing, and has nothing left to do.
+    const host = `
+      import { ServeClient } from ${JSON.stringify(clientUrl)};
+      const client = new ServeClient({ resolveBinary: () => ${JSON.stringify(stubborn)} });
+      await client.request("version");
+      console.log(client.pid);
+    `;
+    const started = Date.now();
+    const run = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", host], { stdio: ["ignore", "pipe", "inherit"] });
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      child.on("close", (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout });
+      });
+    });
+    assert.equal(run.status, 0, "the host did not exit on its own");
+    assert.ok(Date.now() - started < 8000, "the child held the host");
+    const pgid = Number(run.stdout.trim());
+    assert.ok(Number.isInteger(pgid) && pgid > 0, run.stdout);
+    assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
+  });
+
   test("session_shutdown (a reload) ends the child", async () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
     await withSession(cwd, async (h) => {
