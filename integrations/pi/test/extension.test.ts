@@ -327,6 +327,47 @@ describe("when the binary fails", () => {
   });
 });
 
+describe("pi's print mode (pi -p), through pi's own CLI", () => {
+  // pi's CLI as installed, in print mode, with this package and the faux model as extensions.
+  const CLI = join(PACKAGE_DIR, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+  const FAUX = join(PACKAGE_DIR, "test/faux-provider.ts");
+
+  function printMode(cwd: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, "-p", "--no-session", "-e", FAUX, "-e", PACKAGE_DIR, "--model", "faux/faux-1", "hello"],
+      { cwd, encoding: "utf8", timeout: 60_000, env: { ...process.env, NO_COLOR: "1", ...env } },
+    );
+    assert.equal(run.error, undefined);
+    return run;
+  }
+
+  test("a missing binary: the answer on stdout, exit 0, and the error on stderr", () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const run = printMode(cwd, { PI_RULES_BIN: join(cwd, "no-such-pi-rules") });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), FAUX_ANSWER);
+    const said = run.stderr.split("\n").filter((line) => line.startsWith("pi-rules: "));
+    assert.equal(said.length, 1, run.stderr);
+    assert.match(said[0], /no-such-pi-rules/);
+    assert.match(said[0], /the rules block is the one-line fallback/);
+  });
+
+  test("assembly warnings go to stderr, escaped as the binary prints them", () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n` });
+    const run = printMode(cwd, { PI_RULES_BIN: requireServe() });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), FAUX_ANSWER);
+    assert.doesNotMatch(run.stderr, RAW_UNSAFE);
+    const expected = cliWarningLines(cwd);
+    assert.equal(expected.length, 1);
+    assert.deepEqual(
+      run.stderr.split("\n").filter((line) => line.startsWith("rule assembly: ")),
+      expected,
+    );
+  });
+});
+
 describe("the child's lifetime", () => {
   test("no pi-rules child outlives a disposed session", async () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
