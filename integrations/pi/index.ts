@@ -259,7 +259,7 @@ function notesOf(result: unknown): string[] {
 }
 
 /** `text` (escaped) followed by each distinct note, escaped, as a `note:` line. */
-export function withNotes(text: string, notes: readonly string[]): string {
+function withNotes(text: string, notes: readonly string[]): string {
   const distinct = [...new Set(notes)];
   if (distinct.length === 0) return text;
   return `${text.trimEnd()}\n${distinct.map((note) => `note: ${escapeText(note)}`).join("\n")}`;
@@ -270,7 +270,7 @@ export function withNotes(text: string, notes: readonly string[]): string {
  * binary words the source for its command line (`--coms-active was not given`), which a pi user
  * never typed. The package sent the value, so it knows what it stands for.
  */
-export function withComsState(text: string, active: boolean): string {
+function withComsState(text: string, active: boolean): string {
   return text.replace(
     /^(feature coms_active = (?:true|false)) \(.*\)$/m,
     (_line, head: string) => `${head} (from pi: coms ${active ? "active" : "inactive"} in this pi session)`,
