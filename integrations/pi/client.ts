@@ -47,7 +47,7 @@ function liveGroups(): Set<number> {
  * Sends `signal` to every process in the group `pgid`; to the process `pgid` alone when the group
  * cannot be signalled (it is not a group leader). Returns whether anything was signalled.
  */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
