@@ -18,8 +18,49 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of the child's stderr is kept to explain a failure. */
 const STDERR_TAIL_BYTES = 4096;
 
-/** How long `close()` waits after EOF, and again after SIGTERM, before the next step. */
-const CLOSE_GRACE_MS = 1000;
+/** How long ending a child waits after EOF, and again after SIGTERM, before the next step. */
+export const CLOSE_GRACE_MS = 1000;
+
+// Every child runs in a process group of its own (`detached: true`: its pid is the group id), so a
+// wrapper's children (a shell script, a version manager's shim) are signalled with it. The groups
+// still running are kept here, shared by every copy of this module in the process (pi loads an
+// extension afresh for each session), and killed when the process exits normally: a detached child
+// is no longer in the terminal's foreground group, and an unref'd one does not hold the process.
+const LIVE_GROUPS = Symbol.for("pi-rules.serve-groups");
+
+function liveGroups(): Set<number> {
+  const global = globalThis as Record<symbol, unknown>;
+  let groups = global[LIVE_GROUPS] as Set<number> | undefined;
+  if (groups === undefined) {
+    const created = new Set<number>();
+    groups = created;
+    global[LIVE_GROUPS] = created;
+    process.once("exit", () => {
+      for (const pgid of created) signalGroup(pgid, "SIGKILL");
+      created.clear();
+    });
+  }
+  return groups;
+}
+
+/**
+ * Sends `signal` to every process in the group `pgid`; to the process `pgid` alone when the group
+ * cannot be signalled (it is not a group leader). Returns whether anything was signalled.
+ */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    try {
+      process.kill(pgid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
 
 /** Why a request failed. `kind` lets callers word the message without parsing it. */
 export type FailureKind = "missing" | "spawn" | "exited" | "timeout" | "protocol" | "closed" | "rpc";
@@ -122,18 +163,27 @@ interface Pending {
 class Child {
   readonly process: ChildProcess;
   readonly pending = new Map<number, Pending>();
+  /** Settles once the child has exited and its output has been read to the end. */
   readonly exited: Promise<void>;
+  /** Settles once the child itself has exited (or never started), whoever still holds its pipes. */
+  readonly leaderExited: Promise<void>;
   alive = true;
+  /** The child's process group (its pid), while one may be running. */
+  private pgid: number | undefined;
   private stderrTail = "";
   private readonly decoder = new LineDecoder();
   private readonly onGone: (child: Child) => void;
 
   constructor(bin: string, env: NodeJS.ProcessEnv, onGone: (child: Child) => void) {
     this.onGone = onGone;
-    this.process = spawn(bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], env });
+    this.process = spawn(bin, ["serve"], { stdio: ["pipe", "pipe", "pipe"], env, detached: true });
     // A session that is never shut down must not keep its host alive; when the host exits, the
-    // child reads EOF on stdin and exits too. Pending requests keep the loop alive by their timers.
+    // group is killed (see `liveGroups`), and a child that outlives even that (the host was killed)
+    // reads EOF on stdin, on which serve exits. Pending requests keep the loop alive by their timers.
     this.process.unref();
+    const pgid = this.process.pid;
+    this.pgid = pgid;
+    if (pgid !== undefined) liveGroups().add(pgid);
     for (const stream of [this.process.stdin, this.process.stdout, this.process.stderr]) {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();
     }
@@ -141,6 +191,12 @@ class Child {
       this.process.once("close", () => resolve());
       this.process.once("error", () => resolve());
     });
+    this.leaderExited = new Promise((resolve) => {
+      this.process.once("exit", () => resolve());
+      this.process.once("error", () => resolve());
+    });
+    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it.
+    void this.leaderExited.then(() => this.killGroup("SIGKILL"));
     this.process.on("error", (error: NodeJS.ErrnoException) => {
       const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
       const what =
@@ -169,10 +225,44 @@ class Child {
     this.process.stdin?.write(line);
   }
 
-  /** Ends the child now: pending requests fail with `error`, and the process gets `signal`. */
-  kill(error: ServeError, signal: NodeJS.Signals = "SIGKILL"): void {
+  /** Ends the child now: pending requests fail with `error`, and its whole group gets SIGKILL. */
+  kill(error: ServeError): void {
     this.fail(error);
-    this.process.kill(signal);
+    this.killGroup("SIGKILL");
+  }
+
+  /** Sends `signal` to the child's process group, while it may have one. */
+  killGroup(signal: NodeJS.Signals): void {
+    const pgid = this.pgid;
+    if (pgid === undefined) return;
+    signalGroup(pgid, signal);
+    // Nothing survives SIGKILL: once the leader has exited as well, nothing of the group is left.
+    if (signal === "SIGKILL" && (this.process.exitCode !== null || this.process.signalCode !== null)) {
+      liveGroups().delete(pgid);
+      this.pgid = undefined;
+    }
+  }
+
+  /**
+   * Ends the child and everything in its process group: EOF first (serve exits 0 on it), SIGTERM
+   * to the group if the child is still there after a grace period, SIGKILL to the group after
+   * another, and SIGKILL to what the child left in its group once it has exited. Resolves once the
+   * child has exited. The one way a child is ended on purpose (dispose, `/reload`, `close()`).
+   */
+  async terminate(): Promise<void> {
+    this.fail(new ServeError("closed", "the pi-rules client is closed"));
+    if (this.process.exitCode === null && this.process.signalCode === null) {
+      // The child is unref'd so that it never holds its host; while it is being ended, it does,
+      // so that an awaited end is not cut short (at most the two grace periods, SIGKILL works).
+      this.process.ref();
+      this.process.stdin?.end();
+      if (!(await settlesWithin(this.leaderExited, CLOSE_GRACE_MS))) {
+        this.killGroup("SIGTERM");
+        if (!(await settlesWithin(this.leaderExited, CLOSE_GRACE_MS))) this.killGroup("SIGKILL");
+      }
+    }
+    await this.leaderExited;
+    this.killGroup("SIGKILL");
   }
 
   private onData(chunk: Buffer): void {
@@ -300,38 +390,27 @@ export class ServeClient {
   }
 
   /**
-   * Ends the child: EOF first (serve exits 0 on it), SIGTERM if it is still there after a grace
-   * period, SIGKILL after another. Resolves once the process is gone. Safe to call more than once.
+   * Ends the child and its process group: EOF, then SIGTERM and SIGKILL each after a grace period
+   * (`Child.terminate`). Resolves once the child is gone. Safe to call more than once.
    */
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child;
     this.child = undefined;
     if (!child) return;
-    const proc = child.process;
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      await child.exited;
-      return;
-    }
-    proc.stdin?.end();
-    if (await settlesWithin(child.exited, CLOSE_GRACE_MS)) return;
-    proc.kill("SIGTERM");
-    if (await settlesWithin(child.exited, CLOSE_GRACE_MS)) return;
-    proc.kill("SIGKILL");
-    await child.exited;
+    await child.terminate();
   }
 
-  /** Ends the child at once, without waiting: for callbacks that cannot await. */
+  /**
+   * Starts ending the child as `close()` does, without waiting: for callbacks that cannot await.
+   * A process that exits before the grace periods are over kills the group in its exit hook.
+   */
   closeNow(): void {
-    this.closed = true;
-    const child = this.child;
-    this.child = undefined;
-    if (!child) return;
-    child.process.stdin?.end();
-    child.kill(new ServeError("closed", "the pi-rules client is closed"), "SIGTERM");
+    void this.close();
   }
 }
 
+/** Whether `promise` settles within `ms`. The timer holds the process, so an awaited close ends. */
 function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms);

@@ -1,7 +1,8 @@
 // pi-rules for pi: puts the assembled rules block into every agent start, and adds `/rules`.
 //
 // Everything that talks to the `pi-rules` binary goes through client.ts. Handlers never throw:
-// pi would report the error and start the run without any rules.
+// pi would report the error and start the run without any rules. Everything shown to the user that
+// came from a file, a setting or the binary passes through terminal.ts first.
 
 import type {
   BeforeAgentStartEvent,
@@ -11,6 +12,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import * as piAi from "@earendil-works/pi-ai";
 import { DEFAULT_TIMEOUT_MS, ServeClient, ServeError } from "./client.ts";
+import { escapeLines, escapeText } from "./terminal.ts";
 
 /** The system prompt section that carries the block; pi renders it as `<orchestrator_rules>…</orchestrator_rules>`. */
 export const SECTION = "orchestrator_rules";
@@ -99,11 +101,26 @@ export default function piRules(pi: ExtensionAPI): void {
     client?.closeNow();
   }
 
+  /**
+   * Shows `message` (already escaped) to the user: as a notification where pi has a UI (the TUI,
+   * RPC), on stderr where it has none (print mode, JSON mode), where notifications go nowhere.
+   */
   function notify(ctx: ExtensionContext, message: string, type: "info" | "warning" | "error"): void {
+    let hasUI: boolean;
+    try {
+      hasUI = ctx.hasUI;
+    } catch {
+      // A stale context (the session was replaced meanwhile) has nowhere to show anything.
+      return;
+    }
+    if (!hasUI) {
+      writeStderr(message);
+      return;
+    }
     try {
       ctx.ui.notify(message, type);
     } catch {
-      // A stale context (the session was replaced meanwhile) has nowhere to show anything.
+      // As above: the context went stale between the two calls.
     }
   }
 
@@ -113,7 +130,7 @@ export default function piRules(pi: ExtensionAPI): void {
       notifiedWarnings = "";
     } else if (key !== notifiedWarnings) {
       notifiedWarnings = key;
-      notify(ctx, warnings.map((w) => `rule assembly: ${w}`).join("\n"), "warning");
+      notify(ctx, warnings.map((w) => `rule assembly: ${escapeText(w)}`).join("\n"), "warning");
     }
   }
 
@@ -121,6 +138,21 @@ export default function piRules(pi: ExtensionAPI): void {
     if (notifiedFailure) return;
     notifiedFailure = true;
     notify(ctx, `pi-rules: ${describe(error)}; the rules block is the one-line fallback until this is fixed`, "error");
+  }
+
+  /** The explain view for `/rules`, with pi's coms state and the binary's notes. */
+  async function explainView(ctx: ExtensionContext): Promise<string> {
+    const client = sessionClient(ctx);
+    const coms = comsActive();
+    const params = { cwd: ctx.cwd, coms_active: coms, confine: confine() };
+    // Sent together: serve answers in order, and the second costs a warm child next to nothing.
+    const [explained, assembled] = await Promise.all([
+      client.request("explain", { ...params, format: "text" }),
+      // Its notes only; when it fails, the explain request says why.
+      client.request("assemble", params).catch(() => undefined),
+    ]);
+    const text = withComsState(textOf(explained, "explain"), coms);
+    return withNotes(escapeLines(text), [...notesOf(explained), ...notesOf(assembled)]);
   }
 
   async function assembledBlock(ctx: ExtensionContext): Promise<string> {
@@ -156,16 +188,10 @@ export default function piRules(pi: ExtensionAPI): void {
       const sub = args.trim();
       try {
         if (sub === "") {
-          const result = await sessionClient(ctx).request("explain", {
-            cwd: ctx.cwd,
-            coms_active: comsActive(),
-            confine: confine(),
-            format: "text",
-          });
-          notify(ctx, textOf(result, "explain"), "info");
+          notify(ctx, await explainView(ctx), "info");
         } else if (sub === "check") {
           const result = await sessionClient(ctx).request("check", { cwd: ctx.cwd, format: "human" });
-          const text = textOf(result, "check");
+          const text = withNotes(escapeLines(textOf(result, "check")), notesOf(result));
           const findings = isRecord(result) ? Number(result.errors ?? 0) + Number(result.warnings ?? 0) : 0;
           notify(ctx, text, findings > 0 ? "warning" : "info");
         } else {
@@ -210,11 +236,45 @@ function textOf(result: unknown, method: string): string {
   throw new ServeError("protocol", `\`pi-rules serve\` answered \`${method}\` without a \`text\` string`);
 }
 
+/** An error's message, escaped: it can quote a path, the binary's stderr or a request's reply. */
 function describe(error: unknown): string {
   if (error instanceof ServeError && error.kind === "rpc") {
-    return `\`pi-rules serve\` refused the request: ${error.message}`;
+    return `\`pi-rules serve\` refused the request: ${escapeText(error.message)}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return escapeText(error instanceof Error ? error.message : String(error));
+}
+
+/** Writes one message (already escaped) to stderr, ignoring a stderr that is gone. */
+function writeStderr(message: string): void {
+  try {
+    process.stderr.write(`${message}\n`);
+  } catch {
+    // Nowhere left to say it.
+  }
+}
+
+/** The `notes` a result carries (an array of strings), if any. */
+function notesOf(result: unknown): string[] {
+  return isRecord(result) && isStringArray(result.notes) ? result.notes : [];
+}
+
+/** `text` (escaped) followed by each distinct note, escaped, as a `note:` line. */
+function withNotes(text: string, notes: readonly string[]): string {
+  const distinct = [...new Set(notes)];
+  if (distinct.length === 0) return text;
+  return `${text.trimEnd()}\n${distinct.map((note) => `note: ${escapeText(note)}`).join("\n")}`;
+}
+
+/**
+ * The explain view with its `coms_active` line saying where the value came from in pi terms: the
+ * binary words the source for its command line (`--coms-active was not given`), which a pi user
+ * never typed. The package sent the value, so it knows what it stands for.
+ */
+function withComsState(text: string, active: boolean): string {
+  return text.replace(
+    /^(feature coms_active = (?:true|false)) \(.*\)$/m,
+    (_line, head: string) => `${head} (from pi: coms ${active ? "active" : "inactive"} in this pi session)`,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

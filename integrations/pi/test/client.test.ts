@@ -5,8 +5,18 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { join } from "node:path";
-import { findBinary, LineDecoder, ServeClient, ServeError } from "../client.ts";
-import { childrenNamed, cliBlock, eventually, makeProject, requireServe } from "./harness.ts";
+import { CLOSE_GRACE_MS, findBinary, LineDecoder, ServeClient, ServeError } from "../client.ts";
+import {
+  childrenNamed,
+  childrenOf,
+  cliBlock,
+  eventually,
+  groupMembers,
+  makeProject,
+  noSuchProcess,
+  requireServe,
+  writeScript,
+} from "./harness.ts";
 
 describe("LineDecoder", () => {
   test("splits on LF only: U+2028, U+2029 and CR stay inside the line", () => {
@@ -182,6 +192,36 @@ describe("ServeClient against pi-rules serve", () => {
     await client.close();
     assert.ok(!childrenNamed("pi-rules").includes(pid));
     await assert.rejects(client.request("version"), { kind: "closed" });
+    await client.close();
+  });
+});
+
+describe("ServeClient against a binary that will not end", () => {
+  test("close() escalates to SIGKILL on the whole group, and resolves once the child is gone", async () => {
+    const stubborn = writeScript(`trap '' TERM\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+    const client = new ServeClient({ resolveBinary: () => stubborn });
+    assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+    const pgid = client.pid;
+    assert.ok(pgid !== undefined);
+    assert.ok(childrenOf(pgid).length >= 1, "the script's serve");
+    assert.deepEqual(groupMembers(pgid).sort(), [pgid, ...childrenOf(pgid)].sort(), "the child leads a group of its own");
+    const started = Date.now();
+    await client.close();
+    const took = Date.now() - started;
+    // EOF and SIGTERM were each given their grace, and neither ended it.
+    assert.ok(took >= 2 * CLOSE_GRACE_MS - 50, `closed after ${took} ms`);
+    assert.ok(noSuchProcess(pgid), "close() resolved with the child still there");
+    assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "a process of the group is left");
+  });
+
+  test("a timeout kills the whole group of a wrapper whose child hangs", async () => {
+    const hanging = writeScript("sleep 1000");
+    const client = new ServeClient({ resolveBinary: () => hanging, timeoutMs: 300 });
+    const request = client.request("version");
+    let members: number[] = [];
+    assert.ok(await eventually(() => (members = client.pid === undefined ? [] : groupMembers(client.pid)).length === 2));
+    await assert.rejects(request, { kind: "timeout" });
+    assert.ok(await eventually(() => members.every(noSuchProcess), 5000), "the wrapper's sleep runs on");
     await client.close();
   });
 });

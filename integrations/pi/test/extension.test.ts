@@ -3,11 +3,14 @@
 // process on the same project.
 
 import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
 import { COMS_EVENT, FALLBACK_BLOCK, renderSettings, SECTION, setComsActive } from "../index.ts";
+import { escapeText } from "../terminal.ts";
+import { FAUX_ANSWER } from "./faux-provider.ts";
 import {
   asSection,
   childrenNamed,
@@ -15,15 +18,42 @@ import {
   cliBlock,
   cliWarnings,
   eventually,
+  groupMembers,
   type Harness,
   makeProject,
+  noSuchProcess,
+  PACKAGE_DIR,
   requireServe,
   startSession,
   withEnv,
   writeFile,
+  writeScript,
 } from "./harness.ts";
 
 const RULE = "# Project rule\n\nKeep the changelog current.\n";
+
+/** A condition that would retitle the terminal, clear it, and reorder what follows it. */
+const HOSTILE_CONDITION = "a\x1b]0;title\x07\x1b[2J\u009b\u202e";
+
+/** Raw characters no line shown to the user may hold (LF separates lines and is allowed). */
+const RAW_UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
+/** The `rule assembly:` lines `pi-rules assemble` prints on stderr for `cwd`: the binary's own escaping. */
+function cliWarningLines(cwd: string): string[] {
+  const run = spawnSync(requireServe(), ["assemble", "--cwd", cwd], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  assert.equal(run.status, 0, run.stderr);
+  return run.stderr.split("\n").filter((line) => line.startsWith("rule assembly: "));
+}
+
+/** The explain view the package should show: the binary's, with the coms line in pi's terms. */
+function expectedExplain(cwd: string, coms: boolean): string {
+  const lines = cli(["explain", "--cwd", cwd, ...(coms ? ["--coms-active"] : [])]).trimEnd().split("\n");
+  const at = lines.findIndex((line) => line.startsWith("feature coms_active = "));
+  assert.ok(at >= 0, "explain has no coms_active line");
+  assert.match(lines[at], coms ? /--coms-active\)$/ : /--coms-active was not given\)$/);
+  lines[at] = `feature coms_active = ${coms} (from pi: coms ${coms ? "active" : "inactive"} in this pi session)`;
+  return lines.join("\n");
+}
 
 /** Runs `body` with a session on `cwd` and the real binary, then disposes the session and sees its child gone. */
 async function withSession(
@@ -127,6 +157,22 @@ describe("warnings", () => {
       assert.deepEqual(h.notes.slice(1), [{ message: expected(second), type: "warning" }]);
     });
   });
+
+  test("a hostile condition reaches the user escaped, as the binary prints it", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\nkept\n` });
+    await withSession(cwd, async (h) => {
+      await h.prompt("hello");
+      assert.equal(h.notes.length, 1);
+      assert.equal(h.notes[0].type, "warning");
+      const shown = h.notes[0].message;
+      assert.doesNotMatch(shown, RAW_UNSAFE);
+      assert.doesNotMatch(shown, /\n/);
+      assert.ok(shown.includes("a\\x1b]0;title\\x07\\x1b[2J\\x9b\\u{202e}"), shown);
+      assert.deepEqual([shown], cliWarningLines(cwd));
+      // The model still gets the block the binary assembles.
+      assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+    });
+  });
 });
 
 describe("/rules", () => {
@@ -137,8 +183,61 @@ describe("/rules", () => {
       assert.equal(h.systemPrompts.length, 0, "the model was called");
       assert.equal(h.notes.length, 1);
       assert.equal(h.notes[0].type, "info");
-      assert.equal(h.notes[0].message.trimEnd(), cli(["explain", "--cwd", cwd]).trimEnd());
+      assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
       assert.ok(h.notes[0].message.includes("90-project.md"));
+    });
+  });
+
+  test("/rules says pi's coms state, not the binary's command-line flag", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    try {
+      await withSession(cwd, async (h) => {
+        await h.prompt("/rules");
+        assert.match(h.notes[0].message, /^feature coms_active = false \(from pi: coms inactive in this pi session\)$/m);
+        setComsActive(true);
+        await h.prompt("/rules");
+        assert.equal(h.notes[1].message.trimEnd(), expectedExplain(cwd, true));
+        assert.match(h.notes[1].message, /^feature coms_active = true \(from pi: coms active in this pi session\)$/m);
+        for (const note of h.notes) assert.ok(!note.message.includes("--coms-active"), note.message);
+      });
+    } finally {
+      setComsActive(false);
+    }
+  });
+
+  test("/rules and /rules check show a hostile rule escaped", async () => {
+    const name = "91-x\x1b]0;t\x07\u202e.md";
+    const cwd = makeProject({
+      ".pi/rules/90-project.md": `---\nrequires_setting: k${HOSTILE_CONDITION}\n---\n{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n`,
+      [`.pi/rules/${name}`]: RULE,
+    });
+    await withSession(cwd, async (h) => {
+      await h.prompt("/rules");
+      await h.prompt("/rules check");
+      assert.equal(h.notes.length, 2);
+      for (const note of h.notes) assert.doesNotMatch(note.message, RAW_UNSAFE);
+      assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
+      assert.ok(h.notes[0].message.includes(escapeText(name)));
+      assert.equal(h.notes[1].message.trimEnd(), cli(["check", "--cwd", cwd, "--format", "human"]).trimEnd());
+      assert.equal(h.notes[1].type, "warning");
+    });
+  });
+
+  test("/rules shows the notes the binary gives, escaped", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const fifo = join(cwd, ".pi/rules/95-pipe\x1b[2J.md");
+    const made = spawnSync("mkfifo", [fifo]);
+    assert.equal(made.status, 0, "mkfifo failed");
+    const notes = JSON.parse(cli(["assemble", "--format", "json", "--cwd", cwd])).notes as string[];
+    assert.equal(notes.length, 1);
+    assert.match(notes[0], /FIFO/);
+    await withSession(cwd, async (h) => {
+      await h.prompt("/rules");
+      assert.equal(h.notes.length, 1);
+      const shown = h.notes[0].message;
+      assert.doesNotMatch(shown, RAW_UNSAFE);
+      assert.equal(shown, `${expectedExplain(cwd, false)}\nnote: ${escapeText(notes[0])}`);
+      assert.ok(shown.endsWith("95-pipe\\x1b[2J.md` in the project layer: it is a FIFO, not a file"), shown);
     });
   });
 
@@ -228,6 +327,47 @@ describe("when the binary fails", () => {
   });
 });
 
+describe("pi's print mode (pi -p), through pi's own CLI", () => {
+  // pi's CLI as installed, in print mode, with this package and the faux model as extensions.
+  const CLI = join(PACKAGE_DIR, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+  const FAUX = join(PACKAGE_DIR, "test/faux-provider.ts");
+
+  function printMode(cwd: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, "-p", "--no-session", "-e", FAUX, "-e", PACKAGE_DIR, "--model", "faux/faux-1", "hello"],
+      { cwd, encoding: "utf8", timeout: 60_000, env: { ...process.env, NO_COLOR: "1", ...env } },
+    );
+    assert.equal(run.error, undefined);
+    return run;
+  }
+
+  test("a missing binary: the answer on stdout, exit 0, and the error on stderr", () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const run = printMode(cwd, { PI_RULES_BIN: join(cwd, "no-such-pi-rules") });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), FAUX_ANSWER);
+    const said = run.stderr.split("\n").filter((line) => line.startsWith("pi-rules: "));
+    assert.equal(said.length, 1, run.stderr);
+    assert.match(said[0], /no-such-pi-rules/);
+    assert.match(said[0], /the rules block is the one-line fallback/);
+  });
+
+  test("assembly warnings go to stderr, escaped as the binary prints them", () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n` });
+    const run = printMode(cwd, { PI_RULES_BIN: requireServe() });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), FAUX_ANSWER);
+    assert.doesNotMatch(run.stderr, RAW_UNSAFE);
+    const expected = cliWarningLines(cwd);
+    assert.equal(expected.length, 1);
+    assert.deepEqual(
+      run.stderr.split("\n").filter((line) => line.startsWith("rule assembly: ")),
+      expected,
+    );
+  });
+});
+
 describe("the child's lifetime", () => {
   test("no pi-rules child outlives a disposed session", async () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
@@ -242,6 +382,112 @@ describe("the child's lifetime", () => {
       assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0), "a pi-rules child outlived the session");
       assert.deepEqual(h.errors, []);
     });
+  });
+
+  test("a binary that answers but ignores EOF and SIGTERM is gone after dispose", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // serve answers; once it has exited on EOF, the script stays, ignoring SIGTERM, as do its sleeps.
+    const stubborn = writeScript(`trap '' TERM\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+    await withEnv({ PI_RULES_BIN: stubborn }, async () => {
+      const h = await startSession(cwd);
+      let pgid: number | undefined;
+      try {
+        await h.prompt("one");
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))), "the stubborn binary did not answer");
+        [pgid] = childrenNamed("pi-rules");
+        assert.ok(pgid !== undefined);
+        assert.ok(groupMembers(pgid).length >= 2, "the script and its serve share the child's group");
+      } finally {
+        h.dispose();
+      }
+      const group = pgid;
+      // EOF, a second's grace, SIGTERM (ignored), another second, SIGKILL.
+      // Orphaned grandchildren are reaped by init, which may take a moment after they die.
+      assert.ok(await eventually(() => noSuchProcess(-group) && noSuchProcess(group), 8000), "the stubborn binary outlived dispose");
+      assert.deepEqual(groupMembers(group), []);
+      assert.deepEqual(h.errors, []);
+    });
+  });
+
+  test("a wrapper's own children are ended with it on dispose", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // A shim that leaves a helper running (not holding the pipes) and runs serve without exec.
+    const wrapper = writeScript(`sleep 1000 </dev/null >/dev/null 2>&1 &\n'${requireServe()}' "$@"`);
+    await withEnv({ PI_RULES_BIN: wrapper }, async () => {
+      const h = await startSession(cwd);
+      let pgid: number | undefined;
+      let members: number[] = [];
+      try {
+        await h.prompt("one");
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+        [pgid] = childrenNamed("pi-rules");
+        assert.ok(pgid !== undefined);
+        members = groupMembers(pgid);
+        assert.equal(members.length, 3, "the shim, its helper and serve");
+      } finally {
+        h.dispose();
+      }
+      const group = pgid;
+      assert.ok(await eventually(() => noSuchProcess(-group) && members.every(noSuchProcess), 5000), "a wrapper's child outlived dispose");
+    });
+  });
+
+  test("a wrapper whose child hangs: the turn ends on time, and the whole group is killed", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const hanging = writeScript("sleep 1000");
+    await withEnv({ PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "500" }, async () => {
+      const h = await startSession(cwd);
+      try {
+        const turn = h.prompt("one");
+        let members: number[] = [];
+        let pgid: number | undefined;
+        assert.ok(
+          await eventually(() => {
+            [pgid] = childrenNamed("pi-rules");
+            members = pgid === undefined ? [] : groupMembers(pgid);
+            return members.length === 2;
+          }),
+          "the wrapper and its sleep never ran",
+        );
+        await turn;
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, FALLBACK_BLOCK)));
+        assert.equal(h.notes.length, 1);
+        assert.match(h.notes[0].message, /did not answer `assemble` within 500 ms/);
+        // Before dispose: the timeout alone ended the group.
+        const group = pgid as number;
+        assert.ok(await eventually(() => noSuchProcess(-group) && members.every(noSuchProcess), 5000), "the hung wrapper's child runs on");
+      } finally {
+        h.dispose();
+      }
+    });
+  });
+
+  test("a stubborn child neither holds nor outlives a host process that exits normally", async () => {
+    const stubborn = writeScript(`trap '' TERM\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+    const clientUrl = new URL("../client.ts", import.meta.url).href;
+    // The host asks once, prints the child's pid, closes nothing, and has nothing left to do.
+    const host = `
+      import { ServeClient } from ${JSON.stringify(clientUrl)};
+      const client = new ServeClient({ resolveBinary: () => ${JSON.stringify(stubborn)} });
+      await client.request("version");
+      console.log(client.pid);
+    `;
+    const started = Date.now();
+    const run = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", host], { stdio: ["ignore", "pipe", "inherit"] });
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      child.on("close", (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout });
+      });
+    });
+    assert.equal(run.status, 0, "the host did not exit on its own");
+    assert.ok(Date.now() - started < 8000, "the child held the host");
+    const pgid = Number(run.stdout.trim());
+    assert.ok(Number.isInteger(pgid) && pgid > 0, run.stdout);
+    assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
   });
 
   test("session_shutdown (a reload) ends the child", async () => {

@@ -187,9 +187,17 @@ export async function startSession(cwd: string, options: { eventBus?: EventBus }
   };
 }
 
-/** Live (not zombie) child processes of this process whose command name is `name`. */
-export function childrenNamed(name: string): number[] {
-  const found: number[] = [];
+interface ProcessInfo {
+  pid: number;
+  /** The command name (at most 15 bytes): a script's own file name, for a script. */
+  comm: string;
+  ppid: number;
+  pgrp: number;
+}
+
+/** Every live (not zombie) process, from /proc. */
+function processes(): ProcessInfo[] {
+  const found: ProcessInfo[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(entry)) continue;
     let stat: string;
@@ -198,13 +206,55 @@ export function childrenNamed(name: string): number[] {
     } catch {
       continue;
     }
-    const open = stat.indexOf("(");
     const close = stat.lastIndexOf(")");
-    const comm = stat.slice(open + 1, close);
-    const [state, ppid] = stat.slice(close + 2).split(" ");
-    if (comm === name && Number(ppid) === process.pid && state !== "Z") found.push(Number(entry));
+    const [state, ppid, pgrp] = stat.slice(close + 2).split(" ");
+    if (state === "Z") continue;
+    found.push({ pid: Number(entry), comm: stat.slice(stat.indexOf("(") + 1, close), ppid: Number(ppid), pgrp: Number(pgrp) });
   }
   return found;
+}
+
+/** Live child processes of this process whose command name is `name`. */
+export function childrenNamed(name: string): number[] {
+  return processes()
+    .filter((p) => p.comm === name && p.ppid === process.pid)
+    .map((p) => p.pid);
+}
+
+/** Live processes whose process group is `pgid`. */
+export function groupMembers(pgid: number): number[] {
+  return processes()
+    .filter((p) => p.pgrp === pgid)
+    .map((p) => p.pid);
+}
+
+/** Live child processes of `ppid`. */
+export function childrenOf(ppid: number): number[] {
+  return processes()
+    .filter((p) => p.ppid === ppid)
+    .map((p) => p.pid);
+}
+
+/** Whether signal 0 to `target` (a pid, or a process group as `-pgid`) says nothing is there. */
+export function noSuchProcess(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/**
+ * An executable shell script named `pi-rules` (so that it shows as such among the children) in a
+ * directory of its own, holding `body` after the `#!/bin/sh` line. Returns its path.
+ */
+export function writeScript(body: string): string {
+  const dir = join(ROOT, `bin-${++projects}`);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "pi-rules");
+  writeFileSync(path, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return path;
 }
 
 /** Waits up to `ms` for `check` to hold, polling; returns whether it did. */
