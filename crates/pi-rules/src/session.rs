@@ -13,8 +13,10 @@ use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
 use pi_rules_core::{Features, Settings};
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The environment variable that replaces the embedded package rules with a directory.
 pub const PACKAGE_DIR_ENV: &str = "PI_RULES_PACKAGE_DIR";
@@ -43,6 +45,92 @@ pub struct SettingsRead {
     pub files: Vec<SettingsFileState>,
 }
 
+/// The working directory given to a command is not a directory.
+///
+/// The front end says what the directory was called: the command line's `--cwd` (this error's
+/// `Display`), or a request's `cwd` parameter ([`NotADirectory::for_param`]).
+#[derive(Debug)]
+pub struct NotADirectory {
+    pub path: PathBuf,
+}
+
+impl NotADirectory {
+    /// The message for the request parameter `name` (`params.cwd`), escaped.
+    pub fn for_param(&self, name: &str) -> String {
+        format!(
+            "{name}: `{}` is not a directory; pass the project directory (the one holding .pi/)",
+            escape(&self.path.display().to_string())
+        )
+    }
+}
+
+impl std::fmt::Display for NotADirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
+            escape(&self.path.display().to_string())
+        )
+    }
+}
+
+impl std::error::Error for NotADirectory {}
+
+/// What discovery found for one working directory: its physical path, its repository root and
+/// the project root (see [`Session::project_root`]). `serve` keeps it per working directory
+/// ([`LocationCache`]) so that a warm request does not look for the repository again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    physical_cwd: Option<PathBuf>,
+    repo_root: Option<PathBuf>,
+    project_root: PathBuf,
+    /// The `$HOME` the project root was decided against.
+    home: Option<PathBuf>,
+}
+
+impl Location {
+    /// The project rules directory at the repository root, `<root>/.pi/rules`, when `cwd` (the
+    /// working directory this was found for) does not read it: `cwd` is below the root, and
+    /// `<root>/.pi/rules` is a directory other than `<cwd>/.pi/rules`. Project rules are read
+    /// from `<cwd>/.pi/rules`, as the reference reads them, while settings come from the root.
+    ///
+    /// Uses what discovery found: nothing is looked up when `cwd` is the root (or the project is
+    /// `cwd` itself, as under a dotfiles repository at `$HOME`), and two `stat`s otherwise.
+    pub fn unread_root_rules(&self, cwd: &Path) -> Option<PathBuf> {
+        let root = self.repo_root.as_deref()?;
+        // The project root is the repository root's real path, or the real `cwd` when the
+        // repository is not the project (a dotfiles repository at or above `$HOME`).
+        if Some(self.project_root.as_path()) == self.physical_cwd.as_deref()
+            || self.project_root.as_path() == cwd
+        {
+            return None;
+        }
+        let rules = root.join(".pi").join("rules");
+        let theirs = fs::metadata(&rules).ok().filter(fs::Metadata::is_dir)?;
+        if let Ok(ours) = fs::metadata(cwd.join(".pi").join("rules")) {
+            use std::os::unix::fs::MetadataExt;
+            if (ours.dev(), ours.ino()) == (theirs.dev(), theirs.ino()) {
+                return None;
+            }
+        }
+        Some(rules)
+    }
+}
+
+/// The note for [`Location::unread_root_rules`], plain (for JSON): the directory not read, and
+/// the one that is.
+pub fn unread_root_rules_note(rules: &Path, cwd: &Path) -> String {
+    let root = rules.parent().and_then(Path::parent).unwrap_or(rules);
+    format!(
+        "the project rules at the repository root, `{}`, are not read from this directory: \
+         project rules come from the working directory's `.pi/rules` (`{}`); run from `{}` to \
+         use them",
+        rules.display(),
+        cwd.join(".pi").join("rules").display(),
+        root.display()
+    )
+}
+
 /// The machine as one command sees it.
 pub struct Session {
     pub cwd: PathBuf,
@@ -52,6 +140,8 @@ pub struct Session {
     physical_cwd: OnceCell<Option<PathBuf>>,
     /// The repository root of `cwd`, found once when first needed.
     repo_root: OnceCell<Option<PathBuf>>,
+    /// The project root, found once when first needed.
+    project_root: OnceCell<PathBuf>,
     /// The two settings file paths (project, global), found once when first needed.
     settings_paths: OnceCell<(PathBuf, Option<PathBuf>)>,
 }
@@ -62,10 +152,7 @@ impl Session {
     pub fn new(cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
         let cwd = match cwd {
             Some(dir) if dir.is_dir() => dir,
-            Some(dir) => anyhow::bail!(
-                "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
-                escape(&dir.display().to_string())
-            ),
+            Some(dir) => return Err(NotADirectory { path: dir }.into()),
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
         let home = std::env::var_os("HOME")
@@ -106,8 +193,52 @@ impl Session {
             schema,
             physical_cwd: OnceCell::new(),
             repo_root: OnceCell::new(),
+            project_root: OnceCell::new(),
             settings_paths: OnceCell::new(),
         }
+    }
+
+    /// What discovery found for this session's working directory (running it if it has not
+    /// run yet), for [`Session::locate_from`] in a later session on the same directory.
+    pub fn location(&self) -> Location {
+        Location {
+            physical_cwd: self.physical_cwd().map(Path::to_path_buf),
+            repo_root: self.repo_root().map(Path::to_path_buf),
+            project_root: self.project_root(),
+            home: self.home.clone(),
+        }
+    }
+
+    /// The note for project rules at the repository root that this working directory does not
+    /// read ([`Location::unread_root_rules`]), plain; `None` when there are none.
+    pub fn unread_root_rules_note(&self) -> Option<String> {
+        let rules = self.location().unread_root_rules(&self.cwd)?;
+        Some(unread_root_rules_note(&rules, &self.cwd))
+    }
+
+    /// Writes that note to `err` as `pi-rules: note: ...`, escaped for the terminal, and returns
+    /// it plain.
+    pub fn note_unread_root_rules(&self, err: &mut dyn std::io::Write) -> Option<String> {
+        let text = self.unread_root_rules_note()?;
+        note(err, format_args!("pi-rules: note: {}", escape(&text)));
+        Some(text)
+    }
+
+    /// Takes what discovery found for this working directory from `location` instead of
+    /// looking again. Returns false, and takes nothing, when the session has looked already or
+    /// `location` was decided against another `$HOME`.
+    pub fn locate_from(&self, location: &Location) -> bool {
+        if location.home != self.home
+            || self.physical_cwd.get().is_some()
+            || self.repo_root.get().is_some()
+            || self.project_root.get().is_some()
+        {
+            return false;
+        }
+        let _ = self.physical_cwd.set(location.physical_cwd.clone());
+        let _ = self.repo_root.set(location.repo_root.clone());
+        let _ = self.project_root.set(location.project_root.clone());
+        true
     }
 
     /// Whether this process is a subagent (`PI_SUBAGENT_CHILD=1`), which gets no rules block.
@@ -156,6 +287,12 @@ impl Session {
     /// repository's root is `$HOME` or above it (a dotfiles repository would otherwise make all of
     /// `$HOME` "the project").
     pub fn project_root(&self) -> PathBuf {
+        self.project_root
+            .get_or_init(|| self.find_project_root())
+            .clone()
+    }
+
+    fn find_project_root(&self) -> PathBuf {
         let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let cwd = self.physical_cwd().unwrap_or(&self.cwd).to_path_buf();
         let Some(root) = self.repo_root().map(canonical) else {
@@ -185,8 +322,13 @@ impl Session {
     /// The paths of the two settings files (project, global): each the `.jsonc` when it exists,
     /// else the `.json`.
     pub fn settings_paths(&self) -> (&Path, Option<&Path>) {
+        self.settings_paths_with(&|p: &Path| p.exists())
+    }
+
+    /// [`Session::settings_paths`], asking `exists` whether a `.jsonc` exists (when they are not
+    /// known yet).
+    pub fn settings_paths_with(&self, exists: &dyn Fn(&Path) -> bool) -> (&Path, Option<&Path>) {
         let (project, global) = self.settings_paths.get_or_init(|| {
-            let exists = |p: &Path| p.exists();
             (
                 settings::settings_file_in(&self.project_settings_dir(), exists),
                 self.global_settings_dir()
@@ -284,31 +426,47 @@ impl Session {
     }
 }
 
-/// The settings files on disk, as the settings cache of `serve` reads them.
-pub struct DiskSettings {
-    home: Option<PathBuf>,
+/// The settings files on disk, as the settings cache of `serve` reads them for one session.
+///
+/// Whether a path exists is asked once per request: the cache asks it of the same two or three
+/// paths up to three times each (to find the paths, to take their times, to read them).
+pub struct DiskSettings<'a> {
+    session: &'a Session,
+    exists: std::cell::RefCell<Vec<(PathBuf, bool)>>,
 }
 
-impl DiskSettings {
-    /// Settings files under `home` (the global file) and each project's repository root.
-    pub fn new(home: Option<PathBuf>) -> DiskSettings {
-        DiskSettings { home }
+impl<'a> DiskSettings<'a> {
+    /// The settings files of `session`: under its `$HOME` (the global file) and its repository
+    /// root, which the session finds once (or has from [`Session::locate_from`]).
+    pub fn new(session: &'a Session) -> DiskSettings<'a> {
+        DiskSettings {
+            session,
+            exists: std::cell::RefCell::new(Vec::new()),
+        }
     }
 }
 
-impl settings::SettingsFs for DiskSettings {
+impl settings::SettingsFs for DiskSettings<'_> {
     fn project_dir(&self, cwd: &Path) -> PathBuf {
+        if cwd == self.session.cwd {
+            return self.session.project_settings_dir();
+        }
         repo::repo_root(cwd)
             .unwrap_or_else(|| cwd.to_path_buf())
             .join(".pi")
     }
 
     fn global_dir(&self) -> Option<PathBuf> {
-        self.home.as_ref().map(|h| h.join(".pi"))
+        self.session.global_settings_dir()
     }
 
     fn exists(&self, path: &Path) -> bool {
-        path.exists()
+        if let Some((_, known)) = self.exists.borrow().iter().find(|(p, _)| p == path) {
+            return *known;
+        }
+        let exists = path.exists();
+        self.exists.borrow_mut().push((path.to_path_buf(), exists));
+        exists
     }
 
     fn mtime(&self, path: &Path) -> Option<std::time::SystemTime> {
@@ -317,6 +475,62 @@ impl settings::SettingsFs for DiskSettings {
 
     fn read(&self, path: &Path) -> Option<String> {
         read_settings_text(path).ok().flatten()
+    }
+}
+
+/// What discovery found, per working directory, for a long-running host: an entry is trusted for
+/// the TTL from when it was found, then found again, so a `.git` created or removed (or a
+/// directory moved) shows within the TTL. The time is a parameter, as for the settings cache.
+#[derive(Debug)]
+pub struct LocationCache {
+    entries: HashMap<PathBuf, (Location, Instant)>,
+    ttl: Duration,
+}
+
+impl LocationCache {
+    /// The most working directories kept; past that, expired entries are dropped, and if none
+    /// has expired, all of them.
+    pub const MAX_ENTRIES: usize = 64;
+
+    /// A cache whose entries are trusted for `ttl` (zero: never).
+    pub fn new(ttl: Duration) -> LocationCache {
+        LocationCache {
+            entries: HashMap::new(),
+            ttl,
+        }
+    }
+
+    /// Gives `session` what was found for its working directory when that is younger than the
+    /// TTL at `now`; otherwise lets the session look (once) and keeps what it found.
+    pub fn locate(&mut self, session: &Session, now: Instant) {
+        if let Some((location, found_at)) = self.entries.get(&session.cwd) {
+            if now.saturating_duration_since(*found_at) < self.ttl && session.locate_from(location)
+            {
+                return;
+            }
+        }
+        if self.ttl.is_zero() {
+            return;
+        }
+        let location = session.location();
+        if self.entries.len() >= Self::MAX_ENTRIES && !self.entries.contains_key(&session.cwd) {
+            let ttl = self.ttl;
+            self.entries
+                .retain(|_, (_, found_at)| now.saturating_duration_since(*found_at) < ttl);
+            if self.entries.len() >= Self::MAX_ENTRIES {
+                self.entries.clear();
+            }
+        }
+        self.entries.insert(session.cwd.clone(), (location, now));
+    }
+
+    /// How many working directories are kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 
