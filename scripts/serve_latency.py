@@ -10,7 +10,9 @@ starts `pi-rules serve` and alternates, N times:
 - one `assemble` request to the server: the time from writing the request line to reading the
   whole response line (the round trip a host sees);
 - one `pi-rules assemble --format json` process: the time from spawning it to its exit, its
-  output read from a pipe (what a host that spawns the binary per turn sees).
+  output read from a pipe (what a host that spawns the binary per turn sees);
+- one `version` request, whose round trip is the floor of any request: the pipes, waking each
+  side, the client's own work. It says how much of the `assemble` round trip the server spends.
 
 The two are interleaved so that the shared machine's load falls on both alike. The first
 requests warm the server (its settings cache, the page cache) and are not counted. Prints the
@@ -95,27 +97,31 @@ def main():
     # (about 34 KB, most of it the block) then takes one read.
     server = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               env=env, bufsize=1 << 16)
-    request = (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "assemble",
-                           "params": {"cwd": root}}) + "\n").encode()
+    assemble = (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "assemble",
+                            "params": {"cwd": root}}) + "\n").encode()
+    version = b'{"jsonrpc":"2.0","id":2,"method":"version"}\n'
     reader = server.stdout
 
-    def round_trip():
+    def round_trip(request, expected):
         started = time.perf_counter_ns()
         server.stdin.write(request)
         server.stdin.flush()
         line = reader.readline()
         elapsed = time.perf_counter_ns() - started
-        if b'"result":{"format":' not in line:
+        if expected not in line:
             sys.exit(f"serve_latency: unexpected response {line[:200]!r}")
         return elapsed
 
+    argv = [binary, "assemble", "--format", "json", "--cwd", root]
     for _ in range(WARM_UP):
-        round_trip()
-        one_shot([binary, "assemble", "--format", "json", "--cwd", root], env)
-    served, spawned = [], []
+        round_trip(assemble, b'"result":{"format":')
+        round_trip(version, b'"protocol":')
+        one_shot(argv, env)
+    served, floor, spawned = [], [], []
     for _ in range(args.n):
-        served.append(round_trip())
-        spawned.append(one_shot([binary, "assemble", "--format", "json", "--cwd", root], env))
+        spawned.append(one_shot(argv, env))
+        served.append(round_trip(assemble, b'"result":{"format":'))
+        floor.append(round_trip(version, b'"protocol":'))
     server.stdin.close()
     server.wait()
 
@@ -126,6 +132,7 @@ def main():
 
     print(f"binary: {binary}\nproject: {root}\n{args.n} of each, interleaved\n")
     print(line("serve assemble (round trip)", served))
+    print(line("serve version (the floor)", floor))
     print(line("pi-rules assemble (one process)", spawned))
     ratio = statistics.median(served) / statistics.median(spawned)
     print(f"\nratio of the medians: {ratio:.3f}   (target <= 0.1)")

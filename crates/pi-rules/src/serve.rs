@@ -13,7 +13,9 @@
 //!
 //! State: rule files are read afresh on every request; settings go through the settings cache
 //! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
-//! environment variables are read on every lookup.
+//! a working directory's repository root (and so where its settings file is and where the
+//! project ends) is found once per request, or taken from the location cache, which keeps it per
+//! working directory for `--settings-ttl`; environment variables are read on every lookup.
 
 use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};

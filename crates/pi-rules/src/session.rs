@@ -636,3 +636,150 @@ pub fn review_loop_max_cycles(settings: &Settings) -> String {
         .get("review_loop_max_cycles")
         .map_or_else(|| "undefined".to_owned(), |v| v.to_js_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal git directory that native discovery accepts.
+    fn make_git_dir(worktree: &Path) {
+        let git = worktree.join(".git");
+        fs::create_dir_all(git.join("objects")).unwrap();
+        fs::create_dir_all(git.join("refs")).unwrap();
+        fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::write(
+            git.join("config"),
+            "[core]\n\trepositoryformatversion = 0\n",
+        )
+        .unwrap();
+    }
+
+    fn session(cwd: &Path, home: &Path) -> Session {
+        Session::from_parts(
+            cwd.to_path_buf(),
+            Some(home.to_path_buf()),
+            Cow::Borrowed(Schema::embedded()),
+        )
+    }
+
+    #[test]
+    fn a_location_is_kept_for_the_ttl_then_found_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outer = tmp.path().join("outer");
+        let app = outer.join("app");
+        let home = tmp.path().join("home");
+        fs::create_dir_all(&app).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        let ttl = Duration::from_secs(30);
+        let mut cache = LocationCache::new(ttl);
+        let start = Instant::now();
+
+        let first = session(&app, &home);
+        cache.locate(&first, start);
+        assert_eq!(first.repo_root(), None);
+        assert_eq!(cache.len(), 1);
+
+        // A repository made within the TTL is not seen: the entry is trusted.
+        make_git_dir(&outer);
+        let within = session(&app, &home);
+        cache.locate(&within, start + ttl / 2);
+        assert_eq!(within.repo_root(), None);
+        // A session that has not been given the entry looks, and finds it.
+        assert_eq!(session(&app, &home).repo_root(), Some(outer.as_path()));
+
+        // At the TTL, discovery runs again and the new entry is kept.
+        let after = session(&app, &home);
+        cache.locate(&after, start + ttl);
+        assert_eq!(after.repo_root(), Some(outer.as_path()));
+        let project_root = after.project_root();
+        fs::remove_dir_all(outer.join(".git")).unwrap();
+        let kept = session(&app, &home);
+        cache.locate(&kept, start + ttl + ttl / 2);
+        assert_eq!(kept.repo_root(), Some(outer.as_path()));
+        assert_eq!(kept.project_root(), project_root);
+        // A removed repository is seen once the TTL has passed again.
+        let gone = session(&app, &home);
+        cache.locate(&gone, start + ttl * 2);
+        assert_eq!(gone.repo_root(), None);
+    }
+
+    #[test]
+    fn another_home_or_a_zero_ttl_looks_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let app = tmp.path().join("app");
+        fs::create_dir_all(&app).unwrap();
+        let start = Instant::now();
+        let mut cache = LocationCache::new(Duration::from_secs(30));
+        cache.locate(&session(&app, tmp.path()), start);
+        make_git_dir(&app);
+        // The project root depends on $HOME, so an entry is only given to the same $HOME.
+        let other_home = session(&app, &tmp.path().join("elsewhere"));
+        cache.locate(&other_home, start);
+        assert_eq!(other_home.repo_root(), Some(app.as_path()));
+
+        let mut never = LocationCache::new(Duration::ZERO);
+        let first = session(&app, tmp.path());
+        never.locate(&first, start);
+        assert!(never.is_empty());
+        fs::remove_dir_all(app.join(".git")).unwrap();
+        let second = session(&app, tmp.path());
+        never.locate(&second, start);
+        assert_eq!(second.repo_root(), None);
+    }
+
+    #[test]
+    fn the_cache_holds_at_most_max_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let start = Instant::now();
+        let mut cache = LocationCache::new(Duration::from_secs(30));
+        let locate = |cache: &mut LocationCache, name: String, at: Instant| {
+            let dir = tmp.path().join(name);
+            fs::create_dir_all(&dir).unwrap();
+            cache.locate(&session(&dir, tmp.path()), at);
+        };
+        let half = LocationCache::MAX_ENTRIES / 2;
+        for i in 0..half {
+            locate(&mut cache, format!("old{i}"), start);
+        }
+        for i in 0..half {
+            locate(
+                &mut cache,
+                format!("new{i}"),
+                start + Duration::from_secs(20),
+            );
+        }
+        assert_eq!(cache.len(), LocationCache::MAX_ENTRIES);
+        // Full: the expired entries go, the fresh ones stay.
+        locate(
+            &mut cache,
+            "one".to_owned(),
+            start + Duration::from_secs(40),
+        );
+        assert_eq!(cache.len(), half + 1);
+        // Full of fresh entries: all go.
+        for i in 0..LocationCache::MAX_ENTRIES {
+            locate(
+                &mut cache,
+                format!("more{i}"),
+                start + Duration::from_secs(40),
+            );
+            assert!(cache.len() <= LocationCache::MAX_ENTRIES, "{i}");
+        }
+    }
+
+    #[test]
+    fn a_cwd_that_is_not_a_directory_is_named_by_the_front_end() {
+        let Err(err) = Session::new(Some(PathBuf::from("/no/such\x1bdir")), None) else {
+            panic!("a missing directory is refused");
+        };
+        let typed = err.downcast_ref::<NotADirectory>().unwrap();
+        assert!(err.to_string().starts_with("`--cwd /no/such"));
+        assert!(!err.to_string().contains('\x1b'));
+        let param = typed.for_param("params.cwd");
+        assert!(param.starts_with("params.cwd: `/no/such"), "{param}");
+        assert!(
+            !param.contains("--cwd") && !param.contains('\x1b'),
+            "{param}"
+        );
+    }
+}
