@@ -23,12 +23,14 @@ use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
 use crate::session::{
     DiskSettings, LocationCache, NotADirectory, Session, SettingsFileState, SettingsRead,
+    SettingsTexts,
 };
 use crate::terminal::ColorChoice;
 use crate::{check, report};
 use pi_rules_core::settings::{SettingsCache, SettingsFs};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -63,6 +65,8 @@ const METHODS: &[&str] = &[
 pub struct CachedSettings {
     cache: SettingsCache,
     locations: LocationCache,
+    /// The settings files' texts, for the keys resolved per key (see [`SettingsTexts`]).
+    texts: RefCell<SettingsTexts>,
     /// The note on project rules at the repository root that the last request's working
     /// directory does not read, for results whose command printed it to stderr only.
     unread_root_rules: Option<String>,
@@ -75,6 +79,7 @@ impl CachedSettings {
         CachedSettings {
             cache: SettingsCache::with_interval(ttl),
             locations: LocationCache::new(ttl),
+            texts: RefCell::new(SettingsTexts::default()),
             unread_root_rules: None,
         }
     }
@@ -90,7 +95,7 @@ impl SettingsSource for CachedSettings {
         let now = Instant::now();
         self.locate(session, now);
         self.unread_root_rules = session.unread_root_rules_note();
-        let disk = DiskSettings::new(session);
+        let disk = DiskSettings::with_texts(session, &self.texts);
         let env = |name: &str| std::env::var(name).ok();
         let resolved = self
             .cache

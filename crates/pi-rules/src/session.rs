@@ -428,11 +428,14 @@ impl Session {
 
 /// The settings files on disk, as the settings cache of `serve` reads them for one session.
 ///
-/// Whether a path exists is asked once per request: the cache asks it of the same two or three
-/// paths up to three times each (to find the paths, to take their times, to read them).
+/// Each path is `stat`ed once per request: the cache asks whether the same two or three paths
+/// exist up to three times each (to find the paths, to take their times, to read them). A file
+/// the keys resolved per key read "as it is now" is taken from [`SettingsTexts`] when it is
+/// still the file that was read (see there).
 pub struct DiskSettings<'a> {
     session: &'a Session,
-    exists: std::cell::RefCell<Vec<(PathBuf, bool)>>,
+    stats: std::cell::RefCell<Vec<(PathBuf, Option<fs::Metadata>)>>,
+    texts: Option<&'a std::cell::RefCell<SettingsTexts>>,
 }
 
 impl<'a> DiskSettings<'a> {
@@ -441,8 +444,121 @@ impl<'a> DiskSettings<'a> {
     pub fn new(session: &'a Session) -> DiskSettings<'a> {
         DiskSettings {
             session,
-            exists: std::cell::RefCell::new(Vec::new()),
+            stats: std::cell::RefCell::new(Vec::new()),
+            texts: None,
         }
+    }
+
+    /// The same, reading through `texts`, which outlives the request.
+    pub fn with_texts(
+        session: &'a Session,
+        texts: &'a std::cell::RefCell<SettingsTexts>,
+    ) -> DiskSettings<'a> {
+        DiskSettings {
+            texts: Some(texts),
+            ..DiskSettings::new(session)
+        }
+    }
+
+    /// `path`'s metadata (following links), taken once per request.
+    fn metadata(&self, path: &Path) -> Option<fs::Metadata> {
+        if let Some((_, known)) = self.stats.borrow().iter().find(|(p, _)| p == path) {
+            return known.clone();
+        }
+        let metadata = fs::metadata(path).ok();
+        self.stats
+            .borrow_mut()
+            .push((path.to_path_buf(), metadata.clone()));
+        metadata
+    }
+}
+
+/// What identifies the contents of a file without reading it: device, inode, size, and the
+/// modification and change times to the nanosecond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileStamp {
+    fn of(metadata: &fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            dev: metadata.dev(),
+            ino: metadata.ino(),
+            size: metadata.size(),
+            mtime: (metadata.mtime(), metadata.mtime_nsec()),
+            ctime: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+
+    /// Whether the file's last change was at least [`SettingsTexts::SETTLED`] before `at`.
+    fn settled_before(&self, at: std::time::SystemTime) -> bool {
+        let Ok(at) = at.duration_since(std::time::UNIX_EPOCH) else {
+            return false;
+        };
+        let changed = self.mtime.max(self.ctime);
+        let Ok(secs) = u64::try_from(changed.0) else {
+            return false;
+        };
+        let nanos = u32::try_from(changed.1).unwrap_or(0);
+        Duration::new(secs, nanos) + SettingsTexts::SETTLED <= at
+    }
+}
+
+/// The texts of settings files as `serve` last read them, for the keys the reference resolves
+/// per key (`acpx_agents`, `cli_agents`), which read both files as they are on every request.
+///
+/// A text is given again only while the file has the same device, inode, size and modification
+/// and change times as when it was read (a write, a rename over it, a `touch` change one of
+/// them), so it is the file as it is now. A file changed less than [`SettingsTexts::SETTLED`]
+/// before it was read is not kept: the kernel's file times move in ticks of a few milliseconds,
+/// and a write of the same size in the same tick would keep every stamp (git's "racily clean"
+/// case). Only regular files that were read whole are kept, up to [`SettingsTexts::MAX_BYTES`]
+/// each and [`SettingsTexts::MAX_FILES`] files.
+#[derive(Debug, Default)]
+pub struct SettingsTexts {
+    entries: Vec<(PathBuf, FileStamp, String)>,
+}
+
+impl SettingsTexts {
+    /// How long before its read a file must have last changed for its text to be kept.
+    pub const SETTLED: Duration = Duration::from_secs(2);
+    /// The largest text kept.
+    pub const MAX_BYTES: usize = 64 << 10;
+    /// The most files kept; past that, the oldest goes.
+    pub const MAX_FILES: usize = 16;
+
+    fn get(&self, path: &Path, stamp: &FileStamp) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(p, s, _)| p == path && s == stamp)
+            .map(|(_, _, text)| text.as_str())
+    }
+
+    fn keep(&mut self, path: &Path, stamp: FileStamp, text: &str) {
+        self.entries.retain(|(p, _, _)| p != path);
+        if text.len() > Self::MAX_BYTES {
+            return;
+        }
+        if self.entries.len() >= Self::MAX_FILES {
+            self.entries.remove(0);
+        }
+        self.entries
+            .push((path.to_path_buf(), stamp, text.to_owned()));
+    }
+
+    /// How many texts are kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 
@@ -461,20 +577,35 @@ impl settings::SettingsFs for DiskSettings<'_> {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        if let Some((_, known)) = self.exists.borrow().iter().find(|(p, _)| p == path) {
-            return *known;
-        }
-        let exists = path.exists();
-        self.exists.borrow_mut().push((path.to_path_buf(), exists));
-        exists
+        self.metadata(path).is_some()
     }
 
     fn mtime(&self, path: &Path) -> Option<std::time::SystemTime> {
-        fs::metadata(path).and_then(|m| m.modified()).ok()
+        self.metadata(path).and_then(|m| m.modified().ok())
     }
 
     fn read(&self, path: &Path) -> Option<String> {
-        read_settings_text(path).ok().flatten()
+        let Some(texts) = self.texts else {
+            return read_settings_text(path).ok().flatten();
+        };
+        let stamp = self
+            .metadata(path)
+            .filter(fs::Metadata::is_file)
+            .map(|m| FileStamp::of(&m));
+        if let Some(stamp) = &stamp {
+            if let Some(text) = texts.borrow().get(path, stamp) {
+                return Some(text.to_owned());
+            }
+        }
+        let read_at = std::time::SystemTime::now();
+        let text = read_settings_text(path).ok().flatten()?;
+        match stamp {
+            Some(stamp) if stamp.settled_before(read_at) => {
+                texts.borrow_mut().keep(path, stamp, &text)
+            }
+            _ => texts.borrow_mut().entries.retain(|(p, _, _)| p != path),
+        }
+        Some(text)
     }
 }
 
@@ -765,6 +896,36 @@ mod tests {
             );
             assert!(cache.len() <= LocationCache::MAX_ENTRIES, "{i}");
         }
+    }
+
+    #[test]
+    fn a_settings_text_is_kept_only_for_the_file_it_was_read_from() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("settings.json");
+        fs::write(&path, "{}").unwrap();
+        let stamp = FileStamp::of(&fs::metadata(&path).unwrap());
+        // Just written: not settled now, settled once the margin has passed.
+        let now = std::time::SystemTime::now();
+        assert!(!stamp.settled_before(now));
+        assert!(stamp.settled_before(now + SettingsTexts::SETTLED + Duration::from_millis(50)));
+        let mut texts = SettingsTexts::default();
+        texts.keep(&path, stamp, "{}");
+        assert_eq!(texts.get(&path, &stamp), Some("{}"));
+        // Another stamp (a write changes the change time at least) or another path: nothing.
+        let changed = FileStamp {
+            ctime: (stamp.ctime.0, stamp.ctime.1 + 1),
+            ..stamp
+        };
+        assert_eq!(texts.get(&path, &changed), None);
+        assert_eq!(texts.get(&tmp.path().join("other"), &stamp), None);
+        // Bounded: large texts are not kept, and at most MAX_FILES files.
+        texts.keep(&path, stamp, &"x".repeat(SettingsTexts::MAX_BYTES + 1));
+        assert!(texts.is_empty());
+        for i in 0..SettingsTexts::MAX_FILES + 5 {
+            texts.keep(&tmp.path().join(format!("f{i}")), stamp, "{}");
+        }
+        assert_eq!(texts.len(), SettingsTexts::MAX_FILES);
+        assert_eq!(texts.get(&tmp.path().join("f0"), &stamp), None);
     }
 
     #[test]

@@ -586,3 +586,43 @@ fn a_cwd_that_is_not_a_directory_is_named_as_the_request_parameter() {
     assert!(err.contains("`--cwd "), "{err}");
     assert!(!err.contains("params.cwd"), "{err}");
 }
+
+#[test]
+fn keys_resolved_per_key_see_a_settings_change_at_once() {
+    // `acpx_agents` and `cli_agents` read the settings files as they are on every request, as
+    // the reference does, whatever the TTL: a write shows at the next request even when the
+    // server keeps the file's text between requests.
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[]);
+    let path = dir.join(".pi/pi-config-settings.json");
+    fs::write(&path, r#"{"acpx_agents": ["codex"]}"#).unwrap();
+    let mut server = Server::start(&[]);
+    let agents = |server: &mut Server| {
+        server.result("settings", json!({"cwd": dir, "keys": ["acpx_agents"]}))["acpx_agents"]
+            .clone()
+    };
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    // Once the file is older than the kernel's time tick by a margin, its text is kept.
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    // The same size, another content: the change time tells.
+    fs::write(&path, r#"{"acpx_agents": ["gemin"]}"#).unwrap();
+    assert_eq!(agents(&mut server), json!(["gemin"]));
+    // Replaced by a rename, with the old times put back: another inode.
+    let other = dir.join(".pi/new.json");
+    fs::write(&other, r#"{"acpx_agents": ["qwen1"]}"#).unwrap();
+    let old = fs::metadata(&path).unwrap().modified().unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    fs::rename(&other, &path).unwrap();
+    assert_eq!(agents(&mut server), json!(["qwen1"]));
+    // Removed: the default at once.
+    fs::remove_file(&path).unwrap();
+    assert_eq!(agents(&mut server), json!([]));
+    assert!(server.finish().success());
+}
