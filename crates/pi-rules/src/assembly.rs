@@ -99,12 +99,16 @@ pub fn run<O: Observer>(
             );
         }
     }
-    let loaded = loader::load_with(&dirs, &policy);
+    let mut loaded = loader::load_with(&dirs, &policy);
     for escaped in &loaded.escapes {
         note(
             err,
             format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
         );
+    }
+    // Run below the repository root, the team's rules at the root are left out: say so.
+    if let Some(text) = session.note_unread_root_rules(err) {
+        loaded.notes.push(text);
     }
     let read_micros = started.elapsed().as_micros();
     let started = Instant::now();

@@ -13,18 +13,24 @@
 //!
 //! State: rule files are read afresh on every request; settings go through the settings cache
 //! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
-//! environment variables are read on every lookup.
+//! a working directory's repository root (and so where its settings file is and where the
+//! project ends) is found once per request, or taken from the location cache, which keeps it per
+//! working directory for `--settings-ttl`; environment variables are read on every lookup.
 
 use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
-use crate::session::{DiskSettings, Session, SettingsFileState, SettingsRead};
+use crate::session::{
+    DiskSettings, LocationCache, NotADirectory, Session, SettingsFileState, SettingsRead,
+    SettingsTexts,
+};
 use crate::terminal::ColorChoice;
 use crate::{check, report};
-use pi_rules_core::settings::SettingsCache;
+use pi_rules_core::settings::{SettingsCache, SettingsFs};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -53,31 +59,49 @@ const METHODS: &[&str] = &[
     "assemble", "explain", "check", "settings", "render", "eval", "version",
 ];
 
-/// Settings through the settings cache: the same working directory within the TTL costs no file
-/// access.
+/// Settings through the settings cache, and the repository root through the location cache:
+/// the same working directory within the TTL costs no file access for either (but the keys that
+/// the reference resolves per key, which read both files as they are).
 pub struct CachedSettings {
     cache: SettingsCache,
+    locations: LocationCache,
+    /// The settings files' texts, for the keys resolved per key (see [`SettingsTexts`]).
+    texts: RefCell<SettingsTexts>,
+    /// The note on project rules at the repository root that the last request's working
+    /// directory does not read, for results whose command printed it to stderr only.
+    unread_root_rules: Option<String>,
 }
 
 impl CachedSettings {
-    /// A cache that re-checks file modification times at most every `ttl`.
+    /// Caches that re-check file modification times, and look for the repository root again, at
+    /// most every `ttl`.
     pub fn new(ttl: Duration) -> CachedSettings {
         CachedSettings {
             cache: SettingsCache::with_interval(ttl),
+            locations: LocationCache::new(ttl),
+            texts: RefCell::new(SettingsTexts::default()),
+            unread_root_rules: None,
         }
+    }
+
+    /// Gives `session` its repository root from the location cache (see [`LocationCache`]).
+    pub fn locate(&mut self, session: &Session, now: Instant) {
+        self.locations.locate(session, now);
     }
 }
 
 impl SettingsSource for CachedSettings {
     fn read(&mut self, session: &Session, _err: &mut dyn Write) -> SettingsRead {
-        let disk = DiskSettings::new(session.home.clone());
-        let env = |name: &str| std::env::var(name).ok();
         let now = Instant::now();
+        self.locate(session, now);
+        self.unread_root_rules = session.unread_root_rules_note();
+        let disk = DiskSettings::with_texts(session, &self.texts);
+        let env = |name: &str| std::env::var(name).ok();
         let resolved = self
             .cache
             .resolve(&session.schema, &disk, &env, &session.cwd, now);
         let (project, global) = self.cache.files(&session.schema, &disk, &session.cwd, now);
-        let (project_path, global_path) = session.settings_paths();
+        let (project_path, global_path) = session.settings_paths_with(&|path| disk.exists(path));
         let mut files = vec![SettingsFileState::of(
             "project",
             project_path,
@@ -113,16 +137,21 @@ impl RpcError {
         RpcError::new(code::INVALID_PARAMS, format!("invalid params: {err}"))
     }
 
-    /// A command's failure, by exit code.
+    /// A command's failure, by exit code. What the command line calls by a flag is named as the
+    /// request's parameter.
     fn application(err: &anyhow::Error) -> RpcError {
         let kind = match exit_for(err) {
             Exit::Usage => "usage",
             Exit::Output => "output",
             _ => "input",
         };
+        let message = match err.downcast_ref::<NotADirectory>() {
+            Some(cwd) => cwd.for_param("params.cwd"),
+            None => format!("{err:#}"),
+        };
         RpcError {
             code: code::APPLICATION_ERROR,
-            message: format!("{err:#}"),
+            message,
             kind: Some(kind),
         }
     }
@@ -312,10 +341,22 @@ impl Server {
         };
         let mut body = std::mem::take(&mut self.body);
         body.clear();
+        // The result is written after the response's head, so that a large one (the block) is
+        // not copied again into the response.
+        if let Some(id) = id {
+            write_result_head(&mut body, id);
+        }
         let result = self.call(&method, envelope.params, &mut body);
         if let Some(id) = id {
             match result {
-                Ok(()) => write_result(out, id, &body),
+                Ok(()) if out.is_empty() => {
+                    body.push(b'}');
+                    std::mem::swap(out, &mut body);
+                }
+                Ok(()) => {
+                    out.extend_from_slice(&body);
+                    out.push(b'}');
+                }
                 Err(error) => write_error(out, Some(id), &error),
             }
         }
@@ -361,8 +402,16 @@ impl Server {
                     OutputFormat::Json => self.run_command(Command::Explain(args), body),
                     OutputFormat::Text => {
                         let mut text = Vec::new();
+                        self.settings.unread_root_rules = None;
                         self.run_command(Command::Explain(args), &mut text)?;
-                        write_json(body, &TextResult::new(&text));
+                        let notes = self.settings.unread_root_rules.take();
+                        write_json(
+                            body,
+                            &NotedText {
+                                text: String::from_utf8_lossy(&text),
+                                notes: notes.as_slice(),
+                            },
+                        );
                         Ok(())
                     }
                 }
@@ -446,6 +495,7 @@ impl Server {
             CheckFormat::Short => report::Format::Short,
         };
         let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let options = check::CheckOptions {
             session: &session,
@@ -459,6 +509,7 @@ impl Server {
         check::render(&report, &options, &mut text)
             .map_err(|e| RpcError::application(&e.into()))?;
         let (errors, warnings, infos) = report::counts(&report);
+        let notes = session.unread_root_rules_note();
         /// The result of a `check` in a human format: the report's text is written into the
         /// response as it is, not copied into a JSON tree first.
         #[derive(serde::Serialize)]
@@ -467,6 +518,7 @@ impl Server {
             errors: usize,
             warnings: usize,
             infos: usize,
+            notes: &'a [String],
         }
         write_json(
             body,
@@ -475,6 +527,7 @@ impl Server {
                 errors,
                 warnings,
                 infos,
+                notes: notes.as_slice(),
             },
         );
         Ok(())
@@ -602,6 +655,14 @@ struct RenderParams {
     prompt: String,
 }
 
+/// `{"text": ..., "notes": [...]}`: a text form and what its command said on stderr that the user
+/// should hear (`explain`'s note on project rules it does not read).
+#[derive(serde::Serialize)]
+struct NotedText<'a> {
+    text: std::borrow::Cow<'a, str>,
+    notes: &'a [String],
+}
+
 /// `{"text": ...}`.
 #[derive(serde::Serialize)]
 struct TextResult<'a> {
@@ -627,12 +688,11 @@ fn trim_newline(body: &mut Vec<u8>) {
     }
 }
 
-fn write_result(out: &mut Vec<u8>, id: &RawValue, body: &[u8]) {
+/// A result response up to its result, which follows, and then `}`.
+fn write_result_head(out: &mut Vec<u8>, id: &RawValue) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     out.extend_from_slice(id.get().as_bytes());
     out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(body);
-    out.push(b'}');
 }
 
 fn write_error(out: &mut Vec<u8>, id: Option<&RawValue>, error: &RpcError) {

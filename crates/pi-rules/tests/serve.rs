@@ -447,3 +447,182 @@ fn a_large_batch_is_answered_without_holding_every_response() {
     );
     assert!(server.finish().success());
 }
+
+/// Runs git hermetically in `cwd`.
+fn git_in(cwd: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_CEILING_DIRECTORIES")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn a_git_directory_made_or_removed_shows_within_the_ttl() {
+    // `outer/app` is not in a repository: its project settings are `outer/app/.pi`. Once
+    // `outer` is one, they are `outer/.pi`. The repository root is kept per working directory
+    // for the TTL, as the settings are, and looked for again after it.
+    let root = tempfile::tempdir().unwrap();
+    let outer = root.path().join("outer");
+    let app = project(&outer, "app", &[]);
+    fs::create_dir_all(outer.join(".pi")).unwrap();
+    write_settings(&outer, r#"{"review_loop_max_cycles": 9}"#, 1_000_000);
+    let mut server = Server::start(&["--settings-ttl", "1"]);
+    let cycles = |server: &mut Server| {
+        let params = json!({"cwd": app, "keys": ["review_loop_max_cycles"]});
+        server.result("settings", params)["review_loop_max_cycles"].clone()
+    };
+    let default = cycles(&mut server);
+    assert_ne!(default, 9);
+    let made_at = Instant::now();
+    git_in(&outer, &["init", "-q"]);
+    let cached = cycles(&mut server);
+    if made_at.elapsed() < Duration::from_millis(900) {
+        assert_eq!(cached, default, "the root is kept for the TTL");
+    }
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(cycles(&mut server), 9, "a new .git shows after the TTL");
+    // The assembly sees the same root: the settings file it names is the root's.
+    let explained = server.result("explain", json!({"cwd": app}));
+    assert_eq!(
+        explained["settings_files"][0]["path"],
+        outer
+            .join(".pi/pi-config-settings.json")
+            .display()
+            .to_string()
+    );
+    fs::remove_dir_all(outer.join(".git")).unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(
+        cycles(&mut server),
+        default,
+        "a removed .git shows after the TTL"
+    );
+    assert!(server.finish().success());
+}
+
+#[test]
+fn serve_results_carry_the_note_on_root_rules_left_out() {
+    let root = tempfile::tempdir().unwrap();
+    let repo = project(root.path(), "repo", &[("90-team.md", "# Team rule\n")]);
+    let src = repo.join("src");
+    fs::create_dir_all(&src).unwrap();
+    git_in(&repo, &["init", "-q"]);
+    let mut server = Server::start(&[]);
+    let expected = json!([format!(
+        "the project rules at the repository root, `{}/.pi/rules`, are not read from this \
+         directory: project rules come from the working directory's `.pi/rules` (`{}/.pi/rules`); \
+         run from `{}` to use them",
+        repo.display(),
+        src.display(),
+        repo.display()
+    )]);
+    // Twice: the second request is warm (the root from the cache) and says the same.
+    for _ in 0..2 {
+        let assembled = server.result("assemble", json!({"cwd": src}));
+        assert_eq!(assembled["notes"], expected);
+        assert!(!assembled["block"].as_str().unwrap().contains("Team rule"));
+        assert_eq!(
+            server.result("explain", json!({"cwd": src}))["notes"],
+            expected
+        );
+        let text = server.result("explain", json!({"cwd": src, "format": "text"}));
+        assert_eq!(text["notes"], expected, "{text}");
+        let short = server.result("check", json!({"cwd": src, "format": "short"}));
+        assert_eq!(short["notes"], expected, "{short}");
+    }
+    // At the root, nothing is left out.
+    assert_eq!(
+        server.result("assemble", json!({"cwd": repo}))["notes"],
+        json!([])
+    );
+    let text = server.result("explain", json!({"cwd": repo, "format": "text"}));
+    assert_eq!(text["notes"], json!([]));
+    assert!(server.finish().success());
+}
+
+#[test]
+fn a_cwd_that_is_not_a_directory_is_named_as_the_request_parameter() {
+    let root = tempfile::tempdir().unwrap();
+    let missing = root.path().join("no\x1bsuch");
+    let file = root.path().join("file");
+    fs::write(&file, "").unwrap();
+    let mut server = Server::start(&[]);
+    for cwd in [&missing, &file] {
+        for (method, params) in [
+            ("assemble", json!({"cwd": cwd})),
+            ("explain", json!({"cwd": cwd, "format": "text"})),
+            ("check", json!({"cwd": cwd})),
+            ("check", json!({"cwd": cwd, "format": "human"})),
+            ("settings", json!({"cwd": cwd})),
+            ("render", json!({"cwd": cwd, "prompt": "x"})),
+        ] {
+            let response = server.call(method, params);
+            let message = response["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("params.cwd: `") && message.contains("` is not a directory"),
+                "{method}: {message}"
+            );
+            assert!(!message.contains("--cwd"), "{method}: {message}");
+            assert!(!message.contains('\x1b'), "{method}: {message:?}");
+            assert_eq!(response["error"]["code"], -32000);
+            assert_eq!(response["error"]["data"]["kind"], "input");
+        }
+    }
+    assert!(server.finish().success());
+    // The command line names its flag.
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
+        .args(["assemble", "--cwd"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("`--cwd "), "{err}");
+    assert!(!err.contains("params.cwd"), "{err}");
+}
+
+#[test]
+fn keys_resolved_per_key_see_a_settings_change_at_once() {
+    // `acpx_agents` and `cli_agents` read the settings files as they are on every request, as
+    // the reference does, whatever the TTL: a write shows at the next request even when the
+    // server keeps the file's text between requests.
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(root.path(), "app", &[]);
+    let path = dir.join(".pi/pi-config-settings.json");
+    fs::write(&path, r#"{"acpx_agents": ["codex"]}"#).unwrap();
+    let mut server = Server::start(&[]);
+    let agents = |server: &mut Server| {
+        server.result("settings", json!({"cwd": dir, "keys": ["acpx_agents"]}))["acpx_agents"]
+            .clone()
+    };
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    // Once the file is older than the kernel's time tick by a margin, its text is kept.
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    assert_eq!(agents(&mut server), json!(["codex"]));
+    // The same size, another content: the change time tells.
+    fs::write(&path, r#"{"acpx_agents": ["gemin"]}"#).unwrap();
+    assert_eq!(agents(&mut server), json!(["gemin"]));
+    // Replaced by a rename, with the old times put back: another inode.
+    let other = dir.join(".pi/new.json");
+    fs::write(&other, r#"{"acpx_agents": ["qwen1"]}"#).unwrap();
+    let old = fs::metadata(&path).unwrap().modified().unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    fs::rename(&other, &path).unwrap();
+    assert_eq!(agents(&mut server), json!(["qwen1"]));
+    // Removed: the default at once.
+    fs::remove_file(&path).unwrap();
+    assert_eq!(agents(&mut server), json!([]));
+    assert!(server.finish().success());
+}

@@ -3,12 +3,13 @@
 use crate::assembly::{self, Run};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
-use crate::json::{self, Seq, Text};
+use crate::json::{JsonWriter, Seq, Text};
 use crate::output::{output, Exit};
 use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::Message;
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// Assemble the rules block from the package, user and project layers.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -46,7 +47,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
             output(cx.out.write_all(text.as_bytes()))?;
         }
-        OutputFormat::Json => output(json::write_line(cx.out, &Report::new(&run)))?,
+        OutputFormat::Json => output(Report::new(&run).write_line(cx.out))?,
     }
     cx.release(run);
     Ok(Exit::Success)
@@ -85,6 +86,29 @@ struct Stats {
 }
 
 impl<'a> Report<'a> {
+    /// Writes the report as one line, exactly as `serde_json` writes it. The block, the bulk of
+    /// the line, goes through [`JsonWriter`]'s escaper, which works eight bytes at a time
+    /// (`serde_json`'s looks at each byte: about a sixth of a warm `serve` request); the rest
+    /// through `serde`.
+    fn write_line(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut writer = JsonWriter::new(out);
+        writer.raw(b"{\"format\":")?;
+        writer.value(&self.format)?;
+        writer.raw(b",\"block\":")?;
+        writer.string(self.block)?;
+        writer.raw(b",\"warnings\":")?;
+        writer.value(&self.warnings)?;
+        writer.raw(b",\"files\":")?;
+        writer.value(&self.files)?;
+        writer.raw(b",\"notes\":")?;
+        writer.value(&self.notes)?;
+        writer.raw(b",\"stats\":")?;
+        writer.value(&self.stats)?;
+        writer.raw(b"}\n")?;
+        writer.into_inner()?;
+        Ok(())
+    }
+
     fn new(run: &'a Run) -> Report<'a> {
         let warnings = run.warning_messages().map(Text);
         let files = run.loaded.iter().flat_map(|loaded| {
@@ -114,6 +138,54 @@ impl<'a> Report<'a> {
                 read_us: run.read_micros,
                 assemble_us: run.assemble_micros,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written line is `serde_json`'s, whatever the block holds.
+    #[test]
+    fn the_line_is_serde_jsons() {
+        let notes = vec!["a \"note\"\twith\u{1}controls".to_owned()];
+        let blocks = [
+            String::new(),
+            "\n\n# Rules\n\n| a | b |\n\"quoted\" \\ back\u{7f}\u{1f}\u{2028} ünïcode\n".to_owned(),
+            "x\u{0}y\r\u{8}\u{c}".repeat(40_000),
+        ];
+        for block in &blocks {
+            let report = || Report {
+                format: FORMAT_VERSION,
+                block,
+                // Warnings are written by `serde` either way.
+                warnings: Seq::new(Box::new(std::iter::empty())),
+                files: Seq::new(Box::new(std::iter::once(FileReport {
+                    name: "90-x.md",
+                    layer: Some("project"),
+                    path: Some("/p/.pi/rules/90-x.md".to_owned()),
+                    status: "included",
+                    shadowed: vec!["<embedded>/90-x.md".to_owned()],
+                }))),
+                notes: &notes,
+                stats: Stats {
+                    files_read: 1,
+                    bytes_read: 2,
+                    block_bytes: block.len(),
+                    read_us: 3,
+                    assemble_us: 4,
+                },
+            };
+            let mut ours = Vec::new();
+            report().write_line(&mut ours).unwrap();
+            let mut theirs = serde_json::to_vec(&report()).unwrap();
+            theirs.push(b'\n');
+            assert!(
+                ours == theirs,
+                "the lines differ for a block of {} bytes",
+                block.len()
+            );
         }
     }
 }

@@ -146,6 +146,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let package = session
         .layer_dirs(args.layers.package_dir.as_deref())
         .package;
+    session.note_unread_root_rules(cx.err);
     let options = CheckOptions {
         session: &session,
         package,

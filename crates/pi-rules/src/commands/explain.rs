@@ -1013,7 +1013,9 @@ impl<'r> Report<'r> {
         for (i, message) in run.warning_messages().enumerate() {
             out.warning(i > 0, message)?;
         }
-        out.raw(b"],\"totals\":")?;
+        out.raw(b"],\"notes\":")?;
+        out.value(&run.loaded.as_ref().map_or(&[][..], |l| &l.notes[..]))?;
+        out.raw(b",\"totals\":")?;
         out.value(&JsonTotals {
             files: self.names().count(),
             included: self.included_count(),

@@ -15,11 +15,12 @@ use std::time::Duration;
 
 Methods: assemble, explain, check, settings, render, eval, version. A method's result is what
 the command prints with --format json; `pi-rules docs serve` describes the protocol. Lines are
-split on LF only. Rule files are read on every request; settings files are re-checked at most
-every --settings-ttl seconds, so a settings change can take that long to show. EOF ends the
-server."#)]
+split on LF only. Rule files are read on every request; settings files are re-checked, and a
+working directory's repository root looked for again, at most every --settings-ttl seconds, so a
+settings change or a new or removed .git can take that long to show. EOF ends the server."#)]
 pub struct Args {
-    /// How long resolved settings are trusted before the settings files' times are checked again.
+    /// How long resolved settings and a working directory's repository root are trusted before
+    /// the settings files' times are checked and the root is looked for again.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub settings_ttl: u64,
 }
