@@ -71,9 +71,14 @@ pub enum Outcome {
     Refused,
 }
 
-/// Reads `path` (following links), at most `limit` bytes.
+/// Reads `path` (following links), at most `limit` bytes. Nothing inspects the open file, so its
+/// real path is not asked for (a lookup under `/proc`: the costliest call of reading a settings
+/// file).
 pub fn read(path: &Path, limit: u64) -> Outcome {
-    read_inspected(path, limit, &mut |_, _| true)
+    match open(path) {
+        Ok(file) => read_opened(&file, None, limit, &mut |_, _| true),
+        Err(err) => after_failed_open(path, limit, err),
+    }
 }
 
 /// Like [`read`], but first shows `inspect` what was opened: its real path (from
