@@ -42,8 +42,53 @@ fn write_escaped(out: &mut dyn fmt::Write, text: &str) -> fmt::Result {
     if is_plain(text) {
         return out.write_str(text);
     }
+    write_escaped_where(out, text, is_unsafe)
+}
+
+/// Whether `c` must not reach a terminal inside a file's text: [`is_unsafe`] except the line
+/// break and the tab, which lay the text out. A carriage return is escaped: alone, it would move
+/// the cursor back and let the rest of a line hide what came before it.
+pub fn is_unsafe_in_text(c: char) -> bool {
+    c != '\n' && c != '\t' && is_unsafe(c)
+}
+
+/// A file's bytes as they may reach a terminal: every [`is_unsafe_in_text`] character written
+/// as [`escape`] writes it, and every byte that is not part of valid UTF-8 as `\xNN` (a lone
+/// `0x9b` is a control sequence to some terminals). Line breaks and tabs stay as they are, so
+/// the text keeps its layout. Also returns how many characters and bytes were escaped.
+pub fn escape_text(bytes: &[u8]) -> (Cow<'_, str>, usize) {
+    let unsafe_chars = |text: &str| text.chars().filter(|&c| is_unsafe_in_text(c)).count();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let count = unsafe_chars(text);
+        if count == 0 {
+            return (Cow::Borrowed(text), 0);
+        }
+        let mut out = String::with_capacity(text.len() + 4 * count);
+        let _ = write_escaped_where(&mut out, text, is_unsafe_in_text);
+        return (Cow::Owned(out), count);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    let mut count = 0;
+    for chunk in bytes.utf8_chunks() {
+        count += unsafe_chars(chunk.valid());
+        let _ = write_escaped_where(&mut out, chunk.valid(), is_unsafe_in_text);
+        for byte in chunk.invalid() {
+            count += 1;
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    (Cow::Owned(out), count)
+}
+
+/// Writes `text` to `out` with every character for which `escaped` holds written visibly, as
+/// [`escape`] writes it.
+fn write_escaped_where(
+    out: &mut dyn fmt::Write,
+    text: &str,
+    escaped: fn(char) -> bool,
+) -> fmt::Result {
     let mut rest = text;
-    while let Some(at) = rest.find(is_unsafe) {
+    while let Some(at) = rest.find(escaped) {
         out.write_str(&rest[..at])?;
         let c = rest[at..].chars().next().unwrap_or_default();
         match c {
@@ -171,6 +216,40 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(Escaped(input).to_string(), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn file_text_keeps_its_layout_and_loses_its_controls() {
+        let cases: [(&[u8], &str, usize); 8] = [
+            (b"# Rule\n\n- tab\there\n", "# Rule\n\n- tab\there\n", 0),
+            (
+                b"title\x1b]0;OWNED\x07\x1b[2J\n",
+                "title\\x1b]0;OWNED\\x07\\x1b[2J\n",
+                3,
+            ),
+            (b"crlf\r\nsafe\revil\n", "crlf\\r\nsafe\\revil\n", 2),
+            (b"back\x08space and nul\0", "back\\x08space and nul\\0", 2),
+            (
+                "c1 \u{9b}31m rlo \u{202e}txt sep\u{2028}".as_bytes(),
+                "c1 \\x9b31m rlo \\u{202e}txt sep\\u{2028}",
+                3,
+            ),
+            // Bytes that are not UTF-8 (a lone C1 CSI byte, a cut sequence) show as `\xNN`.
+            (
+                b"raw \x9b2J cut \xe2\x82 end\n",
+                "raw \\x9b2J cut \\xe2\\x82 end\n",
+                3,
+            ),
+            (b"bad \xff then \x1b\n", "bad \\xff then \\x1b\n", 2),
+            ("emoji 👨‍👩‍👧 漢字\n".as_bytes(), "emoji 👨‍👩‍👧 漢字\n", 0),
+        ];
+        for (input, expected, count) in cases {
+            let (text, escaped) = escape_text(input);
+            assert_eq!(text, expected, "{input:?}");
+            assert_eq!(escaped, count, "{input:?}");
+            assert!(!text.contains(is_unsafe_in_text), "{input:?}");
+        }
+        assert!(matches!(escape_text(b"clean\n").0, Cow::Borrowed(_)));
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! `pi-rules show`: one rule file byte for byte, the copy that wins or the one in a given layer.
+//! `pi-rules show`: one rule file byte for byte, the copy that wins or the one in a given layer;
+//! on a terminal, with what could drive the terminal escaped.
 
 use crate::authoring::{LayerName, Layers, PlaceArgs};
-use crate::loader::{Layer, Outcome};
+use crate::loader::{Escaped, Layer, Outcome};
 use crate::output::{note, output, Exit, UsageError};
-use crate::terminal::escape;
+use crate::terminal::{escape, escape_text};
 use anyhow::{bail, Result};
+use std::io::IsTerminal;
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
 #[derive(clap::Args, Debug, Clone)]
@@ -15,14 +17,27 @@ Examples:
   pi-rules show 90-team.md --cwd ~/src/app
 
 NAME is a rule's file name, with or without `.md`, or the name without its numeric prefix when
-only one rule has it. The bytes are printed exactly; nothing is assembled, so `{{IF:…}}` markers
-and the frontmatter are shown as written. Embedded package rules come from the binary.")]
+only one rule has it. Nothing is assembled, so `{{IF:…}}` markers and the frontmatter are shown
+as written. Embedded package rules come from the binary.
+
+On a pipe or into a file the bytes are printed exactly. On a terminal, what could drive it is
+shown escaped, as the other commands show text from files: escape sequences, BEL, backspace,
+carriage returns, other control characters, C1 and bidirectional controls (`\\x1b`, `\\r`,
+`\\u{202e}`), and bytes that are not UTF-8 (`\\xNN`); line breaks and tabs stay as they are, and a
+note on stderr says how many were escaped. --raw prints the bytes on a terminal too.
+
+A copy that is, or links to, a special file (`/proc/self/environ`, a device) or that resolves
+outside the project is shown with a warning on stderr, as `assemble` warns; with --confine it is
+refused as `assemble --confine` refuses it.")]
 pub struct Args {
     /// The rule: `40-critical-rules.md`, `40-critical-rules` or `critical-rules`.
     pub name: String,
     /// Show this layer's copy instead of the one that wins.
     #[arg(long, value_enum, value_name = "LAYER")]
     pub layer: Option<LayerName>,
+    /// Print the bytes exactly on a terminal too (they always are on a pipe or into a file).
+    #[arg(long)]
+    pub raw: bool,
     #[command(flatten)]
     pub place: PlaceArgs,
 }
@@ -94,6 +109,19 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
         Ok(copy) => copy,
         Err(unusable) => bail!("cannot show `{shown}`: {}", escape(&unusable.reason)),
     };
+    if let Some(escaped) = copy.escape {
+        // The loader's own words, as `assemble` prints them for the same file.
+        let escaped = Escaped {
+            name: name.to_owned(),
+            candidate: candidate.clone(),
+            escape: escaped,
+            refused: false,
+        };
+        note(
+            cx.err,
+            format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
+        );
+    }
     if copy.masked {
         note(
             cx.err,
@@ -104,6 +132,28 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
             ),
         );
     }
-    output(cx.out.write_all(&copy.bytes))?;
+    // `show` runs only as a process of its own, so its output is the process's stdout.
+    if args.raw || !std::io::stdout().is_terminal() {
+        output(cx.out.write_all(&copy.bytes))?;
+        return Ok(Exit::Success);
+    }
+    let (text, escaped) = escape_text(&copy.bytes);
+    output(cx.out.write_all(text.as_bytes()))?;
+    if escaped > 0 {
+        // After the text, where the reader is.
+        output(cx.out.flush())?;
+        let what = if escaped == 1 {
+            "1 control character or byte that is not UTF-8 is".to_owned()
+        } else {
+            format!("{escaped} control characters or bytes that are not UTF-8 are")
+        };
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
+                 --raw prints the bytes"
+            ),
+        );
+    }
     Ok(Exit::Success)
 }
