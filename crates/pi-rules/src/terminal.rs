@@ -3,12 +3,16 @@
 //! Every human-readable printer passes file names, paths, conditions, values and snippets through
 //! [`escape`] before printing them, so that a hostile rule file named
 //! `x\e]0;OWNED\a\e[2J.md` cannot set the terminal title or clear the screen, and a newline in a
-//! name cannot forge an output line. JSON output needs none of this: JSON escapes controls
-//! itself.
+//! name cannot forge an output line. A whole file's text (`show`'s rule, `render`'s prompt) goes
+//! to a terminal through [`write_file_text`], which keeps its line breaks and tabs and escapes
+//! the rest as [`escape`] does; on a pipe or into a file it stays byte for byte. JSON output
+//! needs none of this: JSON escapes controls itself.
 
+use crate::output::{note, output};
 use clap::ValueEnum;
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use std::io::{self, IsTerminal};
 
 /// Whether `c` must not reach a terminal as itself: C0 controls (tab and newline included), DEL,
 /// C1 controls, the bidirectional controls (which reorder what follows them), and the line and
@@ -78,6 +82,39 @@ pub fn escape_text(bytes: &[u8]) -> (Cow<'_, str>, usize) {
         }
     }
     (Cow::Owned(out), count)
+}
+
+/// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
+/// the bytes exactly on a pipe or into a file, or with `raw`; on a terminal, as [`escape_text`]
+/// shows them, and then, when something was escaped, a note on `err` that says so (after `out`
+/// is flushed, so that it follows the text).
+pub fn write_file_text(
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+    bytes: &[u8],
+    raw: bool,
+) -> anyhow::Result<()> {
+    if raw || !io::stdout().is_terminal() {
+        return output(out.write_all(bytes));
+    }
+    let (text, escaped) = escape_text(bytes);
+    output(out.write_all(text.as_bytes()))?;
+    if escaped > 0 {
+        output(out.flush())?;
+        let what = if escaped == 1 {
+            "1 control character or byte that is not UTF-8 is".to_owned()
+        } else {
+            format!("{escaped} control characters or bytes that are not UTF-8 are")
+        };
+        note(
+            err,
+            format_args!(
+                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
+                 --raw prints the bytes"
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Writes `text` to `out` with every character for which `escaped` holds written visibly, as

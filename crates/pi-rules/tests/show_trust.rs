@@ -1,6 +1,7 @@
 //! `show` and hostile rule files: on a terminal nothing a file says drives the terminal, on a
 //! pipe or into a file the bytes are exact, and a copy that is a special file or leaves the
-//! project is named on stderr as `assemble` names it (and refused under `--confine`).
+//! project is named on stderr as `assemble` names it (and refused under `--confine`). `render`
+//! prints a prompt file the same way.
 //!
 //! The terminal is a real pseudo-terminal: the test opens one, gives its far end to the binary as
 //! stdout, and reads what reaches the terminal.
@@ -264,4 +265,29 @@ fn show_of_a_plain_rule_or_a_mask_warns_of_nothing_special() {
     assert_eq!(code(&out), 0);
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
     assert!(stderr(&out).contains("masks"), "{}", stderr(&out));
+}
+
+#[test]
+fn render_on_a_terminal_escapes_and_on_a_pipe_or_with_raw_prints_the_bytes() {
+    let world = World::new();
+    let prompt = "Config: {{SETTINGS:dco}}\n\tstep\u{1b}]0;OWNED\u{7} \u{202e}x\r\n";
+    world.write(&world.project, "prompt.md", prompt);
+    let rendered = "Config: {\"dco\":false}\n\tstep\u{1b}]0;OWNED\u{7} \u{202e}x\r\n";
+    let shown = on_terminal(&world, &["render", "prompt.md"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert_eq!(
+        String::from_utf8(shown.shown).unwrap(),
+        "Config: {\"dco\":false}\n\tstep\\x1b]0;OWNED\\x07 \\u{202e}x\\r\n"
+    );
+    assert!(
+        shown.stderr.contains("4 control characters"),
+        "{}",
+        shown.stderr
+    );
+    let raw = on_terminal(&world, &["render", "prompt.md", "--raw"]);
+    assert_eq!(raw.shown, rendered.as_bytes());
+    assert_eq!(raw.stderr, "");
+    let piped = world.run(&["render", "prompt.md"]);
+    assert_eq!(stdout(&piped), rendered);
+    assert_eq!(stderr(&piped), "");
 }

@@ -3,9 +3,9 @@
 use crate::bounded::{self, MAX_PROMPT_BYTES};
 use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
-use crate::output::{note, output, Exit};
+use crate::output::{note, Exit};
 use crate::session::Session;
-use crate::terminal::escape;
+use crate::terminal::{escape, write_file_text};
 use anyhow::{Context as _, Result};
 use pi_rules_core::lint::suggest;
 use pi_rules_core::span::{self, LineCol};
@@ -22,12 +22,19 @@ Examples:
 
 A key that is not a settings key is left out of the object, as pi-config does, and named on
 stderr with its line and column and a \"did you mean\"; the exit status stays 0. Keys without a
-value are omitted. Prompts of up to 16 MiB are read.")]
+value are omitted. Prompts of up to 16 MiB are read.
+
+On a pipe or into a file the prompt is printed exactly. On a terminal, what could drive it is
+shown escaped, as `show` shows a rule (`\\x1b`, `\\r`, `\\u{202e}`, `\\xNN`; line breaks and
+tabs stay); --raw prints the bytes on a terminal too.")]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
     /// The prompt file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
+    /// Print the bytes exactly on a terminal too (they always are on a pipe or into a file).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
@@ -46,7 +53,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         unknown.heard(cx.err, &session, (&label, &prompt), at, key);
     });
     unknown.finish(cx.err);
-    output(cx.out.write_all(text.as_bytes()))?;
+    // `render` runs only as a process of its own (`serve` renders without it), so its output is
+    // the process's stdout.
+    write_file_text(cx.out, cx.err, text.as_bytes(), args.raw)?;
     Ok(Exit::Success)
 }
 

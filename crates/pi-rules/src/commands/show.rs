@@ -3,10 +3,9 @@
 
 use crate::authoring::{LayerName, Layers, PlaceArgs};
 use crate::loader::{Escaped, Layer, Outcome};
-use crate::output::{note, output, Exit, UsageError};
-use crate::terminal::{escape, escape_text};
+use crate::output::{note, Exit, UsageError};
+use crate::terminal::{escape, write_file_text};
 use anyhow::{bail, Result};
-use std::io::IsTerminal;
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
 #[derive(clap::Args, Debug, Clone)]
@@ -133,27 +132,6 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
         );
     }
     // `show` runs only as a process of its own, so its output is the process's stdout.
-    if args.raw || !std::io::stdout().is_terminal() {
-        output(cx.out.write_all(&copy.bytes))?;
-        return Ok(Exit::Success);
-    }
-    let (text, escaped) = escape_text(&copy.bytes);
-    output(cx.out.write_all(text.as_bytes()))?;
-    if escaped > 0 {
-        // After the text, where the reader is.
-        output(cx.out.flush())?;
-        let what = if escaped == 1 {
-            "1 control character or byte that is not UTF-8 is".to_owned()
-        } else {
-            format!("{escaped} control characters or bytes that are not UTF-8 are")
-        };
-        note(
-            cx.err,
-            format_args!(
-                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
-                 --raw prints the bytes"
-            ),
-        );
-    }
+    write_file_text(cx.out, cx.err, &copy.bytes, args.raw)?;
     Ok(Exit::Success)
 }
