@@ -99,6 +99,9 @@ pub struct Copy {
     pub bytes: Vec<u8>,
     /// A link to a character device that reads as empty (`/dev/null`): it masks the lower copies.
     pub masked: bool,
+    /// How the copy read escapes (outside the project, a special file), when it does: read all
+    /// the same, as the loader reads it without `--confine`.
+    pub escape: Option<loader::Escape>,
 }
 
 impl Layers {
@@ -216,10 +219,11 @@ impl Layers {
                 .map(|(_, text)| Copy {
                     bytes: text.as_bytes().to_vec(),
                     masked: false,
+                    escape: None,
                 })
                 .ok_or_else(|| failed("it is not embedded in this build".to_owned()));
         };
-        let (read, _) = loader::read_raw_checked(
+        let (read, escape) = loader::read_raw_checked(
             path,
             candidate.is_symlink,
             None,
@@ -227,7 +231,11 @@ impl Layers {
             &self.policy,
         );
         match read {
-            RawRead::Bytes { bytes, masked } => Ok(Copy { bytes, masked }),
+            RawRead::Bytes { bytes, masked } => Ok(Copy {
+                bytes,
+                masked,
+                escape,
+            }),
             RawRead::Oversized { size, by_read } => Err(Unusable {
                 reason: if by_read {
                     format!(

@@ -6,21 +6,13 @@
 use clap::Parser;
 use pi_rules::commands::Cli;
 use pi_rules::invocation::{Context, FreshSettings};
-use pi_rules::output::{exit_for, note, stdout_was_closed, Exit, OutputError, StdStreams};
+use pi_rules::output::{exit_for, note, OutputError, StdStreams};
 use pi_rules::terminal::escape;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut std_streams = StdStreams::new();
-    if stdout_was_closed() {
-        note(
-            &mut std_streams.err,
-            format_args!("pi-rules: error: stdout is closed; nothing can be written"),
-        );
-        let _ = std::io::Write::flush(&mut std_streams.err);
-        return Exit::Output.into();
-    }
     let mut settings = FreshSettings;
     let mut cx = Context {
         color: cli.color,

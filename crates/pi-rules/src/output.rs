@@ -7,10 +7,12 @@
 //! best-effort: a stderr that is closed or full never costs the block ([`note`] ignores write
 //! errors).
 //!
-//! A closed stdout (`>&-`) needs care: before `main` runs, Rust's runtime reopens a closed
-//! standard descriptor on `/dev/null` (read-write), after which every write "succeeds".
-//! [`stdout_was_closed`] recognises that descriptor, so that the command can fail with exit 4
-//! instead of silently writing nowhere.
+//! Any `/dev/null` is a working sink: a harness that discards output (Python's
+//! `subprocess.DEVNULL`, Node's `stdio: "ignore"`) opens it read-write, and the command runs and
+//! exits as documented. Before `main`, Rust's runtime reopens a closed standard descriptor
+//! (`>&-`) on `/dev/null` too, so a closed stdout cannot be told apart from a discarded one and
+//! is treated the same way, as ripgrep does. A write that really fails (`/dev/full`, a pipe with
+//! no reader) is exit 4.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -239,30 +241,6 @@ impl<W: Write> Drop for Buffered<W> {
     fn drop(&mut self) {
         let _ = self.flush_buffer();
     }
-}
-
-/// Whether the process was started with stdout closed (`>&-`).
-///
-/// Rust's runtime reopens a closed standard descriptor on `/dev/null` with `O_RDWR` before `main`;
-/// a shell redirection `>/dev/null` opens it write-only. So stdout that is `/dev/null` opened
-/// read-write is taken to have been closed. (The one false positive is an explicit
-/// `1<>/dev/null`.)
-pub fn stdout_was_closed() -> bool {
-    let stdout = io::stdout();
-    let fd = stdout.as_fd();
-    let Ok(flags) = rustix::fs::fcntl_getfl(fd) else {
-        return true;
-    };
-    if flags & rustix::fs::OFlags::RWMODE != rustix::fs::OFlags::RDWR {
-        return false;
-    }
-    let Ok(stat) = rustix::fs::fstat(fd) else {
-        return false;
-    };
-    let is_char_device =
-        rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::CharacterDevice;
-    let dev = stat.st_rdev;
-    is_char_device && rustix::fs::major(dev) == 1 && rustix::fs::minor(dev) == 3
 }
 
 #[cfg(test)]

@@ -3,12 +3,16 @@
 //! Every human-readable printer passes file names, paths, conditions, values and snippets through
 //! [`escape`] before printing them, so that a hostile rule file named
 //! `x\e]0;OWNED\a\e[2J.md` cannot set the terminal title or clear the screen, and a newline in a
-//! name cannot forge an output line. JSON output needs none of this: JSON escapes controls
-//! itself.
+//! name cannot forge an output line. A whole file's text (`show`'s rule, `render`'s prompt) goes
+//! to a terminal through [`write_file_text`], which keeps its line breaks and tabs and escapes
+//! the rest as [`escape`] does; on a pipe or into a file it stays byte for byte. JSON output
+//! needs none of this: JSON escapes controls itself.
 
+use crate::output::{note, output};
 use clap::ValueEnum;
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use std::io::{self, IsTerminal};
 
 /// Whether `c` must not reach a terminal as itself: C0 controls (tab and newline included), DEL,
 /// C1 controls, the bidirectional controls (which reorder what follows them), and the line and
@@ -42,8 +46,86 @@ fn write_escaped(out: &mut dyn fmt::Write, text: &str) -> fmt::Result {
     if is_plain(text) {
         return out.write_str(text);
     }
+    write_escaped_where(out, text, is_unsafe)
+}
+
+/// Whether `c` must not reach a terminal inside a file's text: [`is_unsafe`] except the line
+/// break and the tab, which lay the text out. A carriage return is escaped: alone, it would move
+/// the cursor back and let the rest of a line hide what came before it.
+pub fn is_unsafe_in_text(c: char) -> bool {
+    c != '\n' && c != '\t' && is_unsafe(c)
+}
+
+/// A file's bytes as they may reach a terminal: every [`is_unsafe_in_text`] character written
+/// as [`escape`] writes it, and every byte that is not part of valid UTF-8 as `\xNN` (a lone
+/// `0x9b` is a control sequence to some terminals). Line breaks and tabs stay as they are, so
+/// the text keeps its layout. Also returns how many characters and bytes were escaped.
+pub fn escape_text(bytes: &[u8]) -> (Cow<'_, str>, usize) {
+    let unsafe_chars = |text: &str| text.chars().filter(|&c| is_unsafe_in_text(c)).count();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let count = unsafe_chars(text);
+        if count == 0 {
+            return (Cow::Borrowed(text), 0);
+        }
+        let mut out = String::with_capacity(text.len() + 4 * count);
+        let _ = write_escaped_where(&mut out, text, is_unsafe_in_text);
+        return (Cow::Owned(out), count);
+    }
+    let mut out = String::with_capacity(bytes.len() + 16);
+    let mut count = 0;
+    for chunk in bytes.utf8_chunks() {
+        count += unsafe_chars(chunk.valid());
+        let _ = write_escaped_where(&mut out, chunk.valid(), is_unsafe_in_text);
+        for byte in chunk.invalid() {
+            count += 1;
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    (Cow::Owned(out), count)
+}
+
+/// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
+/// the bytes exactly on a pipe or into a file, or with `raw`; on a terminal, as [`escape_text`]
+/// shows them, and then, when something was escaped, a note on `err` that says so (after `out`
+/// is flushed, so that it follows the text).
+pub fn write_file_text(
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+    bytes: &[u8],
+    raw: bool,
+) -> anyhow::Result<()> {
+    if raw || !io::stdout().is_terminal() {
+        return output(out.write_all(bytes));
+    }
+    let (text, escaped) = escape_text(bytes);
+    output(out.write_all(text.as_bytes()))?;
+    if escaped > 0 {
+        output(out.flush())?;
+        let what = if escaped == 1 {
+            "1 control character or byte that is not UTF-8 is".to_owned()
+        } else {
+            format!("{escaped} control characters or bytes that are not UTF-8 are")
+        };
+        note(
+            err,
+            format_args!(
+                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
+                 --raw prints the bytes"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Writes `text` to `out` with every character for which `escaped` holds written visibly, as
+/// [`escape`] writes it.
+fn write_escaped_where(
+    out: &mut dyn fmt::Write,
+    text: &str,
+    escaped: fn(char) -> bool,
+) -> fmt::Result {
     let mut rest = text;
-    while let Some(at) = rest.find(is_unsafe) {
+    while let Some(at) = rest.find(escaped) {
         out.write_str(&rest[..at])?;
         let c = rest[at..].chars().next().unwrap_or_default();
         match c {
@@ -171,6 +253,40 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(Escaped(input).to_string(), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn file_text_keeps_its_layout_and_loses_its_controls() {
+        let cases: [(&[u8], &str, usize); 8] = [
+            (b"# Rule\n\n- tab\there\n", "# Rule\n\n- tab\there\n", 0),
+            (
+                b"title\x1b]0;OWNED\x07\x1b[2J\n",
+                "title\\x1b]0;OWNED\\x07\\x1b[2J\n",
+                3,
+            ),
+            (b"crlf\r\nsafe\revil\n", "crlf\\r\nsafe\\revil\n", 2),
+            (b"back\x08space and nul\0", "back\\x08space and nul\\0", 2),
+            (
+                "c1 \u{9b}31m rlo \u{202e}txt sep\u{2028}".as_bytes(),
+                "c1 \\x9b31m rlo \\u{202e}txt sep\\u{2028}",
+                3,
+            ),
+            // Bytes that are not UTF-8 (a lone C1 CSI byte, a cut sequence) show as `\xNN`.
+            (
+                b"raw \x9b2J cut \xe2\x82 end\n",
+                "raw \\x9b2J cut \\xe2\\x82 end\n",
+                3,
+            ),
+            (b"bad \xff then \x1b\n", "bad \\xff then \\x1b\n", 2),
+            ("emoji 👨‍👩‍👧 漢字\n".as_bytes(), "emoji 👨‍👩‍👧 漢字\n", 0),
+        ];
+        for (input, expected, count) in cases {
+            let (text, escaped) = escape_text(input);
+            assert_eq!(text, expected, "{input:?}");
+            assert_eq!(escaped, count, "{input:?}");
+            assert!(!text.contains(is_unsafe_in_text), "{input:?}");
+        }
+        assert!(matches!(escape_text(b"clean\n").0, Cow::Borrowed(_)));
     }
 
     #[test]

@@ -313,7 +313,8 @@ fn settings_table_shows_sources() {
         "review_loop_max_cycles",
         "no_such_key",
     ]);
-    assert_eq!(out.status.code(), Some(0));
+    // Every key asked for is printed, and the unknown one makes it a usage error.
+    assert_eq!(out.status.code(), Some(2));
     let text = stdout(&out);
     let row = |key: &str| {
         text.lines()
@@ -586,5 +587,87 @@ fn explain_names_the_reason_and_suggests_keys() {
     assert!(
         text.contains("2:1 {{IF:review_loop_enforcment}} dropped"),
         "{text}"
+    );
+}
+
+#[test]
+fn settings_with_a_misspelt_key_is_a_usage_error_that_still_prints_every_key() {
+    let world = World::new();
+    for format in ["text", "json"] {
+        let out = world.run(&["settings", "dco", "dcoo", "--format", format]);
+        assert_eq!(out.status.code(), Some(2), "{format}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("`dcoo` is not a settings key") && err.contains("did you mean `dco`?"),
+            "{err}"
+        );
+        assert!(!err.contains("`dco` is not"), "{err}");
+        let text = stdout(&out);
+        if format == "json" {
+            assert_eq!(text, "{\"dco\":false,\"dcoo\":false}\n");
+        } else {
+            assert!(text.lines().any(|l| l.starts_with("dco ")), "{text}");
+            assert!(text.lines().any(|l| l.starts_with("dcoo ")), "{text}");
+        }
+    }
+    // Known keys alone: exit 0 and a quiet stderr.
+    let out = world.run(&["settings", "dco", "review_loop_max_cycles"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), "");
+    // A key far from every known one: no guess, a pointer to the list instead.
+    let out = world.run(&["settings", "zzzzzzzz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("`pi-rules schema` lists the keys"));
+}
+
+#[test]
+fn render_names_each_unknown_key_with_its_place_and_a_guess_and_still_exits_0() {
+    let world = World::new();
+    world.write(
+        &world.project,
+        "prompt.md",
+        "Intro.\n  Config: {{SETTINGS:dco, dcoo}} again {{SETTINGS:dcoo,zzzzzzzz}}\n",
+    );
+    let out = world.run(&["render", "prompt.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The prompt is what pi-config makes: the unknown keys left out.
+    assert_eq!(stdout(&out), "Intro.\n  Config: {\"dco\":false} again {}\n");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "one line per unknown key: {err}");
+    assert!(
+        lines[0].contains("prompt.md:2:27: `dcoo` is not a settings key")
+            && lines[0].ends_with("did you mean `dco`?"),
+        "{err}"
+    );
+    assert!(
+        lines[1].contains("prompt.md:2:56: `zzzzzzzz` is not a settings key"),
+        "{err}"
+    );
+    // On stdin the place is `<stdin>`; a key is escaped before it reaches the terminal.
+    let out = world.run_stdin(&["render", "-"], "{{SETTINGS:\u{1b}]0;owned\u{7}}}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "{}");
+    let err = stderr(&out);
+    assert!(err.contains("<stdin>:1:12: `\\x1b]0;owned\\x07`"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    // Known keys only: nothing on stderr.
+    let out = world.run_stdin(&["render", "-"], "{{SETTINGS:dco}} {{SETTINGS}}");
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn render_names_at_most_twenty_unknown_keys_and_counts_the_rest() {
+    let world = World::new();
+    let keys: Vec<String> = (0..50).map(|i| format!("k{i}")).collect();
+    let prompt = format!("{{{{SETTINGS:{}}}}} {{{{SETTINGS:k0}}}}", keys.join(","));
+    let out = world.run_stdin(&["render", "-"], &prompt);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "{} {}");
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 21, "{err}");
+    assert!(
+        err.lines().last().unwrap().contains("30 more keys"),
+        "{err}"
     );
 }

@@ -49,17 +49,6 @@ fn an_input_error_with_a_full_stderr_is_still_exit_3() {
 }
 
 #[test]
-fn a_closed_stdout_is_exit_4_for_every_command() {
-    let world = World::new();
-    world.rule("90-x.md", "Rule.\n");
-    for args in COMMANDS {
-        let output = world.shell(args, ">&-");
-        assert_eq!(code(&output), 4, "{args:?}: {}", stderr(&output));
-        assert!(stderr(&output).contains("stdout"), "{args:?}");
-    }
-}
-
-#[test]
 fn a_full_stdout_is_exit_4_for_every_command() {
     let world = World::new();
     world.rule("90-x.md", "Rule.\n");

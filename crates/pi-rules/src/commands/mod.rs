@@ -36,7 +36,8 @@ Exit codes:
   2  usage error: unknown flag, bad value, missing argument, unknown rule or settings key
   3  input error: an unreadable file, an invalid schema, a directory that cannot be used, a
      file that `override` or `new` would replace
-  4  output error: stdout closed, full or unwritable
+  4  output error: a write to stdout failed (a full disk, /dev/full); a broken pipe exits 4
+     quietly. Any /dev/null is a working stdout
 
 Environment:
   HOME                   the user layer is $HOME/.pi/agent/rules, global settings $HOME/.pi

@@ -3,11 +3,14 @@
 use crate::bounded::{self, MAX_PROMPT_BYTES};
 use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
-use crate::output::{output, Exit};
+use crate::output::{note, Exit};
 use crate::session::Session;
-use crate::terminal::escape;
+use crate::terminal::{escape, write_file_text};
 use anyhow::{Context as _, Result};
-use std::io::Read;
+use pi_rules_core::lint::suggest;
+use pi_rules_core::span::{self, LineCol};
+use std::collections::HashSet;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Fill {{SETTINGS}} and {{SETTINGS:key,...}} in an agent prompt.
@@ -17,13 +20,21 @@ Examples:
   pi-rules render prompts/reviewer.md
   echo 'Config: {{SETTINGS:dco,commit_trailer}}' | pi-rules render -
 
-Unknown keys are dropped silently; keys without a value are omitted. Prompts of up to 16 MiB are
-read.")]
+A key that is not a settings key is left out of the object, as pi-config does, and named on
+stderr with its line and column and a \"did you mean\"; the exit status stays 0. Keys without a
+value are omitted. Prompts of up to 16 MiB are read.
+
+On a pipe or into a file the prompt is printed exactly. On a terminal, what could drive it is
+shown escaped, as `show` shows a rule (`\\x1b`, `\\r`, `\\u{202e}`, `\\xNN`; line breaks and
+tabs stay); --raw prints the bytes on a terminal too.")]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
     /// The prompt file; `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
+    /// Print the bytes exactly on a terminal too (they always are on a pipe or into a file).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
@@ -33,9 +44,72 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         _ => read_stdin()?,
     };
     let settings = cx.settings.resolve(&session, cx.err).into_settings();
-    let text = pi_rules_core::render::render(&prompt, &settings);
-    output(cx.out.write_all(text.as_bytes()))?;
+    let label = match &args.file {
+        Some(path) if path.as_os_str() != "-" => escape(&path.display().to_string()).into_owned(),
+        _ => "<stdin>".to_owned(),
+    };
+    let mut unknown = UnknownKeys::default();
+    let text = pi_rules_core::render::render_noting(&prompt, &settings, &mut |at, key| {
+        unknown.heard(cx.err, &session, (&label, &prompt), at, key);
+    });
+    unknown.finish(cx.err);
+    // `render` runs only as a process of its own (`serve` renders without it), so its output is
+    // the process's stdout.
+    write_file_text(cx.out, cx.err, text.as_bytes(), args.raw)?;
     Ok(Exit::Success)
+}
+
+/// How many unknown keys are named one by one; the rest are counted in one line.
+const MAX_NAMED: usize = 20;
+
+/// The keys of `{{SETTINGS:…}}` placeholders that are not settings keys: each named once, at its
+/// first place, with a "did you mean".
+#[derive(Default)]
+struct UnknownKeys {
+    seen: HashSet<String>,
+}
+
+impl UnknownKeys {
+    fn heard(
+        &mut self,
+        err: &mut dyn Write,
+        session: &Session,
+        (label, prompt): (&str, &str),
+        at: usize,
+        key: &str,
+    ) {
+        if self.seen.contains(key) {
+            return;
+        }
+        self.seen.insert(key.to_owned());
+        if self.seen.len() > MAX_NAMED {
+            return;
+        }
+        let LineCol { line, column } = span::line_col(prompt, at);
+        let hint = match suggest::closest(key, session.schema.names()) {
+            Some(near) => format!("; did you mean `{near}`?"),
+            None => "; `pi-rules schema` lists the keys".to_owned(),
+        };
+        note(
+            err,
+            format_args!(
+                "pi-rules: warning: {label}:{line}:{column}: `{}` is not a settings key, so \
+                 {{{{SETTINGS:…}}}} leaves it out{hint}",
+                escape(key)
+            ),
+        );
+    }
+
+    fn finish(self, err: &mut dyn Write) {
+        if let Some(more) = self.seen.len().checked_sub(MAX_NAMED).filter(|&n| n > 0) {
+            note(
+                err,
+                format_args!(
+                    "pi-rules: warning: {more} more keys in {{{{SETTINGS:…}}}} are not settings keys"
+                ),
+            );
+        }
+    }
 }
 
 fn read_prompt(path: &Path) -> Result<String> {

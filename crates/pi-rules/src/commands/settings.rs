@@ -23,7 +23,10 @@ Examples:
 
 Sources, highest first: <repo root>/.pi/pi-config-settings.jsonc (or .json), then
 $HOME/.pi/pi-config-settings.jsonc (or .json), then the key's environment variable, then the
-schema default.")]
+schema default.
+
+A KEY that is not a settings key is printed as `false` (what a condition on it reads), with a
+\"did you mean\" on stderr, and the exit status is 2.")]
 pub struct Args {
     #[command(flatten)]
     pub project: ProjectArgs,
@@ -41,14 +44,17 @@ pub const FORMAT_VERSION: u32 = 1;
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
     let resolved = cx.settings.resolve(&session, cx.err);
+    let mut unknown = false;
     for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {
-        let hint = suggest::closest(key, session.schema.names())
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
+        unknown = true;
+        let hint = match suggest::closest(key, session.schema.names()) {
+            Some(near) => format!("; did you mean `{near}`?"),
+            None => "; `pi-rules schema` lists the keys".to_owned(),
+        };
         note(
             cx.err,
             format_args!(
-                "pi-rules: warning: `{}` is not a settings key, so it resolves to false{hint}",
+                "pi-rules: error: `{}` is not a settings key (a condition on it reads false){hint}",
                 escape(key)
             ),
         );
@@ -108,5 +114,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             output(cx.out.write_all(text.as_bytes()))?;
         }
     }
-    Ok(Exit::Success)
+    // The keys asked for are all printed (an unknown one as `false`, what a condition on it
+    // reads), and a misspelt key is still a usage error: a script must learn of it.
+    Ok(if unknown { Exit::Usage } else { Exit::Success })
 }

@@ -1,9 +1,10 @@
-//! `pi-rules show`: one rule file byte for byte, the copy that wins or the one in a given layer.
+//! `pi-rules show`: one rule file byte for byte, the copy that wins or the one in a given layer;
+//! on a terminal, with what could drive the terminal escaped.
 
 use crate::authoring::{LayerName, Layers, PlaceArgs};
-use crate::loader::{Layer, Outcome};
-use crate::output::{note, output, Exit, UsageError};
-use crate::terminal::escape;
+use crate::loader::{Escaped, Layer, Outcome};
+use crate::output::{note, Exit, UsageError};
+use crate::terminal::{escape, write_file_text};
 use anyhow::{bail, Result};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
@@ -15,14 +16,27 @@ Examples:
   pi-rules show 90-team.md --cwd ~/src/app
 
 NAME is a rule's file name, with or without `.md`, or the name without its numeric prefix when
-only one rule has it. The bytes are printed exactly; nothing is assembled, so `{{IF:…}}` markers
-and the frontmatter are shown as written. Embedded package rules come from the binary.")]
+only one rule has it. Nothing is assembled, so `{{IF:…}}` markers and the frontmatter are shown
+as written. Embedded package rules come from the binary.
+
+On a pipe or into a file the bytes are printed exactly. On a terminal, what could drive it is
+shown escaped, as the other commands show text from files: escape sequences, BEL, backspace,
+carriage returns, other control characters, C1 and bidirectional controls (`\\x1b`, `\\r`,
+`\\u{202e}`), and bytes that are not UTF-8 (`\\xNN`); line breaks and tabs stay as they are, and a
+note on stderr says how many were escaped. --raw prints the bytes on a terminal too.
+
+A copy that is, or links to, a special file (`/proc/self/environ`, a device) or that resolves
+outside the project is shown with a warning on stderr, as `assemble` warns; with --confine it is
+refused as `assemble --confine` refuses it.")]
 pub struct Args {
     /// The rule: `40-critical-rules.md`, `40-critical-rules` or `critical-rules`.
     pub name: String,
     /// Show this layer's copy instead of the one that wins.
     #[arg(long, value_enum, value_name = "LAYER")]
     pub layer: Option<LayerName>,
+    /// Print the bytes exactly on a terminal too (they always are on a pipe or into a file).
+    #[arg(long)]
+    pub raw: bool,
     #[command(flatten)]
     pub place: PlaceArgs,
 }
@@ -94,6 +108,19 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
         Ok(copy) => copy,
         Err(unusable) => bail!("cannot show `{shown}`: {}", escape(&unusable.reason)),
     };
+    if let Some(escaped) = copy.escape {
+        // The loader's own words, as `assemble` prints them for the same file.
+        let escaped = Escaped {
+            name: name.to_owned(),
+            candidate: candidate.clone(),
+            escape: escaped,
+            refused: false,
+        };
+        note(
+            cx.err,
+            format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
+        );
+    }
     if copy.masked {
         note(
             cx.err,
@@ -104,6 +131,7 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
             ),
         );
     }
-    output(cx.out.write_all(&copy.bytes))?;
+    // `show` runs only as a process of its own, so its output is the process's stdout.
+    write_file_text(cx.out, cx.err, &copy.bytes, args.raw)?;
     Ok(Exit::Success)
 }
