@@ -122,43 +122,16 @@ impl<W: Write> JsonWriter<W> {
             return;
         }
         buffer.reserve(bytes.len());
-        let mut i = 0;
-        // Eight bytes at a time: copied whole, then cut back to the first byte to escape.
-        while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<&[u8; 8]>::try_from) {
-            buffer.extend_from_slice(chunk);
-            let mask = escape_mask(u64::from_le_bytes(*chunk));
-            if mask == 0 {
-                i += 8;
-                continue;
-            }
-            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
-            let k = (mask.trailing_zeros() / 8) as usize;
-            buffer.truncate(buffer.len() - (8 - k));
-            push_escape(buffer, chunk[k]);
-            i += k + 1;
+        let mut rest = bytes;
+        // Each run up to the next byte to escape is found a word at a time and copied whole:
+        // rule text escapes a line break every line or so, and one copy of a line costs less
+        // than a copy of every word of it.
+        while let Some(k) = first_to_escape(rest) {
+            buffer.extend_from_slice(&rest[..k]);
+            push_escape(buffer, rest[k]);
+            rest = &rest[k + 1..];
         }
-        // The last few bytes: the same test on a word padded with bytes that need no escape.
-        let mut tail = bytes.get(i..).unwrap_or_default();
-        while !tail.is_empty() {
-            // Built in a register: a copy through memory would stall the load that follows.
-            let word = tail
-                .iter()
-                .take(8)
-                .enumerate()
-                .fold(u64::from_le_bytes([b'a'; 8]), |word, (j, &b)| {
-                    word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
-                });
-            let mask = escape_mask(word);
-            let k = if mask == 0 {
-                tail.len()
-            } else {
-                (mask.trailing_zeros() / 8) as usize
-            };
-            buffer.extend_from_slice(&tail[..k]);
-            let Some(&byte) = tail.get(k) else { break };
-            push_escape(buffer, byte);
-            tail = &tail[k + 1..];
-        }
+        buffer.extend_from_slice(rest);
     }
 
     /// Ends a response: a line feed, then everything to the output, flushed.
@@ -187,6 +160,32 @@ pub fn escape_mask(word: u64) -> u64 {
     let is_quote = quote.wrapping_sub(ONES) & !quote;
     let is_backslash = backslash.wrapping_sub(ONES) & !backslash;
     (below_space | is_quote | is_backslash) & HIGH
+}
+
+/// The offset of the first byte of `bytes` that needs escaping, tested eight bytes at a time
+/// (the last few in a word padded with bytes that need none).
+fn first_to_escape(bytes: &[u8]) -> Option<usize> {
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in words.by_ref() {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([b'a'; 8]));
+        let mask = escape_mask(word);
+        if mask != 0 {
+            // The lowest flag marks the first byte to escape exactly (see `escape_mask`).
+            return Some(at + (mask.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    // Built in a register: a copy through memory would stall the load that follows.
+    let word = words
+        .remainder()
+        .iter()
+        .enumerate()
+        .fold(u64::from_le_bytes([b'a'; 8]), |word, (j, &b)| {
+            word & !(0xff << (8 * j)) | u64::from(b) << (8 * j)
+        });
+    let mask = escape_mask(word);
+    (mask != 0).then(|| at + (mask.trailing_zeros() / 8) as usize)
 }
 
 /// Appends the escape of `byte`, one that [`ESCAPE`] marks.
