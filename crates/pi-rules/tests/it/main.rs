@@ -1,0 +1,26 @@
+//! The integration tests, as one test binary: one link instead of one per file. Each module is
+//! the file of the same name; `common` and `conformance_data` are their shared helpers.
+
+mod common;
+mod conformance_data;
+
+mod authoring;
+mod check;
+mod cli;
+mod confine;
+mod docs_command;
+mod engine_conformance;
+mod exit_codes;
+mod explain;
+mod fix_diff;
+mod git_spawn;
+mod layers_conformance;
+mod lint_noise;
+mod loader;
+mod readme_examples;
+mod serve;
+mod show_trust;
+mod subdir_note;
+mod trust_io;
+mod trust_text;
+mod trust_write;

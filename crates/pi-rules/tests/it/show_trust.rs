@@ -1,0 +1,293 @@
+//! `show` and hostile rule files: on a terminal nothing a file says drives the terminal, on a
+//! pipe or into a file the bytes are exact, and a copy that is a special file or leaves the
+//! project is named on stderr as `assemble` names it (and refused under `--confine`). `render`
+//! prints a prompt file the same way.
+//!
+//! The terminal is a real pseudo-terminal: the test opens one, gives its far end to the binary as
+//! stdout, and reads what reaches the terminal.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{symlink, OpenOptionsExt};
+use std::process::Stdio;
+
+use crate::common;
+
+use common::{code, stderr, stdout, World};
+
+/// What a command did with its stdout on a terminal.
+struct OnTerminal {
+    /// The bytes the terminal received (output processing is off, so they are the bytes
+    /// written).
+    shown: Vec<u8>,
+    stderr: String,
+    code: i32,
+}
+
+/// Runs `pi-rules ARGS` in `world` with stdout on a fresh pseudo-terminal.
+fn on_terminal(world: &World, args: &[&str]) -> OnTerminal {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use rustix::termios::{tcgetattr, tcsetattr, OptionalActions, OutputModes};
+
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let terminal = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(name.to_str().unwrap())
+        .unwrap();
+    // No `\n` → `\r\n` on the way: what arrives is what the command wrote.
+    let mut modes = tcgetattr(&terminal).unwrap();
+    modes.output_modes.remove(OutputModes::OPOST);
+    tcsetattr(&terminal, OptionalActions::Now, &modes).unwrap();
+
+    let mut command = world.command(args);
+    command.stdout(terminal).stderr(Stdio::piped());
+    let child = command.spawn().unwrap();
+    // The command holds our end of the terminal: drop it, so that the terminal hangs up when the
+    // child exits.
+    drop(command);
+    let reader = std::thread::spawn(move || {
+        let mut master = File::from(master);
+        let mut shown = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match master.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => shown.extend_from_slice(&buf[..n]),
+                // EIO: the far end is closed and everything written has been read.
+                Err(_) => break,
+            }
+        }
+        shown
+    });
+    let output = child.wait_with_output().unwrap();
+    OnTerminal {
+        shown: reader.join().unwrap(),
+        stderr: stderr(&output),
+        code: code(&output),
+    }
+}
+
+/// A rule that tries everything a file can do to a terminal: a carriage return that hides the
+/// start of its line, a title change and a screen clear, BEL, backspace, a bidi override, a C1
+/// CSI as a character and as a lone byte, a cut UTF-8 sequence; and the tabs and line breaks of
+/// ordinary text.
+const HOSTILE: &[u8] = b"# Team\n\n- Safe text\rEvil\n\x1b]0;OWNED\x07\x1b[2J\x08x\n\
+\tindented \xe2\x80\xae rlo \xc2\x9b1m c1 \x9b2J byte \xe2\x82 cut\n";
+
+/// `HOSTILE` as a terminal shows it.
+const HOSTILE_SHOWN: &str = "# Team\n\n- Safe text\\rEvil\n\\x1b]0;OWNED\\x07\\x1b[2J\\x08x\n\
+\tindented \\u{202e} rlo \\x9b1m c1 \\x9b2J byte \\xe2\\x82 cut\n";
+
+#[test]
+fn show_on_a_terminal_escapes_what_could_drive_it_and_keeps_the_layout() {
+    let world = World::new();
+    world.rule("90-team.md", HOSTILE);
+    let shown = on_terminal(&world, &["show", "90-team"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert_eq!(String::from_utf8(shown.shown).unwrap(), HOSTILE_SHOWN);
+    // \r, ESC ×2, BEL, BS, U+202E, U+009B, the byte 0x9b and two cut bytes.
+    assert!(
+        shown
+            .stderr
+            .contains("10 control characters or bytes that are not UTF-8 are shown escaped")
+            && shown.stderr.contains("--raw"),
+        "{}",
+        shown.stderr
+    );
+    assert!(!shown.stderr.contains('\u{1b}'));
+}
+
+#[test]
+fn show_raw_on_a_terminal_and_show_on_a_pipe_or_into_a_file_print_the_bytes() {
+    let world = World::new();
+    world.rule("90-team.md", HOSTILE);
+    let raw = on_terminal(&world, &["show", "90-team", "--raw"]);
+    assert_eq!(raw.code, 0, "{}", raw.stderr);
+    assert_eq!(raw.shown, HOSTILE);
+    assert_eq!(raw.stderr, "", "no note when nothing is escaped");
+
+    let piped = world.run(&["show", "90-team"]);
+    assert_eq!(code(&piped), 0);
+    assert_eq!(piped.stdout, HOSTILE);
+    assert_eq!(stderr(&piped), "");
+
+    let path = world.root().join("copy.md");
+    let output = world
+        .command(&["show", "90-team"])
+        .stdout(File::create(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(fs::read(&path).unwrap(), HOSTILE);
+}
+
+#[test]
+fn show_of_clean_text_is_the_same_on_a_terminal_and_says_nothing() {
+    let world = World::new();
+    let text =
+        "---\ndescription: x\n---\n# Rules\n\n| a\t| b |\n\n{{IF:dco}}Sign off.{{/IF}}\n漢字 👨‍👩‍👧\n";
+    world.rule("90-team.md", text);
+    let shown = on_terminal(&world, &["show", "90-team"]);
+    assert_eq!(shown.code, 0);
+    assert_eq!(shown.shown, text.as_bytes());
+    assert_eq!(shown.stderr, "");
+    // The embedded package rules are clean text too.
+    let package = on_terminal(&world, &["show", "40-critical-rules"]);
+    let piped = world.run(&["show", "40-critical-rules"]);
+    assert_eq!(package.shown, piped.stdout);
+    assert_eq!(package.stderr, "");
+}
+
+/// `text` with the process id in `/proc/<pid>/…` replaced: `/proc/self` resolves to the reading
+/// process, which is another one for each command.
+fn without_pids(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("/proc/") {
+        out.push_str(&rest[..at + "/proc/".len()]);
+        rest = rest[at + "/proc/".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push_str("PID");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The stderr lines of `assemble` in `world` that name `file`.
+fn assemble_warnings(world: &World, file: &str) -> Vec<String> {
+    let out = world.run(&["assemble"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    stderr(&out)
+        .lines()
+        .filter(|l| l.contains(file))
+        .map(without_pids)
+        .collect()
+}
+
+#[test]
+fn show_of_a_special_file_warns_as_assemble_does() {
+    let world = World::new();
+    world.project_layer();
+    symlink(
+        "/proc/self/environ",
+        world.project_rules().join("95-env.md"),
+    )
+    .unwrap();
+    let expected = assemble_warnings(&world, "95-env.md");
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    assert!(expected[0].contains("a special file"), "{expected:?}");
+    for args in [
+        &["show", "95-env"][..],
+        &["show", "95-env.md", "--layer", "project"],
+    ] {
+        let out = world.run(args);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        // The file is shown (the environment the command runs with), and named.
+        assert!(stdout(&out).contains("HOME="), "{args:?}");
+        let warnings: Vec<String> = stderr(&out).lines().map(without_pids).collect();
+        assert_eq!(warnings, expected, "{args:?}");
+    }
+}
+
+#[test]
+fn show_of_a_special_file_is_refused_under_confine() {
+    let world = World::new();
+    world.project_layer();
+    symlink(
+        "/proc/self/environ",
+        world.project_rules().join("95-env.md"),
+    )
+    .unwrap();
+    for (args, env) in [
+        (&["show", "95-env", "--confine"][..], None),
+        (&["show", "95-env"][..], Some(("PI_RULES_CONFINE", "1"))),
+        (
+            &["show", "95-env", "--layer", "project", "--confine"][..],
+            None,
+        ),
+    ] {
+        let out = world.run_env(args, env.as_slice());
+        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{args:?}: nothing of the file");
+        assert!(
+            stderr(&out).contains("refused by --confine") && stderr(&out).contains("special file"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // With a lower copy, --confine shows that one, as the loader takes it.
+    world.write(&world.user_rules(), "95-env.md", "User copy.\n");
+    let out = world.run(&["show", "95-env", "--confine"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "User copy.\n");
+    assert!(
+        stderr(&out).contains("showing the user copy"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn show_of_a_rule_outside_the_project_warns_as_assemble_does() {
+    let world = World::new();
+    let outside = world.write(world.root(), "secret.md", "Outside text.\n");
+    world.project_layer();
+    symlink(&outside, world.project_rules().join("96-out.md")).unwrap();
+    let expected = assemble_warnings(&world, "96-out.md");
+    assert_eq!(expected.len(), 1, "{expected:?}");
+    assert!(expected[0].contains("outside the project"), "{expected:?}");
+    let out = world.run(&["show", "96-out"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Outside text.\n");
+    let warnings: Vec<String> = stderr(&out).lines().map(without_pids).collect();
+    assert_eq!(warnings, expected);
+    let out = world.run(&["show", "96-out", "--confine"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn show_of_a_plain_rule_or_a_mask_warns_of_nothing_special() {
+    let world = World::new();
+    world.rule("90-team.md", "Team.\n");
+    symlink(
+        "/dev/null",
+        world.project_rules().join("40-critical-rules.md"),
+    )
+    .unwrap();
+    let out = world.run(&["show", "90-team"]);
+    assert_eq!(stderr(&out), "");
+    let out = world.run(&["show", "40-critical-rules"]);
+    assert_eq!(code(&out), 0);
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("masks"), "{}", stderr(&out));
+}
+
+#[test]
+fn render_on_a_terminal_escapes_and_on_a_pipe_or_with_raw_prints_the_bytes() {
+    let world = World::new();
+    let prompt = "Config: {{SETTINGS:dco}}\n\tstep\u{1b}]0;OWNED\u{7} \u{202e}x\r\n";
+    world.write(&world.project, "prompt.md", prompt);
+    let rendered = "Config: {\"dco\":false}\n\tstep\u{1b}]0;OWNED\u{7} \u{202e}x\r\n";
+    let shown = on_terminal(&world, &["render", "prompt.md"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    assert_eq!(
+        String::from_utf8(shown.shown).unwrap(),
+        "Config: {\"dco\":false}\n\tstep\\x1b]0;OWNED\\x07 \\u{202e}x\\r\n"
+    );
+    assert!(
+        shown.stderr.contains("4 control characters"),
+        "{}",
+        shown.stderr
+    );
+    let raw = on_terminal(&world, &["render", "prompt.md", "--raw"]);
+    assert_eq!(raw.shown, rendered.as_bytes());
+    assert_eq!(raw.stderr, "");
+    let piped = world.run(&["render", "prompt.md"]);
+    assert_eq!(stdout(&piped), rendered);
+    assert_eq!(stderr(&piped), "");
+}
