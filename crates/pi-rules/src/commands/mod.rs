@@ -1,6 +1,6 @@
 //! The command line: one module per command, each with its clap arguments beside its code, as
 //! cargo's `src/bin/cargo/commands/` does. What several commands share lives below them:
-//! [`crate::invocation`] (shared arguments), [`crate::assembly`] (one assembly run),
+//! [`crate::invocation`] (shared arguments), [`pi_rules_host::assembly`] (one assembly run),
 //! [`crate::output`] (streams and exit codes) and [`crate::terminal`] (escaping and colour).
 //! No command imports another.
 
