@@ -24,6 +24,8 @@ pub struct LayerOptions {
     /// A project rule that resolves outside the project, or a rule that is a special file, is
     /// treated as unreadable.
     pub confine: bool,
+    /// `export`: only these layers are read, and `PI_SUBAGENT_CHILD` has no effect.
+    pub export_layers: Option<crate::export::LayerChoice>,
 }
 
 /// Everything one assembly produced.
@@ -79,7 +81,7 @@ pub fn run<O: Observer>(
     let settings = resolved.settings();
     let features = session::features(args.coms_active, &resolved);
     let review_loop_max_cycles = session::review_loop_max_cycles(settings);
-    if Session::is_subagent() {
+    if Session::is_subagent() && args.export_layers.is_none() {
         return Ok(Run {
             session,
             settings_files,
@@ -94,7 +96,10 @@ pub fn run<O: Observer>(
         });
     }
     let policy = session.policy(args.confine);
-    let dirs = session.layer_dirs(args.package_dir.as_deref());
+    let mut dirs = session.layer_dirs(args.package_dir.as_deref());
+    if let Some(choice) = &args.export_layers {
+        choice.apply(&mut dirs);
+    }
     if let PackageSource::Dir(dir) = &dirs.package {
         if !dir.is_dir() {
             let origin = if args.package_dir.is_some() {

@@ -18,6 +18,7 @@ pub mod check;
 pub mod embedded;
 pub mod error;
 pub mod escape;
+pub mod export;
 pub mod fix;
 pub mod loader;
 pub mod notes;

@@ -106,7 +106,7 @@ impl SettingsOverrides {
 
     /// The project file with the overridden keys put in it (all of the file ignored when it is
     /// not an object, as resolution would ignore it).
-    fn project_file(&self, schema: &Schema, project: &SettingsFile) -> SettingsFile {
+    pub(crate) fn project_file(&self, schema: &Schema, project: &SettingsFile) -> SettingsFile {
         let mut merged = match project.raw() {
             Value::Object(raw) if project.problem().is_none() => raw.clone(),
             _ => Object::new(),

@@ -111,6 +111,7 @@ impl LayerArgs {
             package_dir: self.package_dir.clone(),
             coms_active: self.coms_active,
             confine: self.confined(),
+            export_layers: None,
         }
     }
 }
