@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(stem(".goosehints"), "goosehints");
         assert_eq!(stem("Style Guide.mdc"), "style-guide");
         assert_eq!(stem("copilot-instructions.md"), "copilot-instructions");
-        assert_eq!(stem("...md"), "imported");
+        assert_eq!(stem("!!!.md"), "imported");
         assert_eq!(next_free(&[], 90, 99), Some(90));
         assert_eq!(next_free(&[90, 93], 90, 99), Some(94));
         assert_eq!(next_free(&[91, 99], 90, 99), Some(90));
