@@ -18,6 +18,8 @@ pub const EXAMPLE_COMMANDS: &[&str] = &[
     "schema",
     "completions",
     "man",
+    "export",
+    "import",
 ];
 
 /// A temporary machine: `$HOME`, a project directory (the working directory of every command)
