@@ -83,7 +83,14 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
             .flat_map(|layer| &layer.entries)
             .map(|entry| entry.name.as_str()),
     );
-    Ok(linter.finish(&layers, &settings, &collate))
+    let mut report = linter.finish(&layers, &settings, &collate);
+    // The files `export` wrote for other agents, against the limits those agents apply.
+    let session = opts.session;
+    (report.diagnostics).extend(crate::export::lint::findings(
+        &session.project_root(),
+        &session.cwd,
+    ));
+    Ok(report)
 }
 
 /// Reads the three layers and the settings files.

@@ -154,6 +154,14 @@ fn extras(name: &str, t: &Tree) {
             fs::create_dir_all(&project).expect("project");
             fs::write(project.join(name), "Never loaded.").expect("non-UTF-8 name");
         }
+        "err_export_over_limit" => {
+            // What `pi-rules export copilot` writes, with more than Copilot code review reads.
+            let long = format!(
+                "<!-- pi-rules:begin -->\n{}\n<!-- pi-rules:end -->\n",
+                "Review every change. ".repeat(200)
+            );
+            t.write(t.root.join("proj/.github"), "copilot-instructions.md", long.as_bytes());
+        }
         "err_special_file" => {
             fs::create_dir_all(t.user()).expect("user");
             std::os::unix::fs::symlink("/dev/zero", t.user().join("75-zero.md")).expect("symlink");

@@ -412,6 +412,15 @@ fn limits_agents_apply_are_warned_about() {
         "{err}"
     );
     assert!(!err.contains("CLAUDE.md"), "{err}");
+    // `check` reports the files as they are on disk.
+    let out = w.run(&["check", "--package-dir", &package]);
+    let report = stdout(&out);
+    assert!(
+        report.contains("warning[PR901]: `.github/copilot-instructions.md` (copilot) holds")
+            && report.contains("warning[PR901]: `.windsurf/rules/pi-rules.md` (windsurf) holds")
+            && !report.contains("CLAUDE.md"),
+        "{report}"
+    );
     // Codex: the whole AGENTS.md, hand-written text included.
     fs::write(w.project.join("AGENTS.md"), "y".repeat(30 * 1024)).unwrap();
     let err = stderr(&export(&w, &package, &["agents-md"]));

@@ -586,7 +586,7 @@ wrapping all of it in a block.";
 of `.github/copilot-instructions.md`, and Windsurf reads at most 6,000 characters of a rule file.
 Past that, the rules at the end of the file never reach the model. `pi-rules export` warns with
 this code when a file it writes, or would write, holds more (with `--max-bytes N`, more than N
-bytes).
+bytes), and `pi-rules check` reports each exported file of the project that does.
 
 Fix: shorten the rules, gate the ones an agent does not need with `requires_setting:`, move
 hand-written text out of the file, or export a smaller set of layers (`--layers`).";

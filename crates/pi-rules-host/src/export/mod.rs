@@ -10,6 +10,7 @@
 //! bound and the target's directory as the directory written in ([`apply`]).
 
 pub mod import;
+pub mod lint;
 pub mod owned;
 pub mod section;
 pub mod settings;
