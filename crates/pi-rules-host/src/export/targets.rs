@@ -96,13 +96,15 @@ impl Target {
 
     /// How the file is written. The frontmatter is what makes each agent apply the file to every
     /// request:
-    /// - Cursor reads `.cursor/rules/*.mdc` with frontmatter `description`, `globs` and
-    ///   `alwaysApply`; a rule with `alwaysApply: true` is always in the model's context, its
-    ///   globs ignored (Cursor docs, "Rules", rule anatomy / rule types).
+    /// - Cursor reads `.cursor/rules/*.mdc` with frontmatter `description`, `globs` (one
+    ///   comma-separated, unquoted string) and `alwaysApply`; a rule with `alwaysApply: true` is
+    ///   always in the model's context, its globs ignored (https://cursor.com/docs/rules, rule
+    ///   types; `alwaysApply` must be the boolean, not the string `"true"`).
     /// - Windsurf reads `.windsurf/rules/*.md` with `trigger: always_on | model_decision | glob |
     ///   manual` (Windsurf docs, "Memories & Rules", activation modes).
     /// - Kiro reads `.kiro/steering/*.md` with `inclusion: always | fileMatch | manual`; `always`
-    ///   is also its default (Kiro docs, "Steering", inclusion modes).
+    ///   is also its default (Kiro docs, "Steering", inclusion modes; taken from the issue, not
+    ///   checked against the page here).
     /// - Cline applies every file of `.clinerules/`; a file without frontmatter always (Cline
     ///   docs, "Cline Rules").
     pub fn form(self) -> Form {
@@ -138,9 +140,11 @@ impl Target {
     /// What the target's agent reads of its file at most.
     pub fn limit(self) -> Option<Limit> {
         match self {
-            // Codex joins the AGENTS.md files from the repository root down and stops at
-            // `project_doc_max_bytes`, 32 KiB by default (Codex docs, "AGENTS.md" / config
-            // reference: `project_doc_max_bytes`, default 32768).
+            // Codex joins the AGENTS.md files from the repository root down, "and stops adding
+            // files once the combined size reaches the limit defined by project_doc_max_bytes
+            // (32 KiB by default)" (https://developers.openai.com/codex/guides/agents-md, "How
+            // Codex discovers guidance"). Only this file is counted here: the ones above or
+            // below it in other directories share the same budget.
             Target::AgentsMd => Some(Limit {
                 max: 32 * 1024,
                 bytes: true,
@@ -148,14 +152,18 @@ impl Target {
             }),
             // "Copilot code review only reads the first 4,000 characters of any custom
             // instruction file" (GitHub docs, "Adding repository custom instructions for GitHub
-            // Copilot").
+            // Copilot", the reusable `repository-custom-instructions-support.md`). That sentence
+            // was dropped from the docs in github/docs#42361, and github/docs#42761 asks whether
+            // the limit still holds: kept until GitHub says it is gone.
             Target::Copilot => Some(Limit {
                 max: 4000,
                 bytes: false,
                 reader: "Copilot code review reads the first",
             }),
-            // "Rule files are limited to 6000 characters each" (Windsurf docs, "Memories &
-            // Rules").
+            // "Rules files are limited to 6000 characters each. Any content above 6000
+            // characters will be truncated" (https://docs.windsurf.com/windsurf/cascade/memories,
+            // "Rules"). Some translations of that page now say 12,000: the lower figure is kept,
+            // as a file under it is read whole either way.
             Target::Windsurf => Some(Limit {
                 max: 6000,
                 bytes: false,
