@@ -326,6 +326,8 @@ fn links_out_of_the_project_are_refused_and_links_inside_followed() {
     assert_eq!(code(&out), 3);
     assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
     assert!(!outside.join("copilot-instructions.md").exists());
+    // Neither is a target a refresh looks at.
+    assert_eq!(code(&export(&w, &package, &[])), 2);
     // A link inside the project is followed, and stays a link.
     fs::create_dir_all(w.project.join("docs")).unwrap();
     fs::write(w.project.join("docs/CLAUDE.md"), "shared\n").unwrap();

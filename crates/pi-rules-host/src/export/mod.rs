@@ -244,8 +244,9 @@ pub fn is_present(target: Target, bytes: &[u8]) -> bool {
     }
 }
 
-/// The targets present under `root`, in table order. A file that cannot be read counts as
-/// present when it exists, so that its error is reported rather than the target skipped.
+/// The targets present under `root`, in table order. A file that exists but cannot be read
+/// counts as present, so that its error is reported rather than the target skipped; a path that
+/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
 pub fn present(root: &Path) -> Vec<Target> {
     Target::ALL
         .into_iter()
@@ -255,7 +256,7 @@ pub fn present(root: &Path) -> Vec<Target> {
                 Ok(None) => false,
                 Err(_) => true,
             },
-            Err(_) => true,
+            Err(_) => false,
         })
         .collect()
 }
