@@ -67,17 +67,7 @@ impl fmt::Display for OutputError {
 
 impl std::error::Error for OutputError {}
 
-/// A usage error found after argument parsing (an unknown key in `--set`, a bad code): exit 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
+pub use pi_rules_host::error::UsageError;
 
 /// Wraps an output failure so that [`exit_for`] maps it to [`Exit::Output`].
 pub fn output<T>(result: io::Result<T>) -> anyhow::Result<T> {
@@ -96,12 +86,7 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
     }
 }
 
-/// Writes one diagnostic line to stderr, ignoring failures: a stderr that cannot be written must
-/// not cost the command its real output.
-pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
-    let _ = err.write_fmt(args);
-    let _ = err.write_all(b"\n");
-}
+pub use pi_rules_host::notes::note;
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {

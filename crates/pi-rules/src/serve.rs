@@ -21,16 +21,13 @@ use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::{exit_for, Exit, OutputError};
-use crate::session::{
-    DiskSettings, LocationCache, NotADirectory, Session, SettingsFileState, SettingsRead,
-    SettingsTexts,
-};
+use crate::report;
 use crate::terminal::ColorChoice;
-use crate::{check, report};
-use pi_rules_core::settings::{SettingsCache, SettingsFs};
+use pi_rules_host::check;
+use pi_rules_host::session::{NotADirectory, Session};
+use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -58,62 +55,6 @@ pub mod code {
 const METHODS: &[&str] = &[
     "assemble", "explain", "check", "settings", "render", "eval", "version",
 ];
-
-/// Settings through the settings cache, and the repository root through the location cache:
-/// the same working directory within the TTL costs no file access for either (but the keys that
-/// the reference resolves per key, which read both files as they are).
-pub struct CachedSettings {
-    cache: SettingsCache,
-    locations: LocationCache,
-    /// The settings files' texts, for the keys resolved per key (see [`SettingsTexts`]).
-    texts: RefCell<SettingsTexts>,
-    /// The note on project rules at the repository root that the last request's working
-    /// directory does not read, for results whose command printed it to stderr only.
-    unread_root_rules: Option<String>,
-}
-
-impl CachedSettings {
-    /// Caches that re-check file modification times, and look for the repository root again, at
-    /// most every `ttl`.
-    pub fn new(ttl: Duration) -> CachedSettings {
-        CachedSettings {
-            cache: SettingsCache::with_interval(ttl),
-            locations: LocationCache::new(ttl),
-            texts: RefCell::new(SettingsTexts::default()),
-            unread_root_rules: None,
-        }
-    }
-
-    /// Gives `session` its repository root from the location cache (see [`LocationCache`]).
-    pub fn locate(&mut self, session: &Session, now: Instant) {
-        self.locations.locate(session, now);
-    }
-}
-
-impl SettingsSource for CachedSettings {
-    fn read(&mut self, session: &Session, _err: &mut dyn Write) -> SettingsRead {
-        let now = Instant::now();
-        self.locate(session, now);
-        self.unread_root_rules = session.unread_root_rules_note();
-        let disk = DiskSettings::with_texts(session, &self.texts);
-        let env = |name: &str| std::env::var(name).ok();
-        let resolved = self
-            .cache
-            .resolve(&session.schema, &disk, &env, &session.cwd, now);
-        let (project, global) = self.cache.files(&session.schema, &disk, &session.cwd, now);
-        let (project_path, global_path) = session.settings_paths_with(&|path| disk.exists(path));
-        let mut files = vec![SettingsFileState::of(
-            "project",
-            project_path,
-            project,
-            None,
-        )];
-        if let Some(path) = global_path {
-            files.push(SettingsFileState::of("global", path, global, None));
-        }
-        SettingsRead { resolved, files }
-    }
-}
 
 /// A failed request: the JSON-RPC `error` object.
 #[derive(Debug)]
@@ -402,9 +343,9 @@ impl Server {
                     OutputFormat::Json => self.run_command(Command::Explain(args), body),
                     OutputFormat::Text => {
                         let mut text = Vec::new();
-                        self.settings.unread_root_rules = None;
+                        self.settings.forget_unread_root_rules();
                         self.run_command(Command::Explain(args), &mut text)?;
-                        let notes = self.settings.unread_root_rules.take();
+                        let notes = self.settings.take_unread_root_rules();
                         write_json(
                             body,
                             &NotedText {
@@ -497,16 +438,19 @@ impl Server {
         let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
         self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
-        let options = check::CheckOptions {
-            session: &session,
-            package,
+        let options = report::CheckRun {
+            check: check::CheckOptions {
+                session: &session,
+                package,
+                strict: p.strict,
+            },
             format,
-            strict: p.strict,
             color: false,
         };
-        let report = check::check(&options).map_err(|e| RpcError::application(&e))?;
+        let report = check::check(&options.check).map_err(|e| RpcError::application(&e))?;
         let mut text = Vec::new();
-        check::render(&report, &options, &mut text)
+        options
+            .render(&report, &mut text)
             .map_err(|e| RpcError::application(&e.into()))?;
         let (errors, warnings, infos) = report::counts(&report);
         let notes = session.unread_root_rules_note();

@@ -10,79 +10,11 @@
 
 use crate::output::{note, output};
 use clap::ValueEnum;
+pub use pi_rules_host::escape::{
+    escape, escape_text, escape_truncated, is_unsafe, is_unsafe_in_text, Escaped,
+};
 use std::borrow::Cow;
-use std::fmt::{self, Write as _};
 use std::io::{self, IsTerminal};
-
-/// Whether `c` must not reach a terminal as itself: C0 controls (tab and newline included), DEL,
-/// C1 controls, the bidirectional controls (which reorder what follows them), and the line and
-/// paragraph separators.
-pub fn is_unsafe(c: char) -> bool {
-    matches!(c,
-        '\0'..='\x1f' | '\x7f'..='\u{9f}'
-        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{2028}' | '\u{2029}')
-}
-
-/// `text` with every [`is_unsafe`] character written visibly: `\n`, `\r`, `\t`, `\0`, `\x1b`
-/// for the other C0, DEL and C1 controls, and `\u{202e}` for the rest. Borrowed when there is
-/// nothing to escape.
-pub fn escape(text: &str) -> Cow<'_, str> {
-    if is_plain(text) || !text.contains(is_unsafe) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    let _ = write_escaped(&mut out, text);
-    Cow::Owned(out)
-}
-
-/// Whether `text` is printable ASCII, the common case, which needs no look at its characters.
-fn is_plain(text: &str) -> bool {
-    text.bytes().all(|b| (0x20..0x7f).contains(&b))
-}
-
-/// Writes `text` to `out` with every [`is_unsafe`] character escaped as [`escape`] does.
-fn write_escaped(out: &mut dyn fmt::Write, text: &str) -> fmt::Result {
-    if is_plain(text) {
-        return out.write_str(text);
-    }
-    write_escaped_where(out, text, is_unsafe)
-}
-
-/// Whether `c` must not reach a terminal inside a file's text: [`is_unsafe`] except the line
-/// break and the tab, which lay the text out. A carriage return is escaped: alone, it would move
-/// the cursor back and let the rest of a line hide what came before it.
-pub fn is_unsafe_in_text(c: char) -> bool {
-    c != '\n' && c != '\t' && is_unsafe(c)
-}
-
-/// A file's bytes as they may reach a terminal: every [`is_unsafe_in_text`] character written
-/// as [`escape`] writes it, and every byte that is not part of valid UTF-8 as `\xNN` (a lone
-/// `0x9b` is a control sequence to some terminals). Line breaks and tabs stay as they are, so
-/// the text keeps its layout. Also returns how many characters and bytes were escaped.
-pub fn escape_text(bytes: &[u8]) -> (Cow<'_, str>, usize) {
-    let unsafe_chars = |text: &str| text.chars().filter(|&c| is_unsafe_in_text(c)).count();
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        let count = unsafe_chars(text);
-        if count == 0 {
-            return (Cow::Borrowed(text), 0);
-        }
-        let mut out = String::with_capacity(text.len() + 4 * count);
-        let _ = write_escaped_where(&mut out, text, is_unsafe_in_text);
-        return (Cow::Owned(out), count);
-    }
-    let mut out = String::with_capacity(bytes.len() + 16);
-    let mut count = 0;
-    for chunk in bytes.utf8_chunks() {
-        count += unsafe_chars(chunk.valid());
-        let _ = write_escaped_where(&mut out, chunk.valid(), is_unsafe_in_text);
-        for byte in chunk.invalid() {
-            count += 1;
-            let _ = write!(out, "\\x{byte:02x}");
-        }
-    }
-    (Cow::Owned(out), count)
-}
 
 /// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
 /// the bytes exactly on a pipe or into a file, or with `raw`; on a terminal, as [`escape_text`]
@@ -115,55 +47,6 @@ pub fn write_file_text(
         );
     }
     Ok(())
-}
-
-/// Writes `text` to `out` with every character for which `escaped` holds written visibly, as
-/// [`escape`] writes it.
-fn write_escaped_where(
-    out: &mut dyn fmt::Write,
-    text: &str,
-    escaped: fn(char) -> bool,
-) -> fmt::Result {
-    let mut rest = text;
-    while let Some(at) = rest.find(escaped) {
-        out.write_str(&rest[..at])?;
-        let c = rest[at..].chars().next().unwrap_or_default();
-        match c {
-            '\n' => out.write_str("\\n")?,
-            '\r' => out.write_str("\\r")?,
-            '\t' => out.write_str("\\t")?,
-            '\0' => out.write_str("\\0")?,
-            c if (c as u32) < 0x100 => write!(out, "\\x{:02x}", c as u32)?,
-            c => write!(out, "\\u{{{:x}}}", c as u32)?,
-        }
-        rest = &rest[at + c.len_utf8()..];
-    }
-    out.write_str(rest)
-}
-
-/// A `Display` value shown with its unsafe characters escaped, without building a `String`:
-/// `writeln!(err, "{}", Escaped(&message))`.
-pub struct Escaped<D>(pub D);
-
-impl<D: fmt::Display> fmt::Display for Escaped<D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Filter<'a, 'b>(&'a mut fmt::Formatter<'b>);
-        impl fmt::Write for Filter<'_, '_> {
-            fn write_str(&mut self, s: &str) -> fmt::Result {
-                write_escaped(self.0, s)
-            }
-        }
-        write!(Filter(f), "{}", self.0)
-    }
-}
-
-/// `text` escaped and cut to at most `max` characters; a cut value ends with `…` and its full
-/// length in bytes, so that a megabyte-long setting prints as one short line.
-pub fn escape_truncated(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => escape(text),
-        Some((cut, _)) => Cow::Owned(format!("{}… ({} bytes)", escape(&text[..cut]), text.len())),
-    }
 }
 
 /// `--color`: when to colour human-readable output.

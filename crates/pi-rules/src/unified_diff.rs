@@ -13,6 +13,7 @@
 //! of texts cannot stall the command.
 
 use crate::terminal::{escape, Paint};
+use pi_rules_host::fix::Plan;
 use similar::{ChangeTag, TextDiff};
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
@@ -205,6 +206,27 @@ fn escape_keeping_tabs(text: &str) -> String {
         out.push_str(&escape(piece));
     }
     out
+}
+
+/// Writes the plan as a unified diff, one file after another. With `raw`, every line is written
+/// byte for byte, so that `git apply` and `patch -p1` (run from the process's directory) make
+/// exactly what `--fix` would write; without it, control characters are shown escaped, for a
+/// terminal. A file outside the process's directory, whose path is absolute, is labelled from
+/// the root (`a/home/…`), for `patch -p1 -d /`.
+pub fn write_plan(plan: &Plan, out: &mut dyn Write, paint: Paint, raw: bool) -> io::Result<()> {
+    let lines = if raw { Lines::Raw } else { Lines::Escaped };
+    for file in &plan.files {
+        let path = file.path.trim_start_matches('/');
+        write_with(
+            out,
+            (&format!("a/{path}"), &file.before),
+            (&format!("b/{path}"), &file.after),
+            DEFAULT_CONTEXT,
+            paint,
+            lines,
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -125,7 +125,15 @@ export interface Harness {
   dispose(): void;
 }
 
-export async function startSession(cwd: string, options: { eventBus?: EventBus } = {}): Promise<Harness> {
+/**
+ * A pi session on `cwd`. By default it loads this package as an extension and no context files;
+ * `contextFiles` turns pi's own AGENTS.md/CLAUDE.md loading on, and `extension: false` leaves this
+ * package out (a pi that only reads the files `pi-rules export` writes).
+ */
+export async function startSession(
+  cwd: string,
+  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean } = {},
+): Promise<Harness> {
   const agentDir = join(ROOT, `agent-${++projects}`);
   mkdirSync(agentDir, { recursive: true });
   const faux = fauxProvider();
@@ -150,11 +158,12 @@ export async function startSession(cwd: string, options: { eventBus?: EventBus }
     agentDir,
     settingsManager,
     eventBus: options.eventBus,
-    additionalExtensionPaths: [PACKAGE_DIR],
+    additionalExtensionPaths: options.extension === false ? [] : [PACKAGE_DIR],
+    noExtensions: options.extension === false,
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
-    noContextFiles: true,
+    noContextFiles: options.contextFiles !== true,
   });
   await resourceLoader.reload();
   const { session } = await createAgentSession({

@@ -5,7 +5,7 @@
 //! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
 //! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
 //! `PR6xx` links, `PR7xx` settings files, `PR8xx` what evaluation can produce (reasoning over the
-//! conditions on the way to each block). An id, once published, never changes meaning; a retired
+//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents. An id, once published, never changes meaning; a retired
 //! check keeps its id unused.
 
 use super::diagnostic::Severity;
@@ -578,6 +578,18 @@ Fix: keep the line break on one side of a block only (`text{{IF:x}}\nmore{{/IF}}
 `text\n{{IF:x}}\nmore\n{{/IF}}\n`), end a rule file with one line break and start it with its
 first line of text, and gate a file whose text can be empty with `requires_setting:` instead of
 wrapping all of it in a block.";
+
+    ExportOverLimit = "PR901" "export-over-limit" Warning
+        "An exported file holds more than its agent reads, and the agent cuts the rest."
+        "Agents cut their instruction files without a word: Codex reads the `AGENTS.md` files up to
+`project_doc_max_bytes` (32 KiB by default), Copilot code review reads the first 4,000 characters
+of `.github/copilot-instructions.md`, and Windsurf reads at most 6,000 characters of a rule file.
+Past that, the rules at the end of the file never reach the model. `pi-rules export` warns with
+this code when a file it writes, or would write, holds more (with `--max-bytes N`, more than N
+bytes), and `pi-rules check` reports each exported file of the project that does.
+
+Fix: shorten the rules, gate the ones an agent does not need with `requires_setting:`, move
+hand-written text out of the file, or export a smaller set of layers (`--layers`).";
 }
 
 #[cfg(test)]

@@ -1,6 +1,5 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
-use crate::assembly::{self, Run};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::json::{JsonWriter, Seq, Text};
@@ -8,6 +7,7 @@ use crate::output::{output, Exit};
 use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::Message;
+use pi_rules_host::assembly::{self, Run};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -33,7 +33,7 @@ pub struct Args {
 pub const FORMAT_VERSION: u32 = 1;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let run = assembly::run_args(&args.layers, cx, &mut ())?;
+    let run = crate::invocation::run_assembly(&args.layers, cx, &mut ())?;
     match args.format {
         OutputFormat::Text => {
             for warning in run.warning_messages() {

@@ -1,14 +1,14 @@
 //! `pi-rules check`: lint the three layers and the settings files.
 
-use crate::check::{self, CheckOptions, CheckStatus};
-use crate::fix;
 use crate::invocation::Context;
 use crate::invocation::LayerArgs;
 use crate::output::{note, output, Exit, UsageError};
-use crate::report::Format;
-use crate::session::Session;
+use crate::report::{CheckRun, Format};
 use anyhow::Result;
 use pi_rules_core::lint::{self, CodeInfo, CODES};
+use pi_rules_host::check::{self, CheckOptions, CheckStatus};
+use pi_rules_host::fix;
+use pi_rules_host::session::Session;
 use std::io::IsTerminal as _;
 
 /// Lint rules and settings files in all three layers.
@@ -150,14 +150,18 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let options = CheckOptions {
         session: &session,
         package,
-        format: Format::from(args.format),
         strict: args.strict,
+    };
+    let shown = CheckRun {
+        check: options,
+        format: Format::from(args.format),
         color: cx.color_out(),
     };
+    let options = &shown.check;
     // With `--fix`: whether a fix could not be written (exit 3).
     let mut unwritten = false;
     if args.fix {
-        let plan = fix::plan(&options)?;
+        let plan = fix::plan(options)?;
         unwritten = plan.refused.iter().any(|r| r.unsafe_place);
         for refusal in &plan.refused {
             note(
@@ -172,7 +176,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         if args.dry_run {
             let paint = crate::terminal::Paint { on: cx.color_out() };
             let raw = !std::io::stdout().is_terminal();
-            output(fix::write_diff(&plan, cx.out, paint, raw))?;
+            output(crate::unified_diff::write_plan(&plan, cx.out, paint, raw))?;
             return Ok(if unwritten {
                 Exit::Input
             } else {
@@ -201,8 +205,8 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             }
         }
     }
-    let report = check::check(&options)?;
-    output(check::render(&report, &options, cx.out))?;
+    let report = check::check(options)?;
+    output(shown.render(&report, cx.out))?;
     let exit = match CheckStatus::of(&report, options.strict) {
         _ if unwritten => Exit::Input,
         CheckStatus::Clean => Exit::Success,

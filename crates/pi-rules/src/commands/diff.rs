@@ -1,14 +1,14 @@
 //! `pi-rules diff`: what a settings change, the `coms_active` feature, or edits since a saved
 //! block do to the rules block, as a unified diff.
 
-use crate::assembly::{self, Run};
-use crate::bounded::MAX_PROMPT_BYTES;
 use crate::invocation::{Context, LayerArgs, ProjectArgs, SettingsOverrides, SettingsSource};
 use crate::output::{note, output, Exit};
-use crate::session::{Session, SettingsRead};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
 use anyhow::{bail, Result};
+use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::bounded::MAX_PROMPT_BYTES;
+use pi_rules_host::session::{Session, SettingsRead};
 use std::io::Read as _;
 use std::path::PathBuf;
 
@@ -64,11 +64,14 @@ pub struct Args {
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
     let mut overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
-    let layers = |coms_active: bool| LayerArgs {
-        project: args.project.clone(),
-        package_dir: args.package_dir.clone(),
-        coms_active,
-        confine: args.confine,
+    let layers = |coms_active: bool| {
+        LayerArgs {
+            project: args.project.clone(),
+            package_dir: args.package_dir.clone(),
+            coms_active,
+            confine: args.confine,
+        }
+        .options()
     };
     let base = cx.settings.read(&session, cx.err);
 
@@ -170,7 +173,7 @@ fn read_saved(path: &std::path::Path) -> Result<String> {
         }
         return Ok(String::from_utf8_lossy(&bytes).into_owned());
     }
-    match crate::bounded::read_text(path, MAX_PROMPT_BYTES) {
+    match pi_rules_host::bounded::read_text(path, MAX_PROMPT_BYTES) {
         Ok(Some(text)) => Ok(text),
         Ok(None) => bail!(
             "cannot read `{shown}`: no such file; save a block with `pi-rules assemble > {shown}`"

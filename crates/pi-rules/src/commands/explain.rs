@@ -13,10 +13,8 @@
 //! past [`MAX_INDENT`] levels and shows the depth as a number instead. Everything the text form
 //! prints from files and settings is escaped for the terminal.
 
-use crate::assembly::{self, NameEntry, Run};
 use crate::invocation::{Context, LayerArgs, OutputFormat};
 use crate::json::JsonWriter;
-use crate::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use crate::output::{output, Exit};
 use crate::terminal::{escape, escape_truncated, Paint};
 use anyhow::Result;
@@ -25,6 +23,8 @@ use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
 use pi_rules_core::{frontmatter, span, Observer, Value, Warning, WarningKind};
+use pi_rules_host::assembly::{self, NameEntry, Run};
+use pi_rules_host::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::cell::RefCell;
@@ -68,7 +68,7 @@ pub fn estimate_tokens(bytes: usize) -> usize {
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = assembly::run_args(&args.layers, cx, &mut recorder)?;
+    let run = crate::invocation::run_assembly(&args.layers, cx, &mut recorder)?;
     let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
         OutputFormat::Json => output(report.write_json(cx.out))?,

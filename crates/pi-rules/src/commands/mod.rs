@@ -1,6 +1,6 @@
 //! The command line: one module per command, each with its clap arguments beside its code, as
 //! cargo's `src/bin/cargo/commands/` does. What several commands share lives below them:
-//! [`crate::invocation`] (shared arguments), [`crate::assembly`] (one assembly run),
+//! [`crate::invocation`] (shared arguments), [`pi_rules_host::assembly`] (one assembly run),
 //! [`crate::output`] (streams and exit codes) and [`crate::terminal`] (escaping and colour).
 //! No command imports another.
 
@@ -11,6 +11,8 @@ pub mod diff;
 pub mod docs;
 pub mod eval;
 pub mod explain;
+pub mod export;
+pub mod import;
 pub mod man;
 pub mod new;
 pub mod override_rule;
@@ -32,7 +34,8 @@ pub use crate::output::{exit_for, output};
 const AFTER_HELP: &str = "\
 Exit codes:
   0  success (for `check`: no errors; for `diff`: no difference)
-  1  `check` found errors (or warnings, with --strict); `diff` found a difference
+  1  `check` found errors (or warnings, with --strict); `diff` found a difference; `export
+     --check` found a stale file
   2  usage error: unknown flag, bad value, missing argument, unknown rule or settings key
   3  input error: an unreadable file, an invalid schema, a directory that cannot be used, a
      file that `override` or `new` would replace
@@ -72,6 +75,8 @@ pub enum Command {
     New(new::Args),
     Diff(diff::Args),
     Watch(watch::Args),
+    Export(export::Args),
+    Import(import::Args),
     Schema(schema::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -94,6 +99,8 @@ impl Command {
             Command::New(args) => apart(new::run, &args, cx),
             Command::Diff(args) => apart(diff::run, &args, cx),
             Command::Watch(args) => apart(watch::run, &args, cx),
+            Command::Export(args) => apart(export::run, &args, cx),
+            Command::Import(args) => apart(import::run, &args, cx),
             Command::Schema(args) => apart(schema::run, &args, cx),
             Command::Completions(args) => apart(completions::run, &args, cx),
             Command::Man(args) => apart(man::run, &args, cx),

@@ -1,14 +1,15 @@
 //! `pi-rules new`: a new rule file from a short template, named with the next free prefix of its
 //! layer's range.
 
-use crate::authoring::{name_without_prefix, prefix_of, Layers, PlaceArgs, TargetArgs};
 use crate::invocation::Context;
-use crate::loader::{is_rule_name, Layer, NameReport};
+use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use crate::writing::WriteError;
 use anyhow::{bail, Result};
 use pi_rules_core::lint::LayerKind;
+use pi_rules_host::authoring::{name_without_prefix, prefix_of};
+use pi_rules_host::loader::{is_rule_name, Layer, NameReport};
+use pi_rules_host::writing::WriteError;
 
 /// Create a rule file from a template, with the next free prefix of the layer's range.
 #[derive(clap::Args, Debug, Clone)]
@@ -47,7 +48,7 @@ pub struct Args {
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let stem = args.name.strip_suffix(".md").unwrap_or(&args.name);
     check_name(&args.name, stem)?;
-    let layers = Layers::read(&args.place)?;
+    let layers = args.place.read()?;
     let target = args.target.layer();
     let kind = layer_kind(target);
     let (lo, hi) = kind.prefix_range();

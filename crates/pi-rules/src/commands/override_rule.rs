@@ -1,11 +1,11 @@
 //! `pi-rules override`: copy the rule that wins below a layer into that layer, to edit it there.
 
-use crate::authoring::{Layers, PlaceArgs, TargetArgs};
 use crate::invocation::Context;
+use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use crate::writing::WriteError;
 use anyhow::{bail, Result};
+use pi_rules_host::writing::WriteError;
 
 /// Copy a rule into the user or project layer, byte for byte, to edit it there.
 #[derive(clap::Args, Debug, Clone)]
@@ -38,7 +38,7 @@ pub struct Args {
 
 /// `pi-rules override`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let layers = Layers::read(&args.place)?;
+    let layers = args.place.read()?;
     let target = args.target.layer();
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();

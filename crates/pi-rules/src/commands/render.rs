@@ -1,14 +1,14 @@
 //! `pi-rules render`: `{{SETTINGS}}` substitution in an agent prompt.
 
-use crate::bounded::{self, MAX_PROMPT_BYTES};
 use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
 use crate::output::{note, Exit};
-use crate::session::Session;
 use crate::terminal::{escape, write_file_text};
 use anyhow::{Context as _, Result};
 use pi_rules_core::lint::suggest;
 use pi_rules_core::span::{self, LineCol};
+use pi_rules_host::bounded::{self, MAX_PROMPT_BYTES};
+use pi_rules_host::session::Session;
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

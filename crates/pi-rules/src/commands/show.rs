@@ -1,11 +1,11 @@
 //! `pi-rules show`: one rule file byte for byte, the copy that wins or the one in a given layer;
 //! on a terminal, with what could drive the terminal escaped.
 
-use crate::authoring::{LayerName, Layers, PlaceArgs};
-use crate::loader::{Escaped, Layer, Outcome};
+use crate::invocation::{LayerName, PlaceArgs};
 use crate::output::{note, Exit, UsageError};
 use crate::terminal::{escape, write_file_text};
 use anyhow::{bail, Result};
+use pi_rules_host::loader::{Escaped, Layer, Outcome};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
 #[derive(clap::Args, Debug, Clone)]
@@ -43,7 +43,7 @@ pub struct Args {
 
 /// `pi-rules show`.
 pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit> {
-    let layers = Layers::read(&args.place)?;
+    let layers = args.place.read()?;
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();
     let candidate = match args.layer {

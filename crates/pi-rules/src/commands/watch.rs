@@ -15,16 +15,16 @@
 //! Opening and reading a file is not a change: those events are dropped, or every read of ours
 //! (and every read by a host) would start another round.
 
-use crate::assembly;
 use crate::invocation::{Context, FreshSettings, LayerArgs, SettingsSource};
-use crate::loader::PackageSource;
 use crate::output::{note, output, Exit};
-use crate::session::Session;
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
 use anyhow::{Context as _, Result};
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
+use pi_rules_host::assembly;
+use pi_rules_host::loader::PackageSource;
+use pi_rules_host::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -226,7 +226,7 @@ impl Snapshot {
             targets.push(dir);
         }
         let settings = FreshSettings.read(&session, &mut notes);
-        let run = assembly::run(session, args, settings, &mut notes, &mut ())?;
+        let run = assembly::run(session, &args.options(), settings, &mut notes, &mut ())?;
         let dirs = run.session.layer_dirs(args.package_dir.as_deref());
         if let PackageSource::Dir(dir) = dirs.package {
             targets.push(dir);

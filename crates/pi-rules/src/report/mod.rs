@@ -14,6 +14,7 @@ mod short;
 
 use crate::terminal::Paint;
 use pi_rules_core::lint::{Diagnostic, Report, Severity, SourceLines};
+use pi_rules_host::check::{self, CheckOptions, CheckStatus};
 use std::io::{self, Write};
 
 /// An output format of `pi-rules check`.
@@ -23,6 +24,31 @@ pub enum Format {
     Short,
     Json,
     Sarif,
+}
+
+/// A check and how its report is shown.
+pub struct CheckRun<'a> {
+    /// What is checked.
+    pub check: CheckOptions<'a>,
+    pub format: Format,
+    /// Colour the `human` and `short` formats.
+    pub color: bool,
+}
+
+impl CheckRun<'_> {
+    /// Writes `report` to `out` in the format and colour of this run.
+    pub fn render(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        let color = self.color && matches!(self.format, Format::Human | Format::Short);
+        render(report, self.format, color, out)
+    }
+
+    /// Runs the check and writes the report to `out`. A failed check or write is an error of
+    /// the `io` kind, which the caller maps to exit code 4.
+    pub fn run(&self, out: &mut dyn Write) -> io::Result<CheckStatus> {
+        let report = check::check(&self.check).map_err(io::Error::other)?;
+        self.render(&report, out)?;
+        Ok(CheckStatus::of(&report, self.check.strict))
+    }
 }
 
 /// Writes `report` to `out` in `format`. `color` applies to `human` and `short`.

@@ -5,11 +5,12 @@
 //! time, so that editors and git cannot alter it.
 
 use insta::assert_snapshot;
-use pi_rules::check::{self, CheckOptions, CheckStatus, Format};
-use pi_rules::loader::PackageSource;
-use pi_rules::session::Session;
+use pi_rules::report::{CheckRun, Format};
 use pi_rules_core::lint::{Code, Report, CODES, MAX_PER_CODE};
 use pi_rules_core::settings::Schema;
+use pi_rules_host::check::{self, CheckOptions, CheckStatus};
+use pi_rules_host::loader::PackageSource;
+use pi_rules_host::session::Session;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fs;
@@ -153,6 +154,14 @@ fn extras(name: &str, t: &Tree) {
             fs::create_dir_all(&project).expect("project");
             fs::write(project.join(name), "Never loaded.").expect("non-UTF-8 name");
         }
+        "err_export_over_limit" => {
+            // What `pi-rules export copilot` writes, with more than Copilot code review reads.
+            let long = format!(
+                "<!-- pi-rules:begin -->\n{}\n<!-- pi-rules:end -->\n",
+                "Review every change. ".repeat(200)
+            );
+            t.write(t.root.join("proj/.github"), "copilot-instructions.md", long.as_bytes());
+        }
         "err_special_file" => {
             fs::create_dir_all(t.user()).expect("user");
             std::os::unix::fs::symlink("/dev/zero", t.user().join("75-zero.md")).expect("symlink");
@@ -168,12 +177,14 @@ fn extras(name: &str, t: &Tree) {
     }
 }
 
-fn options(session: &Session, package: PackageSource, format: Format) -> CheckOptions<'_> {
-    CheckOptions {
-        session,
-        package,
+fn options(session: &Session, package: PackageSource, format: Format) -> CheckRun<'_> {
+    CheckRun {
+        check: CheckOptions {
+            session,
+            package,
+            strict: false,
+        },
         format,
-        strict: false,
         color: false,
     }
 }
@@ -183,9 +194,9 @@ fn run(name: &str, format: Format) -> (String, Report, CheckStatus) {
     let tree = build(name);
     let session = tree.session();
     let opts = options(&session, PackageSource::Dir(tree.pkg()), format);
-    let report = check::check(&opts).expect("check runs");
+    let report = check::check(&opts.check).expect("check runs");
     let mut out = Vec::new();
-    let status = check::run_check(&opts, &mut out).expect("check renders");
+    let status = opts.run(&mut out).expect("check renders");
     let text = String::from_utf8(out).expect("utf-8 output");
     let root = tree.root.display().to_string();
     (text.replace(&root, "[ROOT]"), report, status)
@@ -258,8 +269,8 @@ fn exit_status_table() {
         let tree = build(name);
         let session = tree.session();
         let mut opts = options(&session, PackageSource::Dir(tree.pkg()), Format::Short);
-        opts.strict = strict;
-        let status = check::run_check(&opts, &mut Vec::new()).expect("check");
+        opts.check.strict = strict;
+        let status = opts.run(&mut Vec::new()).expect("check");
         assert_eq!(status, expected, "{name} strict={strict}");
         assert_eq!(
             status.exit_code(),
@@ -387,11 +398,11 @@ fn colour_only_when_asked() {
     for format in [Format::Human, Format::Short] {
         let mut opts = options(&session, PackageSource::Dir(tree.pkg()), format);
         let mut plain = Vec::new();
-        check::run_check(&opts, &mut plain).expect("check");
+        opts.run(&mut plain).expect("check");
         assert!(!plain.contains(&0x1b), "{format:?}");
         opts.color = true;
         let mut colored = Vec::new();
-        check::run_check(&opts, &mut colored).expect("check");
+        opts.run(&mut colored).expect("check");
         assert!(colored.contains(&0x1b), "{format:?}");
         // The same lines once the colour is taken out.
         let stripped = String::from_utf8(colored)
@@ -432,12 +443,12 @@ fn shipped_package_rules_are_clean() {
     );
     for package in [
         PackageSource::Dir(rules.clone()),
-        PackageSource::Embedded(pi_rules::embedded::PACKAGE_RULES),
+        PackageSource::Embedded(pi_rules_host::embedded::PACKAGE_RULES),
     ] {
         let opts = options(&session, package, Format::Short);
         let mut out = Vec::new();
-        check::run_check(&opts, &mut out).expect("check");
-        let report = check::check(&opts).expect("check");
+        opts.run(&mut out).expect("check");
+        let report = check::check(&opts.check).expect("check");
         assert!(
             report.diagnostics.is_empty(),
             "the package rules have findings:\n{}",
@@ -497,10 +508,10 @@ fn adversarial_inputs_are_fast_and_bounded() {
         );
         let opts = options(&session, PackageSource::Dir(rules.clone()), Format::Human);
         let start = Instant::now();
-        let report = check::check(&opts).expect("check");
+        let report = check::check(&opts.check).expect("check");
         let elapsed = start.elapsed();
         let mut out = Vec::new();
-        check::run_check(&opts, &mut out).expect("render");
+        opts.run(&mut out).expect("render");
         eprintln!(
             "check of package rules + {label} ({} bytes): {:?} ({} findings, {} bytes of output)",
             bytes.len(),
@@ -609,7 +620,7 @@ fn renderers_handle_hostile_text() {
 #[test]
 fn shipped_rules_assemble_cleanly_in_every_combination() {
     use pi_rules_core::{assemble, Features, Scope, Settings, Value};
-    let rules: Vec<&str> = pi_rules::embedded::PACKAGE_RULES
+    let rules: Vec<&str> = pi_rules_host::embedded::PACKAGE_RULES
         .iter()
         .map(|(_, text)| *text)
         .collect();
@@ -652,7 +663,7 @@ fn shipped_rules_assemble_cleanly_in_every_combination() {
             let text = assemble(&rules, &scope).text;
             combinations += 1;
             let context = || format!("bits {bits:b}, trailer {trailer:?}");
-            for (name, rule) in pi_rules::embedded::PACKAGE_RULES {
+            for (name, rule) in pi_rules_host::embedded::PACKAGE_RULES {
                 let own = assemble(&[rule], &scope).text;
                 assert!(
                     !own.contains("\n\n\n") && !own.starts_with('\n') && !own.ends_with("\n\n"),
@@ -966,15 +977,15 @@ mod fixing {
                 Cow::Borrowed(Schema::embedded()),
             );
             let opts = options(&session, PackageSource::Dir(p.root.join("pkg")), Format::Short);
-            let plan = pi_rules::fix::plan(&opts).expect("plan");
-            prop_assert!(pi_rules::fix::apply(&plan).is_empty());
+            let plan = pi_rules_host::fix::plan(&opts.check).expect("plan");
+            prop_assert!(pi_rules_host::fix::apply(&plan).is_empty());
             let after = fs::read_to_string(&path).expect("read");
 
             // Independently: apply every fix the check offers, round after round.
             let mut expected = text.clone();
-            for _ in 0..pi_rules::fix::MAX_PASSES {
+            for _ in 0..pi_rules_host::fix::MAX_PASSES {
                 fs::write(&path, &expected).expect("write");
-                let report = check::check(&opts).expect("check");
+                let report = check::check(&opts.check).expect("check");
                 let mut edits: Vec<&pi_rules_core::lint::Edit> = Vec::new();
                 let mut end = 0;
                 let mut fixes: Vec<&pi_rules_core::lint::Fix> = report.diagnostics.iter().filter_map(|d| d.fix.as_ref()).collect();
@@ -992,7 +1003,7 @@ mod fixing {
             }
             prop_assert_eq!(&after, &expected);
             fs::write(&path, &after).expect("write");
-            let report = check::check(&opts).expect("check");
+            let report = check::check(&opts.check).expect("check");
             prop_assert!(report.diagnostics.iter().all(|d| d.fix.is_none()), "{:#?}", report.diagnostics);
             // Fixes never touch line breaks.
             let breaks = |t: &str| t.match_indices('\n').count() + t.match_indices('\r').count();

@@ -4,12 +4,12 @@
 //! order), on random texts through the diff printer and on random rule files through the fix
 //! plan; and with the real `git apply` and `patch -p1` on the case from the issue.
 
-use pi_rules::check::{CheckOptions, Format};
-use pi_rules::loader::PackageSource;
-use pi_rules::session::Session;
 use pi_rules::terminal::Paint;
 use pi_rules::unified_diff::{self, Lines};
 use pi_rules_core::settings::Schema;
+use pi_rules_host::check::CheckOptions;
+use pi_rules_host::loader::PackageSource;
+use pi_rules_host::session::Session;
 use proptest::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -421,20 +421,18 @@ proptest! {
         let opts = CheckOptions {
             session: &session,
             package: PackageSource::Dir(root.join("pkg")),
-            format: Format::Short,
             strict: false,
-            color: false,
         };
-        let plan = pi_rules::fix::plan(&opts).unwrap();
+        let plan = pi_rules_host::fix::plan(&opts).unwrap();
         let mut patch = Vec::new();
-        pi_rules::fix::write_diff(&plan, &mut patch, Paint { on: false }, true).unwrap();
+        pi_rules::unified_diff::write_plan(&plan, &mut patch, Paint { on: false }, true).unwrap();
         let key = |p: &Path| p.display().to_string().trim_start_matches('/').to_owned();
         let originals: BTreeMap<String, Vec<u8>> =
             paths.iter().map(|p| (key(p), fs::read(p).unwrap())).collect();
         let patched = if patch.is_empty() { Ok(originals.clone()) } else { apply(&originals, &patch) };
         prop_assert!(patched.is_ok(), "{:?}\n{}", patched, String::from_utf8_lossy(&patch));
         let patched = patched.unwrap();
-        prop_assert!(pi_rules::fix::apply(&plan).is_empty());
+        prop_assert!(pi_rules_host::fix::apply(&plan).is_empty());
         for path in &paths {
             let written = fs::read(path).unwrap();
             prop_assert_eq!(&patched[&key(path)], &written, "{}", String::from_utf8_lossy(&patch));

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{git, mkfifo};
-use pi_rules::repo::{self, Discovery, GIT_HARDENING, GIT_TIMEOUT};
+use pi_rules_host::repo::{self, Discovery, GIT_HARDENING, GIT_TIMEOUT};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -1,5 +1,5 @@
-//! Black-box tests of layer loading (`pi_rules::loader`) on temporary trees, and of repository
-//! root discovery (`pi_rules::repo`) against the installed git.
+//! Black-box tests of layer loading (`pi_rules_host::loader`) on temporary trees, and of repository
+//! root discovery (`pi_rules_host::repo`) against the installed git.
 
 use crate::common;
 
@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use pi_rules::loader::{
+use pi_rules_host::loader::{
     compare_names, load, Candidate, FailureReason, Layer, LayerDirs, Loaded, Outcome,
     PackageSource, SpecialKind, MAX_RULE_BYTES, READ_LIMIT,
 };
-use pi_rules::repo::{self, Discovery};
+use pi_rules_host::repo::{self, Discovery};
 use tempfile::TempDir;
 
 /// A temporary tree with the three layer directories (created on demand).

@@ -12,6 +12,7 @@ mod docs_command;
 mod engine_conformance;
 mod exit_codes;
 mod explain;
+mod export;
 mod fix_diff;
 mod git_spawn;
 mod layers_conformance;

@@ -17,6 +17,8 @@ pub const EXAMPLE_COMMANDS: &[&str] = &[
     "schema",
     "completions",
     "man",
+    "export",
+    "import",
 ];
 
 /// A temporary machine: `$HOME`, a project directory (the working directory of every command)
@@ -207,7 +209,7 @@ pub fn git(cwd: &Path, args: &[&str]) {
         .current_dir(cwd)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null");
-    for name in pi_rules::repo::GIT_DISCOVERY_ENV {
+    for name in pi_rules_host::repo::GIT_DISCOVERY_ENV {
         command.env_remove(name);
     }
     let output = command.output().unwrap();

@@ -20,8 +20,8 @@
 //! file system lacks it, a hard link, which refuses too): a file that appears between a check
 //! and the write is never clobbered.
 
+use crate::escape::escape;
 use crate::session::Session;
-use crate::terminal::escape;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::ffi::OsString;

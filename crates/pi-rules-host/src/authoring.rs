@@ -3,79 +3,14 @@
 //! none), reading one copy byte for byte, and the directory of a layer that can be written.
 
 use crate::embedded;
-use crate::invocation::CONFINE_ENV;
+use crate::error::UsageError;
+use crate::escape::escape;
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
-use crate::output::UsageError;
 use crate::session::Session;
-use crate::terminal::escape;
 use crate::writing::{LayerDir, Place};
 use anyhow::Result;
 use pi_rules_core::lint::suggest;
-use std::path::PathBuf;
-
-/// Where the layers are, for the commands that do not assemble.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct PlaceArgs {
-    /// The project directory: its .pi/rules is the project layer [default: the current
-    /// directory].
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// A package rules directory instead of the embedded rules [env: PI_RULES_PACKAGE_DIR].
-    #[arg(long, value_name = "DIR")]
-    pub package_dir: Option<PathBuf>,
-    /// Treat project rules that resolve outside the project, and rules that are special files,
-    /// as unreadable, as `assemble --confine` does [env: PI_RULES_CONFINE=1].
-    #[arg(long)]
-    pub confine: bool,
-}
-
-/// A layer named on the command line.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LayerName {
-    /// The rules shipped with the tool (embedded, or --package-dir).
-    Package,
-    /// $HOME/.pi/agent/rules.
-    User,
-    // Given as `help` rather than as a doc comment, which rustdoc would read as an HTML tag.
-    #[value(help = "<cwd>/.pi/rules.")]
-    Project,
-}
-
-impl From<LayerName> for Layer {
-    fn from(name: LayerName) -> Layer {
-        match name {
-            LayerName::Package => Layer::Package,
-            LayerName::User => Layer::User,
-            LayerName::Project => Layer::Project,
-        }
-    }
-}
-
-/// The layer `override` and `new` write to.
-#[derive(clap::Args, Debug, Clone, Copy, Default)]
-#[group(required = true, multiple = false)]
-pub struct TargetArgs {
-    /// Write to the user layer, $HOME/.pi/agent/rules (all projects).
-    #[arg(long)]
-    pub user: bool,
-    // As `help`, as `LayerName::Project`'s.
-    #[arg(
-        long,
-        help = "Write to the project layer, <cwd>/.pi/rules (this project only)."
-    )]
-    pub project: bool,
-}
-
-impl TargetArgs {
-    /// The layer chosen.
-    pub fn layer(self) -> Layer {
-        if self.project {
-            Layer::Project
-        } else {
-            Layer::User
-        }
-    }
-}
+use std::path::{Path, PathBuf};
 
 /// The three layers as listed and read now.
 pub struct Layers {
@@ -105,12 +40,13 @@ pub struct Copy {
 }
 
 impl Layers {
-    /// Lists and reads the three layers named by `args`.
-    pub fn read(args: &PlaceArgs) -> Result<Layers> {
-        let session = Session::new(args.cwd.clone(), None)?;
-        let confine = args.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1");
+    /// Lists and reads the three layers of the project at `cwd` (the working directory when
+    /// `None`), with the package layer from `package_dir` when given, and rules confined to
+    /// the project when `confine` holds.
+    pub fn read(cwd: Option<PathBuf>, package_dir: Option<&Path>, confine: bool) -> Result<Layers> {
+        let session = Session::new(cwd, None)?;
         let policy = session.policy(confine);
-        let dirs = session.layer_dirs(args.package_dir.as_deref());
+        let dirs = session.layer_dirs(package_dir);
         let loaded = loader::load_with(&dirs, &policy);
         Ok(Layers {
             session,

@@ -2,16 +2,31 @@
 //! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
 //! them assembles on its own.
 
-use crate::invocation::{Context, LayerArgs};
+use crate::escape::escape;
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
-use crate::output::note;
+use crate::notes::note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
-use crate::terminal::escape;
 use anyhow::Result;
 use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
+
+/// What an assembly reads besides the session: which package layer, what the host says about
+/// the session's features, and whether rules are confined to the project.
+#[derive(Debug, Clone, Default)]
+pub struct LayerOptions {
+    /// A package rules directory instead of the embedded rules.
+    pub package_dir: Option<PathBuf>,
+    /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
+    pub coms_active: bool,
+    /// A project rule that resolves outside the project, or a rule that is a special file, is
+    /// treated as unreadable.
+    pub confine: bool,
+    /// `export`: only these layers are read, and `PI_SUBAGENT_CHILD` has no effect.
+    pub export_layers: Option<crate::export::LayerChoice>,
+}
 
 /// Everything one assembly produced.
 pub struct Run {
@@ -53,7 +68,7 @@ impl Run {
 /// does not exist, rules that escape the project) goes to `err`.
 pub fn run<O: Observer>(
     session: Session,
-    args: &LayerArgs,
+    args: &LayerOptions,
     settings: SettingsRead,
     err: &mut dyn Write,
     observer: &mut O,
@@ -66,7 +81,7 @@ pub fn run<O: Observer>(
     let settings = resolved.settings();
     let features = session::features(args.coms_active, &resolved);
     let review_loop_max_cycles = session::review_loop_max_cycles(settings);
-    if Session::is_subagent() {
+    if Session::is_subagent() && args.export_layers.is_none() {
         return Ok(Run {
             session,
             settings_files,
@@ -80,8 +95,11 @@ pub fn run<O: Observer>(
             assemble_micros: 0,
         });
     }
-    let policy = session.policy(args.confined());
-    let dirs = session.layer_dirs(args.package_dir.as_deref());
+    let policy = session.policy(args.confine);
+    let mut dirs = session.layer_dirs(args.package_dir.as_deref());
+    if let Some(choice) = &args.export_layers {
+        choice.apply(&mut dirs);
+    }
     if let PackageSource::Dir(dir) = &dirs.package {
         if !dir.is_dir() {
             let origin = if args.package_dir.is_some() {
@@ -140,17 +158,6 @@ pub fn run<O: Observer>(
         read_micros,
         assemble_micros: started.elapsed().as_micros(),
     })
-}
-
-/// Reads the session named by `args`, takes its settings from `cx` and runs the assembly.
-pub fn run_args<O: Observer>(
-    args: &LayerArgs,
-    cx: &mut Context<'_>,
-    observer: &mut O,
-) -> Result<Run> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let settings = cx.settings.read(&session, cx.err);
-    run(session, args, settings, cx.err, observer)
 }
 
 /// One file name and where it stands in the assembly.

@@ -1,5 +1,5 @@
-//! `pi-rules check`: gathers the lint input from disk, runs the core linter and renders the
-//! report.
+//! `pi-rules check`'s work: gathers the lint input from disk and runs the core linter. The front
+//! ends render the report.
 //!
 //! Gathering lists the three layer directories with every entry, ignored ones included (so that
 //! `x.MD` or a directory named `x.md` can be reported), reads rule files bounded to 131073 bytes
@@ -12,7 +12,6 @@
 
 use crate::bounded;
 use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
-pub use crate::report::Format;
 use crate::session::Session;
 use anyhow::Result;
 use pi_rules_core::lint::{
@@ -21,20 +20,17 @@ use pi_rules_core::lint::{
 };
 use pi_rules_core::settings::SettingsFile;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
-/// What `pi-rules check` runs on and how it reports.
+/// What `pi-rules check` runs on.
 pub struct CheckOptions<'a> {
     /// The working directory, `$HOME` and the settings schema.
     pub session: &'a Session,
     /// The package layer: the embedded rules, or `--package-dir`.
     pub package: PackageSource,
-    pub format: Format,
     /// Warnings fail the check too.
     pub strict: bool,
-    /// Colour the `human` and `short` formats.
-    pub color: bool,
 }
 
 /// How a check ended.
@@ -73,20 +69,6 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
     lint::explain(code)
 }
 
-/// Runs the check and writes the report to `out` in the chosen format. A failed write is an
-/// error of the `io` kind, which the caller maps to exit code 4.
-pub fn run_check(opts: &CheckOptions<'_>, out: &mut dyn Write) -> io::Result<CheckStatus> {
-    let report = check(opts).map_err(io::Error::other)?;
-    render(&report, opts, out)?;
-    Ok(CheckStatus::of(&report, opts.strict))
-}
-
-/// Writes `report` to `out` in the format and colour of `opts`.
-pub fn render(report: &Report, opts: &CheckOptions<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let color = opts.color && matches!(opts.format, Format::Human | Format::Short);
-    crate::report::render(report, opts.format, color, out)
-}
-
 /// Gathers the input and lints it, without rendering. Each rule file is checked as soon as it
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
@@ -101,7 +83,14 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
             .flat_map(|layer| &layer.entries)
             .map(|entry| entry.name.as_str()),
     );
-    Ok(linter.finish(&layers, &settings, &collate))
+    let mut report = linter.finish(&layers, &settings, &collate);
+    // The files `export` wrote for other agents, against the limits those agents apply.
+    let session = opts.session;
+    (report.diagnostics).extend(crate::export::lint::findings(
+        &session.project_root(),
+        &session.cwd,
+    ));
+    Ok(report)
 }
 
 /// Reads the three layers and the settings files.

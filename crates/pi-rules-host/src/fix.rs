@@ -16,15 +16,13 @@
 //! directory.
 
 use crate::check::{gather, CheckOptions};
-use crate::terminal::Paint;
-use crate::unified_diff;
 use crate::writing::{LayerDir, Place, WriteError};
 use anyhow::Result;
 use pi_rules_core::lint::{
     self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
 };
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// A fix can uncover another; this many rounds are applied at most.
@@ -170,7 +168,7 @@ fn layer_dir(
     } else {
         Err(format!(
             "its layer directory `{}` does not exist",
-            crate::terminal::escape(&resolved.path().display().to_string())
+            crate::escape::escape(&resolved.path().display().to_string())
         ))
     }
 }
@@ -188,7 +186,7 @@ fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, St
     } else {
         Err(format!(
             "it is a link to `{}`, outside its layer directory",
-            crate::terminal::escape(&target.display().to_string())
+            crate::escape::escape(&target.display().to_string())
         ))
     }
 }
@@ -270,31 +268,6 @@ pub fn fix_text(
     (current, fixed)
 }
 
-/// Writes the plan as a unified diff, one file after another. With `raw`, every line is written
-/// byte for byte, so that `git apply` and `patch -p1` (run from the process's directory) make
-/// exactly what `--fix` would write; without it, control characters are shown escaped, for a
-/// terminal. A file outside the process's directory, whose path is absolute, is labelled from
-/// the root (`a/home/…`), for `patch -p1 -d /`.
-pub fn write_diff(plan: &Plan, out: &mut dyn Write, paint: Paint, raw: bool) -> io::Result<()> {
-    let lines = if raw {
-        unified_diff::Lines::Raw
-    } else {
-        unified_diff::Lines::Escaped
-    };
-    for file in &plan.files {
-        let path = file.path.trim_start_matches('/');
-        unified_diff::write_with(
-            out,
-            (&format!("a/{path}"), &file.before),
-            (&format!("b/{path}"), &file.after),
-            unified_diff::DEFAULT_CONTEXT,
-            paint,
-            lines,
-        )?;
-    }
-    Ok(())
-}
-
 /// Writes every planned file, each layer directory opened once (see [`crate::writing`]). A file
 /// that changed on disk since it was read is left alone. Returns the files that could not be
 /// written, with the error.
@@ -328,7 +301,7 @@ fn write_one(dir: &LayerDir, file: &FileFix) -> io::Result<()> {
     if file.target.parent() != Some(dir.real()) {
         return Err(io::Error::other(format!(
             "its layer directory is now `{}`; run the check again",
-            crate::terminal::escape(&dir.real().display().to_string())
+            crate::escape::escape(&dir.real().display().to_string())
         )));
     }
     let now = dir.read(&file.name, file.before.len() as u64 + 1)?;

@@ -4,10 +4,10 @@
 
 use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
+use crate::escape::escape;
 use crate::loader::{LayerDirs, PackageSource, Policy};
-use crate::output::note;
+use crate::notes::note;
 use crate::repo;
-use crate::terminal::escape;
 use anyhow::{Context, Result};
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
 use pi_rules_core::{Features, Settings};
@@ -20,6 +20,9 @@ use std::time::{Duration, Instant};
 
 /// The environment variable that replaces the embedded package rules with a directory.
 pub const PACKAGE_DIR_ENV: &str = "PI_RULES_PACKAGE_DIR";
+
+/// The environment variable that turns confinement on (`--confine`), when it is `1`.
+pub const CONFINE_ENV: &str = "PI_RULES_CONFINE";
 
 /// The environment variable that marks a subagent, which gets no rules block.
 pub const SUBAGENT_ENV: &str = "PI_SUBAGENT_CHILD";

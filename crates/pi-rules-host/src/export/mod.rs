@@ -1,0 +1,456 @@
+//! `export`: the rules block written into the files other agents read, and `import`, the way in
+//! from them.
+//!
+//! The pure parts take text and give text or a plan, with typed errors naming the line:
+//! [`targets`] (each agent's file, form and limit), [`section`] (the managed section of a file
+//! people also write), [`owned`] (a file pi-rules writes whole), [`import`] (another agent's file
+//! as a rule). This module is the thin I/O around them: it finds each target's file under the
+//! project root without leaving it ([`locate`]), reads it bounded, plans the new bytes ([`plan`])
+//! and writes the changed ones with [`crate::writing`]'s atomic writer, the project root as the
+//! bound and the target's directory as the directory written in ([`apply`]).
+
+pub mod import;
+pub mod lint;
+pub mod owned;
+pub mod section;
+pub mod settings;
+pub mod targets;
+
+use crate::escape::escape;
+use crate::writing::{Bound, Place, WriteError};
+use std::ffi::OsString;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+pub use targets::{Form, Target};
+
+/// The most of an existing target file that is read; a larger one is an error.
+pub const MAX_TARGET_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Which layers an export reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerChoice {
+    pub package: bool,
+    pub user: bool,
+    pub project: bool,
+}
+
+impl Default for LayerChoice {
+    /// Package and project: the user layer is one person's and stays out of a team's files.
+    fn default() -> Self {
+        LayerChoice {
+            package: true,
+            user: false,
+            project: true,
+        }
+    }
+}
+
+impl LayerChoice {
+    /// Leaves the layers not chosen out of `dirs`.
+    pub fn apply(&self, dirs: &mut crate::loader::LayerDirs) {
+        if !self.package {
+            dirs.package = crate::loader::PackageSource::Embedded(&[]);
+        }
+        if !self.user {
+            dirs.user = None;
+        }
+        if !self.project {
+            // A name no directory listing holds (it starts with a control character): the
+            // loader finds no such directory and reads the layer as empty.
+            dirs.project = dirs
+                .project
+                .join("\u{1}pi-rules export: the project layer is not read");
+        }
+    }
+}
+
+/// Why an export did not happen. Every message names the file, escaped for a terminal.
+#[derive(Debug)]
+pub enum ExportError {
+    /// An owned target's path holds a file pi-rules did not write.
+    NotOurs { path: String },
+    /// A managed file's markers are broken.
+    Markers {
+        path: String,
+        err: section::MarkerError,
+    },
+    /// The file, or a directory on its way, is a link that leaves the project.
+    Refused { path: String, reason: String },
+    /// The file is read-only.
+    ReadOnly { path: String },
+    /// Any other failure to read or write.
+    Io { path: String, reason: String },
+}
+
+impl fmt::Display for ExportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExportError::NotOurs { path } => write!(
+                f,
+                "`{path}` exists and was not written by pi-rules (its first line after the \
+                 frontmatter is not pi-rules' generated-by line); move it away, import it with \
+                 `pi-rules import {path} --project`, or pass --force to replace it"
+            ),
+            ExportError::Markers { path, err } => {
+                write!(f, "`{path}`: {err}; the file is left as it is")
+            }
+            ExportError::Refused { path, reason } => write!(f, "`{path}`: {reason}"),
+            ExportError::ReadOnly { path } => write!(
+                f,
+                "`{path}` is read-only; make it writable to export into it"
+            ),
+            ExportError::Io { path, reason } => write!(f, "`{path}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ExportError {}
+
+/// Where a target's file is: the place of its directory (below the project root) and its name.
+/// When the file is a link that stays in the project, this is where it leads.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub target: Target,
+    /// The path as the table gives it, for people.
+    pub shown: String,
+    place: Place,
+    dir: PathBuf,
+    name: String,
+    exists: bool,
+}
+
+impl Located {
+    /// The real path the file has, or will have.
+    pub fn real_path(&self) -> PathBuf {
+        self.dir.join(&self.name)
+    }
+}
+
+/// Finds `target`'s file under the canonical project `root`. A directory on the way, or the file
+/// itself, that is a link leading out of the project is refused.
+pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
+    let shown = escape(target.path()).into_owned();
+    let (dirs, name) = target.split_path();
+    let below: Vec<OsString> = dirs.iter().map(OsString::from).collect();
+    let place = Place::new(Bound::Project, root.to_path_buf(), below);
+    let refused = |reason: String| ExportError::Refused {
+        path: shown.clone(),
+        reason,
+    };
+    let resolved = place.resolve().map_err(|e| match e {
+        WriteError::Refused(reason) => refused(reason),
+        other => ExportError::Io {
+            path: shown.clone(),
+            reason: other.to_string(),
+        },
+    })?;
+    let dir = resolved.path();
+    let mut located = Located {
+        target,
+        shown: shown.clone(),
+        place,
+        dir: dir.clone(),
+        name: name.to_owned(),
+        exists: false,
+    };
+    if !resolved.missing.is_empty() {
+        return Ok(located);
+    }
+    let full = dir.join(name);
+    let metadata = match fs::symlink_metadata(&full) {
+        Ok(m) => m,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(located),
+        Err(err) => {
+            return Err(ExportError::Io {
+                path: shown,
+                reason: format!("cannot examine it: {err}"),
+            })
+        }
+    };
+    if metadata.file_type().is_symlink() {
+        let real = fs::canonicalize(&full).map_err(|_| {
+            refused("it is a link that does not resolve; refusing to write through it".to_owned())
+        })?;
+        if !real.starts_with(root) {
+            return Err(refused(format!(
+                "it is a link to `{}`, outside the project `{}`; refusing to write through it",
+                escape(&real.display().to_string()),
+                escape(&root.display().to_string())
+            )));
+        }
+        let (Some(parent), Some(file)) = (real.parent(), real.file_name()) else {
+            return Err(refused("it is a link to the project root".to_owned()));
+        };
+        let below = parent
+            .strip_prefix(root)
+            .unwrap_or(Path::new(""))
+            .components()
+            .map(|c| c.as_os_str().to_owned())
+            .collect();
+        located.place = Place::new(Bound::Project, root.to_path_buf(), below);
+        located.dir = parent.to_path_buf();
+        located.name = file.to_string_lossy().into_owned();
+        located.exists = real.is_file();
+        if real.exists() && !real.is_file() {
+            return Err(ExportError::Io {
+                path: shown,
+                reason: "it leads to something that is not a regular file".to_owned(),
+            });
+        }
+        return Ok(located);
+    }
+    if !metadata.is_file() {
+        return Err(ExportError::Io {
+            path: shown,
+            reason: "it is not a regular file".to_owned(),
+        });
+    }
+    located.exists = true;
+    Ok(located)
+}
+
+/// The bytes of a located file, `None` when it does not exist.
+pub fn read(located: &Located) -> Result<Option<Vec<u8>>, ExportError> {
+    if !located.exists {
+        return Ok(None);
+    }
+    let io_err = |reason: String| ExportError::Io {
+        path: located.shown.clone(),
+        reason,
+    };
+    let dir = located
+        .place
+        .open(false)
+        .map_err(|e| io_err(e.to_string()))?;
+    let bytes = dir
+        .read(&located.name, MAX_TARGET_BYTES + 1)
+        .map_err(|e| io_err(format!("cannot read it: {e}")))?;
+    if bytes.len() as u64 > MAX_TARGET_BYTES {
+        return Err(io_err(format!(
+            "it is over the {MAX_TARGET_BYTES}-byte limit of a file export reads"
+        )));
+    }
+    Ok(Some(bytes))
+}
+
+/// Whether a target is present in a project: a managed file with a section, or an owned file
+/// pi-rules wrote.
+pub fn is_present(target: Target, bytes: &[u8]) -> bool {
+    match target.form() {
+        Form::Section => matches!(section::find(bytes), Ok(Some(_)) | Err(_)),
+        Form::Owned { .. } => owned::is_ours(bytes),
+    }
+}
+
+/// The targets present under `root`, in table order. A file that exists but cannot be read
+/// counts as present, so that its error is reported rather than the target skipped; a path that
+/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
+pub fn present(root: &Path) -> Vec<Target> {
+    Target::ALL
+        .into_iter()
+        .filter(|&target| match locate(root, target) {
+            Ok(located) => match read(&located) {
+                Ok(Some(bytes)) => is_present(target, &bytes),
+                Ok(None) => false,
+                Err(_) => true,
+            },
+            Err(_) => false,
+        })
+        .collect()
+}
+
+/// How an export writes.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `claude` and `gemini` import `AGENTS.md` instead of holding a copy.
+    pub pointer: bool,
+    /// Replace an owned target's file that pi-rules did not write.
+    pub force: bool,
+    /// A limit in bytes for every target instead of its agent's.
+    pub max_bytes: Option<u64>,
+}
+
+/// One target's file, as it is and as export would write it.
+#[derive(Debug)]
+pub struct Planned {
+    pub located: Located,
+    pub old: Option<Vec<u8>>,
+    pub new: Vec<u8>,
+    /// The target's agent would not read all of it.
+    pub over_limit: Option<String>,
+}
+
+impl Planned {
+    /// Whether writing would change the file.
+    pub fn changes(&self) -> bool {
+        self.old.as_deref() != Some(&self.new[..])
+    }
+}
+
+/// The new bytes of `target`'s file, holding `content` (the block as `assemble` prints it),
+/// given its `old` bytes. Pure.
+pub fn render(
+    target: Target,
+    old: Option<&[u8]>,
+    content: &str,
+    options: &Options,
+    shown: &str,
+) -> Result<Vec<u8>, ExportError> {
+    match target.form() {
+        Form::Section => {
+            let markers = |err| ExportError::Markers {
+                path: shown.to_owned(),
+                err,
+            };
+            // A section that holds the pointer stays a pointer: the file says how it is kept.
+            let existing = match old {
+                Some(old) => section::content(old).map_err(markers)?,
+                None => None,
+            };
+            let pointer = target.pointer().filter(|pointer| {
+                options.pointer
+                    || existing.is_some_and(|text| String::from_utf8_lossy(text).trim() == *pointer)
+            });
+            let content = match pointer {
+                Some(pointer) => format!("{pointer}\n"),
+                None => content.to_owned(),
+            };
+            section::splice(old, &content).map_err(markers)
+        }
+        Form::Owned { frontmatter } => {
+            if let Some(old) = old {
+                if !options.force && !owned::is_ours(old) {
+                    return Err(ExportError::NotOurs {
+                        path: shown.to_owned(),
+                    });
+                }
+            }
+            Ok(owned::render(frontmatter, content))
+        }
+    }
+}
+
+/// Plans every target: nothing is written. Stops at the first target that cannot be exported.
+pub fn plan(
+    root: &Path,
+    targets: &[Target],
+    content: &str,
+    options: &Options,
+) -> Result<Vec<Planned>, ExportError> {
+    targets
+        .iter()
+        .map(|&target| {
+            let located = locate(root, target)?;
+            let old = read(&located)?;
+            let new = render(target, old.as_deref(), content, options, &located.shown)?;
+            let over_limit = targets::over_limit(target, &new, options.max_bytes);
+            Ok(Planned {
+                located,
+                old,
+                new,
+                over_limit,
+            })
+        })
+        .collect()
+}
+
+/// Writes every planned file that changes (a file whose bytes are already right is not touched,
+/// so its modification time stays). Returns the targets written.
+pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
+    // Check every file first, so that a read-only one stops the export before anything is
+    // written.
+    for p in planned.iter().filter(|p| p.changes()) {
+        if p.located.exists {
+            let read_only = fs::metadata(p.located.real_path())
+                .map(|m| m.permissions().readonly())
+                .unwrap_or(false);
+            if read_only {
+                return Err(ExportError::ReadOnly {
+                    path: p.located.shown.clone(),
+                });
+            }
+        }
+    }
+    let mut written = Vec::new();
+    for p in planned.iter().filter(|p| p.changes()) {
+        let located = &p.located;
+        let failed = |e: WriteError| match e {
+            WriteError::Refused(reason) => ExportError::Refused {
+                path: located.shown.clone(),
+                reason,
+            },
+            other => ExportError::Io {
+                path: located.shown.clone(),
+                reason: other.to_string(),
+            },
+        };
+        let dir = located.place.open(true).map_err(failed)?;
+        dir.write(&located.name, &p.new, true).map_err(failed)?;
+        written.push(located.target);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_keeps_a_pointer_and_refuses_files_it_did_not_write() {
+        let options = Options::default();
+        let pointed = render(
+            Target::Claude,
+            None,
+            "block\n",
+            &Options {
+                pointer: true,
+                ..Options::default()
+            },
+            "CLAUDE.md",
+        )
+        .unwrap();
+        assert_eq!(
+            section::content(&pointed).unwrap(),
+            Some(&b"@AGENTS.md\n"[..])
+        );
+        // Refreshed without --pointer, the pointer stays.
+        let again = render(
+            Target::Claude,
+            Some(&pointed),
+            "block\n",
+            &options,
+            "CLAUDE.md",
+        )
+        .unwrap();
+        assert_eq!(again, pointed);
+        // agents-md has no pointer form.
+        let agents = render(
+            Target::AgentsMd,
+            None,
+            "block\n",
+            &Options {
+                pointer: true,
+                ..Options::default()
+            },
+            "AGENTS.md",
+        )
+        .unwrap();
+        assert_eq!(section::content(&agents).unwrap(), Some(&b"block\n"[..]));
+        let err = render(Target::Cline, Some(b"mine\n"), "b", &options, "x").unwrap_err();
+        assert!(matches!(err, ExportError::NotOurs { .. }));
+        let forced = render(
+            Target::Cline,
+            Some(b"mine\n"),
+            "b",
+            &Options {
+                force: true,
+                ..Options::default()
+            },
+            "x",
+        )
+        .unwrap();
+        assert!(owned::is_ours(&forced));
+    }
+}
