@@ -21,8 +21,9 @@ pub struct LayerOptions {
     pub package_dir: Option<PathBuf>,
     /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
     pub coms_active: bool,
-    /// A project rule that resolves outside the project, or a rule that is a special file, is
-    /// treated as unreadable.
+    /// `--confine`: a project rule that resolves outside the project, or a rule that is a
+    /// special file, is treated as unreadable. The session's `Env` can turn this on too
+    /// ([`Env::confined`](crate::env::Env::confined)).
     pub confine: bool,
 }
 
@@ -79,7 +80,7 @@ pub fn run<O: Observer>(
     let settings = resolved.settings();
     let features = session::features(args.coms_active, &resolved);
     let review_loop_max_cycles = session::review_loop_max_cycles(settings);
-    if Session::is_subagent() {
+    if session.is_subagent() {
         return Ok(Run {
             session,
             settings_files,
@@ -93,7 +94,7 @@ pub fn run<O: Observer>(
             assemble_micros: 0,
         });
     }
-    let policy = session.policy(args.confine);
+    let policy = session.policy(session.env.confined(args.confine));
     let dirs = session.layer_dirs(args.package_dir.as_deref());
     if let PackageSource::Dir(dir) = &dirs.package {
         if !dir.is_dir() {

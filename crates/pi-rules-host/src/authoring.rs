@@ -3,6 +3,7 @@
 //! none), reading one copy byte for byte, and the directory of a layer that can be written.
 
 use crate::embedded;
+use crate::env::Env;
 use crate::error::UsageError;
 use crate::escape::escape;
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
@@ -40,12 +41,17 @@ pub struct Copy {
 }
 
 impl Layers {
-    /// Lists and reads the three layers of the project at `cwd` (the working directory when
-    /// `None`), with the package layer from `package_dir` when given, and rules confined to
-    /// the project when `confine` holds.
-    pub fn read(cwd: Option<PathBuf>, package_dir: Option<&Path>, confine: bool) -> Result<Layers> {
-        let session = Session::new(cwd, None)?;
-        let policy = session.policy(confine);
+    /// Lists and reads the three layers of the project at `cwd` (`env`'s working directory
+    /// when `None`), with the package layer from `package_dir` when given, and rules confined
+    /// to the project with `--confine` (`confine`) or as `env` says.
+    pub fn read(
+        env: &Env,
+        cwd: Option<PathBuf>,
+        package_dir: Option<&Path>,
+        confine: bool,
+    ) -> Result<Layers> {
+        let session = Session::new(env, cwd, None)?;
+        let policy = session.policy(env.confined(confine));
         let dirs = session.layer_dirs(package_dir);
         let loaded = loader::load_with(&dirs, &policy);
         Ok(Layers {

@@ -16,6 +16,7 @@ pub mod authoring;
 pub mod bounded;
 pub mod check;
 pub mod embedded;
+pub mod env;
 pub mod error;
 pub mod escape;
 pub mod fix;

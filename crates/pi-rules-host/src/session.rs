@@ -4,6 +4,7 @@
 
 use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
+use crate::env::Env;
 use crate::escape::escape;
 use crate::loader::{LayerDirs, PackageSource, Policy};
 use crate::notes::note;
@@ -136,6 +137,8 @@ pub fn unread_root_rules_note(rules: &Path, cwd: &Path) -> String {
 
 /// The machine as one command sees it.
 pub struct Session {
+    /// What the front end gave of the process: variables, `$HOME`, its working directory.
+    pub env: Env,
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub schema: Cow<'static, Schema>,
@@ -150,17 +153,18 @@ pub struct Session {
 }
 
 impl Session {
-    /// Reads the working directory (`--cwd` as given, else the process's), `$HOME` and the schema
-    /// (`--keys FILE`, else the embedded one).
-    pub fn new(cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
+    /// Takes the working directory (`--cwd` as given, else `env`'s) and `$HOME` from `env`,
+    /// and reads the schema (`--keys FILE`, else the embedded one).
+    pub fn new(env: &Env, cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
         let cwd = match cwd {
             Some(dir) if dir.is_dir() => dir,
             Some(dir) => return Err(NotADirectory { path: dir }.into()),
-            None => std::env::current_dir().context("cannot read the current directory")?,
+            None => match env.cwd() {
+                Ok(cwd) => cwd.to_path_buf(),
+                Err(err) => anyhow::bail!("cannot read the current directory: {err}"),
+            },
         };
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        let home = env.home();
         let schema = match keys {
             None => Cow::Borrowed(Schema::embedded()),
             Some(path) => {
@@ -181,16 +185,29 @@ impl Session {
                 })?)
             }
         };
-        Ok(Session::from_parts(cwd, home, schema))
+        Ok(Session::in_env(env.clone(), cwd, home, schema))
     }
 
-    /// A session on given parts, for hosts and tests that do not read them from the process.
+    /// A session on given parts, with no environment variables and no process directory: for
+    /// tests.
     pub fn from_parts(
         cwd: PathBuf,
         home: Option<PathBuf>,
         schema: Cow<'static, Schema>,
     ) -> Session {
+        let env = Env::new(Err(std::io::Error::other("none given")), |_| None);
+        Session::in_env(env, cwd, home, schema)
+    }
+
+    /// A session on given parts, with the variables of `env`.
+    pub fn in_env(
+        env: Env,
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        schema: Cow<'static, Schema>,
+    ) -> Session {
         Session {
+            env,
             cwd,
             home,
             schema,
@@ -245,15 +262,16 @@ impl Session {
     }
 
     /// Whether this process is a subagent (`PI_SUBAGENT_CHILD=1`), which gets no rules block.
-    pub fn is_subagent() -> bool {
-        std::env::var_os(SUBAGENT_ENV).is_some_and(|v| v == "1")
+    pub fn is_subagent(&self) -> bool {
+        self.env.is_on(SUBAGENT_ENV)
     }
 
     /// The three layer directories: `--package-dir`, else `PI_RULES_PACKAGE_DIR`, else the
     /// embedded rules; `$HOME/.pi/agent/rules`; `<cwd>/.pi/rules`.
     pub fn layer_dirs(&self, package_dir: Option<&Path>) -> LayerDirs {
         let package = match package_dir.map(Path::to_path_buf).or_else(|| {
-            std::env::var_os(PACKAGE_DIR_ENV)
+            self.env
+                .var_os(PACKAGE_DIR_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         }) {
@@ -267,7 +285,9 @@ impl Session {
     pub fn repo_root(&self) -> Option<&Path> {
         self.repo_root
             .get_or_init(|| {
-                repo::repo_root_of(&self.cwd, || self.physical_cwd().map(Path::to_path_buf))
+                repo::repo_root_of(&self.env, &self.cwd, || {
+                    self.physical_cwd().map(Path::to_path_buf)
+                })
             })
             .as_deref()
     }
@@ -424,7 +444,7 @@ impl Session {
     ) -> Resolved {
         let missing = SettingsFile::missing();
         let global = global.map_or(&missing, |g| &g.file);
-        let env = |name: &str| std::env::var(name).ok();
+        let env = |name: &str| self.env.var(name);
         settings::resolve(&self.schema, &project.file, global, &env)
     }
 }
@@ -570,7 +590,7 @@ impl settings::SettingsFs for DiskSettings<'_> {
         if cwd == self.session.cwd {
             return self.session.project_settings_dir();
         }
-        repo::repo_root(cwd)
+        repo::repo_root(&self.session.env, cwd)
             .unwrap_or_else(|| cwd.to_path_buf())
             .join(".pi")
     }
@@ -933,7 +953,8 @@ mod tests {
 
     #[test]
     fn a_cwd_that_is_not_a_directory_is_named_by_the_front_end() {
-        let Err(err) = Session::new(Some(PathBuf::from("/no/such\x1bdir")), None) else {
+        let env = Env::from_vars(PathBuf::from("/"), std::iter::empty::<(String, String)>());
+        let Err(err) = Session::new(&env, Some(PathBuf::from("/no/such\x1bdir")), None) else {
             panic!("a missing directory is refused");
         };
         let typed = err.downcast_ref::<NotADirectory>().unwrap();

@@ -186,7 +186,7 @@ impl SettingsSource for CachedSettings {
         self.locate(session, now);
         self.unread_root_rules = session.unread_root_rules_note();
         let disk = DiskSettings::with_texts(session, &self.texts);
-        let env = |name: &str| std::env::var(name).ok();
+        let env = |name: &str| session.env.var(name);
         let resolved = self
             .cache
             .resolve(&session.schema, &disk, &env, &session.cwd, now);

@@ -9,14 +9,23 @@ use clap::Args;
 use pi_rules_core::Observer;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
+use pi_rules_host::env::Env;
 use pi_rules_host::loader::Layer;
 use pi_rules_host::session::Session;
 pub use pi_rules_host::settings_source::{FreshSettings, SettingsOverrides, SettingsSource};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
+/// The host's view of this process: its working directory, and its environment variables read
+/// as the host asks for them. The one place that reads the process environment for the host.
+pub fn process_env() -> Env {
+    Env::new(std::env::current_dir(), |name| std::env::var_os(name))
+}
+
 /// What a command runs with.
 pub struct Context<'a> {
+    /// The process as the host sees it (see [`process_env`]).
+    pub env: &'a Env,
     /// Standard output: the command's result. Failures are
     /// [`OutputError`](crate::output::OutputError)s.
     pub out: &'a mut dyn Write,
@@ -97,20 +106,13 @@ pub struct LayerArgs {
     pub confine: bool,
 }
 
-pub use pi_rules_host::session::CONFINE_ENV;
-
 impl LayerArgs {
-    /// Whether confinement is on: `--confine`, or `PI_RULES_CONFINE=1`.
-    pub fn confined(&self) -> bool {
-        self.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1")
-    }
-
     /// The host's options for these arguments.
     pub fn options(&self) -> LayerOptions {
         LayerOptions {
             package_dir: self.package_dir.clone(),
             coms_active: self.coms_active,
-            confine: self.confined(),
+            confine: self.confine,
         }
     }
 }
@@ -121,7 +123,11 @@ pub fn run_assembly<O: Observer>(
     cx: &mut Context<'_>,
     observer: &mut O,
 ) -> anyhow::Result<Run> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let settings = cx.settings.read(&session, cx.err);
     assembly::run(session, &args.options(), settings, cx.err, observer)
 }
@@ -144,9 +150,13 @@ pub struct PlaceArgs {
 
 impl PlaceArgs {
     /// Lists and reads the three layers these arguments name.
-    pub fn read(&self) -> anyhow::Result<Layers> {
-        let confine = self.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1");
-        Layers::read(self.cwd.clone(), self.package_dir.as_deref(), confine)
+    pub fn read(&self, env: &Env) -> anyhow::Result<Layers> {
+        Layers::read(
+            env,
+            self.cwd.clone(),
+            self.package_dir.as_deref(),
+            self.confine,
+        )
     }
 }
 

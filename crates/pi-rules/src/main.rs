@@ -5,7 +5,7 @@
 
 use clap::Parser;
 use pi_rules::commands::Cli;
-use pi_rules::invocation::{Context, FreshSettings};
+use pi_rules::invocation::{process_env, Context, FreshSettings};
 use pi_rules::output::{exit_for, note, OutputError, StdStreams};
 use pi_rules::terminal::escape;
 use std::process::ExitCode;
@@ -14,7 +14,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut std_streams = StdStreams::new();
     let mut settings = FreshSettings;
+    let env = process_env();
     let mut cx = Context {
+        env: &env,
         color: cli.color,
         out: &mut std_streams.out,
         err: &mut std_streams.err,

@@ -24,6 +24,7 @@ use crate::output::{exit_for, Exit, OutputError};
 use crate::report;
 use crate::terminal::ColorChoice;
 use pi_rules_host::check;
+use pi_rules_host::env::Env;
 use pi_rules_host::session::{NotADirectory, Session};
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
@@ -118,6 +119,9 @@ impl From<ServeError> for anyhow::Error {
 
 /// The server: the settings cache and reusable buffers.
 pub struct Server {
+    /// The process as the host sees it, the same for every request (a request's `cwd` is
+    /// given to the session explicitly).
+    env: Env,
     settings: CachedSettings,
     /// A method's result as the command printed it.
     body: Vec<u8>,
@@ -129,8 +133,9 @@ pub struct Server {
 const RETAINED_BYTES: usize = 1 << 20;
 
 impl Server {
-    pub fn new(settings_ttl: Duration) -> Server {
+    pub fn new(env: Env, settings_ttl: Duration) -> Server {
         Server {
+            env,
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),
             response: Vec::new(),
@@ -371,8 +376,8 @@ impl Server {
             }
             "render" => {
                 let p: RenderParams = parse_params(params)?;
-                let session =
-                    Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+                let session = Session::new(&self.env, Some(p.cwd), None)
+                    .map_err(|e| RpcError::application(&e))?;
                 let settings = self
                     .settings
                     .resolve(&session, &mut io::sink())
@@ -435,7 +440,8 @@ impl Server {
             CheckFormat::Human => report::Format::Human,
             CheckFormat::Short => report::Format::Short,
         };
-        let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        let session =
+            Session::new(&self.env, Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
         self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let options = report::CheckRun {
@@ -481,6 +487,7 @@ impl Server {
     fn run_command(&mut self, command: Command, body: &mut Vec<u8>) -> Result<(), RpcError> {
         let mut err = io::sink();
         let mut cx = Context {
+            env: &self.env,
             out: body,
             err: &mut err,
             color: ColorChoice::Never,

@@ -140,6 +140,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         return Ok(Exit::Success);
     }
     let session = Session::new(
+        cx.env,
         args.layers.project.cwd.clone(),
         args.layers.project.keys.as_deref(),
     )?;

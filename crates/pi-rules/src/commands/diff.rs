@@ -62,7 +62,11 @@ pub struct Args {
 
 /// `pi-rules diff`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let mut overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
     let layers = |coms_active: bool| {
         LayerArgs {

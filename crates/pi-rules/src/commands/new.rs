@@ -48,7 +48,7 @@ pub struct Args {
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let stem = args.name.strip_suffix(".md").unwrap_or(&args.name);
     check_name(&args.name, stem)?;
-    let layers = args.place.read()?;
+    let layers = args.place.read(cx.env)?;
     let target = args.target.layer();
     let kind = layer_kind(target);
     let (lo, hi) = kind.prefix_range();

@@ -38,7 +38,7 @@ pub struct Args {
 
 /// `pi-rules override`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let layers = args.place.read()?;
+    let layers = args.place.read(cx.env)?;
     let target = args.target.layer();
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();

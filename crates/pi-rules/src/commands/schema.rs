@@ -45,7 +45,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let schema: &Schema = match &args.schema {
         None => Schema::embedded(),
         Some(path) => {
-            session = Session::new(None, Some(path))?;
+            session = Session::new(cx.env, None, Some(path))?;
             &session.schema
         }
     };

@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let mut server = Server::new(Duration::from_secs(args.settings_ttl));
+    let mut server = Server::new(cx.env.clone(), Duration::from_secs(args.settings_ttl));
     let stdin = std::io::stdin();
     server.serve(stdin.lock(), &mut *cx.out)?;
     Ok(Exit::Success)

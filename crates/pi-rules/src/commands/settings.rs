@@ -42,7 +42,11 @@ pub struct Args {
 pub const FORMAT_VERSION: u32 = 1;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let resolved = cx.settings.resolve(&session, cx.err);
     let mut unknown = false;
     for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {

@@ -43,7 +43,7 @@ pub struct Args {
 
 /// `pi-rules show`.
 pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit> {
-    let layers = args.place.read()?;
+    let layers = args.place.read(cx.env)?;
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();
     let candidate = match args.layer {

@@ -23,6 +23,7 @@ use anyhow::{Context as _, Result};
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
 use pi_rules_host::assembly;
+use pi_rules_host::env::Env;
 use pi_rules_host::loader::PackageSource;
 use pi_rules_host::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,7 +102,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut watches = Watches::default();
     let paint = Paint { on: cx.color_out() };
 
-    let mut current = settle(&args.layers, &mut watcher, &mut watches, cx.err)?;
+    let mut current = settle(cx.env, &args.layers, &mut watcher, &mut watches, cx.err)?;
     for line in &current.notes {
         note(cx.err, format_args!("{line}"));
     }
@@ -148,7 +149,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         if !relevant {
             continue;
         }
-        let next = settle(&args.layers, &mut watcher, &mut watches, cx.err)?;
+        let next = settle(cx.env, &args.layers, &mut watcher, &mut watches, cx.err)?;
         for line in next.notes.iter().filter(|l| !current.notes.contains(l)) {
             note(cx.err, format_args!("{line}"));
         }
@@ -213,8 +214,8 @@ struct Snapshot {
 
 impl Snapshot {
     /// Reads everything afresh.
-    fn read(args: &LayerArgs) -> Result<Snapshot> {
-        let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    fn read(env: &Env, args: &LayerArgs) -> Result<Snapshot> {
+        let session = Session::new(env, args.project.cwd.clone(), args.project.keys.as_deref())?;
         let mut notes = Vec::new();
         let mut targets = Vec::new();
         for dir in
@@ -384,17 +385,18 @@ impl Watches {
 /// Reads a snapshot and fits the watches to it, reading again while new watches were needed
 /// (a file created in a directory before its watch was set is then seen).
 fn settle(
+    env: &Env,
     args: &LayerArgs,
     watcher: &mut dyn Watcher,
     watches: &mut Watches,
     err: &mut dyn std::io::Write,
 ) -> Result<Snapshot> {
-    let mut snapshot = Snapshot::read(args)?;
+    let mut snapshot = Snapshot::read(env, args)?;
     for _ in 0..8 {
         if !watches.update(&snapshot.watch_dirs(), watcher, err) {
             break;
         }
-        snapshot = Snapshot::read(args)?;
+        snapshot = Snapshot::read(env, args)?;
     }
     Ok(snapshot)
 }
