@@ -2,14 +2,12 @@
 //! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
 //! them assembles on its own.
 
-use crate::escape::escape;
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
-use crate::notes::note;
+use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use anyhow::Result;
 use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -30,6 +28,10 @@ pub struct LayerOptions {
 /// Everything one assembly produced.
 pub struct Run {
     pub session: Session,
+    /// What the user should hear, in order: why a settings file or value is ignored, a package
+    /// directory that is not a directory, rules that escape the project, project rules at the
+    /// repository root that this directory does not read.
+    pub notes: Vec<Note>,
     /// What became of each settings file.
     pub settings_files: Vec<SettingsFileState>,
     /// The layers as loaded; `None` for a subagent, which reads nothing.
@@ -63,18 +65,19 @@ impl Run {
 }
 
 /// Reads the layers named by `args` and assembles them with `resolved` settings, reporting
-/// decisions to `observer`. What the user should know about the layers (a package directory that
-/// does not exist, rules that escape the project) goes to `err`.
+/// decisions to `observer`. What the user should know about the settings and the layers (a
+/// package directory that does not exist, rules that escape the project) is in
+/// [`Run::notes`], after the settings' own notes.
 pub fn run<O: Observer>(
     session: Session,
     args: &LayerOptions,
     settings: SettingsRead,
-    err: &mut dyn Write,
     observer: &mut O,
 ) -> Result<Run> {
     let SettingsRead {
         resolved,
         files: settings_files,
+        mut notes,
     } = settings;
     let started = Instant::now();
     let settings = resolved.settings();
@@ -83,6 +86,7 @@ pub fn run<O: Observer>(
     if session.is_subagent() {
         return Ok(Run {
             session,
+            notes,
             settings_files,
             loaded: None,
             resolved,
@@ -103,25 +107,23 @@ pub fn run<O: Observer>(
             } else {
                 crate::session::PACKAGE_DIR_ENV
             };
-            note(
-                err,
-                format_args!(
-                    "pi-rules: warning: the package directory `{}` (from {origin}) is not a \
-                     directory; the package layer is empty",
-                    escape(&dir.display().to_string())
-                ),
-            );
+            notes.push(Note::warning(format!(
+                "the package directory `{}` (from {origin}) is not a directory; the package \
+                 layer is empty",
+                dir.display()
+            )));
         }
     }
     let mut loaded = loader::load_with(&dirs, &policy);
-    for escaped in &loaded.escapes {
-        note(
-            err,
-            format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
-        );
-    }
+    notes.extend(
+        loaded
+            .escapes
+            .iter()
+            .map(|escaped| Note::warning(escaped.to_string())),
+    );
     // Run below the repository root, the team's rules at the root are left out: say so.
-    if let Some(text) = session.note_unread_root_rules(err) {
+    if let Some(text) = session.unread_root_rules_note() {
+        notes.push(Note::info(text.clone()));
         loaded.notes.push(text);
     }
     let read_micros = started.elapsed().as_micros();
@@ -144,6 +146,7 @@ pub fn run<O: Observer>(
     };
     Ok(Run {
         session,
+        notes,
         settings_files,
         loaded: Some(loaded),
         resolved,

@@ -7,7 +7,7 @@ use crate::embedded;
 use crate::env::Env;
 use crate::escape::escape;
 use crate::loader::{LayerDirs, PackageSource, Policy};
-use crate::notes::note;
+use crate::notes::Note;
 use crate::repo;
 use anyhow::{Context, Result};
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
@@ -43,10 +43,12 @@ pub struct FoundSettingsFile {
     pub ignored_json: Option<PathBuf>,
 }
 
-/// Resolved settings, and what became of each settings file.
+/// Resolved settings, what became of each settings file, and why a file or value is ignored.
 pub struct SettingsRead {
     pub resolved: Resolved,
     pub files: Vec<SettingsFileState>,
+    /// Why a settings file or value is ignored, in order.
+    pub notes: Vec<Note>,
 }
 
 /// The working directory given to a command is not a directory.
@@ -236,14 +238,6 @@ impl Session {
         Some(unread_root_rules_note(&rules, &self.cwd))
     }
 
-    /// Writes that note to `err` as `pi-rules: note: ...`, escaped for the terminal, and returns
-    /// it plain.
-    pub fn note_unread_root_rules(&self, err: &mut dyn std::io::Write) -> Option<String> {
-        let text = self.unread_root_rules_note()?;
-        note(err, format_args!("pi-rules: note: {}", escape(&text)));
-        Some(text)
-    }
-
     /// Takes what discovery found for this working directory from `location` instead of
     /// looking again. Returns false, and takes nothing, when the session has looked already or
     /// `location` was decided against another `$HOME`.
@@ -413,16 +407,15 @@ impl Session {
         self.resolve_files(&project, global.as_ref())
     }
 
-    /// Like [`Session::resolve`], writing why a settings file or value is ignored to `err`, and
-    /// saying what became of each file.
-    pub fn resolve_noting(&self, err: &mut dyn std::io::Write) -> SettingsRead {
+    /// Like [`Session::resolve`], saying why a settings file or value is ignored (as notes) and
+    /// what became of each file.
+    pub fn resolve_noting(&self) -> SettingsRead {
         let (project, global) = self.settings_files();
         let mut files = Vec::new();
+        let mut notes = Vec::new();
         for (scope, found) in [("project", Some(&project)), ("global", global.as_ref())] {
             let Some(found) = found else { continue };
-            for notice in found.notices() {
-                note(err, format_args!("pi-rules: warning: {notice}"));
-            }
+            notes.extend(found.notices().into_iter().map(Note::warning));
             files.push(SettingsFileState::of(
                 scope,
                 &found.path,
@@ -433,6 +426,7 @@ impl Session {
         SettingsRead {
             resolved: self.resolve_files(&project, global.as_ref()),
             files,
+            notes,
         }
     }
 
@@ -736,7 +730,7 @@ impl SettingsFileState {
 }
 
 impl FoundSettingsFile {
-    /// Why this file, or part of it, is ignored: one line per reason, naming the file.
+    /// Why this file, or part of it, is ignored: one line per reason, naming the file (raw).
     pub fn notices(&self) -> Vec<String> {
         let mut notices = Vec::new();
         if self.ignored_json.is_none()
@@ -745,24 +739,20 @@ impl FoundSettingsFile {
         {
             return notices;
         }
-        let path = escape(&self.path.display().to_string()).into_owned();
+        let path = self.path.display().to_string();
         if let Some(json) = &self.ignored_json {
             notices.push(format!(
                 "`{}` is ignored because `{path}` exists beside it",
-                escape(&json.display().to_string())
+                json.display()
             ));
         }
         if let Some(problem) = self.file.problem() {
-            notices.push(format!(
-                "settings file `{path}` is ignored: {}",
-                escape(&problem.to_string())
-            ));
+            notices.push(format!("settings file `{path}` is ignored: {problem}"));
         }
         for rejected in self.file.rejected() {
             notices.push(format!(
                 "`{}` in `{path}` is ignored: {}",
-                escape(&rejected.key),
-                escape(&rejected.reason.to_string())
+                rejected.key, rejected.reason
             ));
         }
         notices

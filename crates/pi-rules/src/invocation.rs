@@ -3,7 +3,7 @@
 //! and where its settings come from. The commands flatten the shared arguments into their own,
 //! and `serve` builds them from request parameters.
 
-use crate::output::output;
+use crate::output::{output, write_notes};
 use crate::terminal::ColorChoice;
 use clap::Args;
 use pi_rules_core::Observer;
@@ -11,7 +11,7 @@ use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::env::Env;
 use pi_rules_host::loader::Layer;
-use pi_rules_host::session::Session;
+use pi_rules_host::session::{Session, SettingsRead};
 pub use pi_rules_host::settings_source::{FreshSettings, SettingsOverrides, SettingsSource};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -61,6 +61,14 @@ impl Context<'_> {
         } else {
             drop(value);
         }
+    }
+
+    /// Reads the settings for `session` from [`Context::settings`], writing their notes to
+    /// `err`.
+    pub fn read_settings(&mut self, session: &Session) -> SettingsRead {
+        let mut read = self.settings.read(session);
+        write_notes(self.err, &std::mem::take(&mut read.notes));
+        read
     }
 
     /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
@@ -128,8 +136,10 @@ pub fn run_assembly<O: Observer>(
         args.project.cwd.clone(),
         args.project.keys.as_deref(),
     )?;
-    let settings = cx.settings.read(&session, cx.err);
-    assembly::run(session, &args.options(), settings, cx.err, observer)
+    let settings = cx.settings.read(&session);
+    let run = assembly::run(session, &args.options(), settings, observer)?;
+    write_notes(cx.err, &run.notes);
+    Ok(run)
 }
 
 /// Where the layers are, for the commands that do not assemble.

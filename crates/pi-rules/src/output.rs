@@ -14,6 +14,7 @@
 //! is treated the same way, as ripgrep does. A write that really fails (`/dev/full`, a pipe with
 //! no reader) is exit 4.
 
+use pi_rules_host::notes::Note;
 use std::fmt;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
@@ -86,7 +87,29 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
     }
 }
 
-pub use pi_rules_host::notes::note;
+/// Writes one diagnostic line to stderr, ignoring failures: a stderr that cannot be written must
+/// not cost the command its real output.
+pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
+    let _ = err.write_fmt(args);
+    let _ = err.write_all(b"\n");
+}
+
+/// A host note as the command line shows it: `pi-rules: warning: MESSAGE`, the message escaped
+/// for a terminal.
+pub fn note_line(note: &Note) -> String {
+    format!(
+        "pi-rules: {}: {}",
+        note.level.label(),
+        crate::terminal::escape(&note.message)
+    )
+}
+
+/// Writes each of `notes` to `err` as [`note_line`] shows it, best-effort.
+pub fn write_notes(err: &mut dyn Write, notes: &[Note]) {
+    for one in notes {
+        note(err, format_args!("{}", note_line(one)));
+    }
+}
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {

@@ -378,10 +378,7 @@ impl Server {
                 let p: RenderParams = parse_params(params)?;
                 let session = Session::new(&self.env, Some(p.cwd), None)
                     .map_err(|e| RpcError::application(&e))?;
-                let settings = self
-                    .settings
-                    .resolve(&session, &mut io::sink())
-                    .into_settings();
+                let settings = self.settings.resolve(&session).into_settings();
                 let text = pi_rules_core::render::render(&p.prompt, &settings);
                 write_json(body, &TextResult::new(text.as_bytes()));
                 Ok(())

@@ -47,7 +47,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         Some(path) if path.as_os_str() != "-" => read_prompt(path)?,
         _ => read_stdin()?,
     };
-    let settings = cx.settings.resolve(&session, cx.err).into_settings();
+    let settings = cx.read_settings(&session).resolved.into_settings();
     let label = match &args.file {
         Some(path) if path.as_os_str() != "-" => escape(&path.display().to_string()).into_owned(),
         _ => "<stdin>".to_owned(),

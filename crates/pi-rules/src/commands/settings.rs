@@ -47,7 +47,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         args.project.cwd.clone(),
         args.project.keys.as_deref(),
     )?;
-    let resolved = cx.settings.resolve(&session, cx.err);
+    let resolved = cx.read_settings(&session).resolved;
     let mut unknown = false;
     for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {
         unknown = true;

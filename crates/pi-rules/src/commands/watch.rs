@@ -16,7 +16,7 @@
 //! (and every read by a host) would start another round.
 
 use crate::invocation::{Context, FreshSettings, LayerArgs, SettingsSource};
-use crate::output::{note, output, Exit};
+use crate::output::{note, note_line, output, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
 use anyhow::{Context as _, Result};
@@ -216,7 +216,6 @@ impl Snapshot {
     /// Reads everything afresh.
     fn read(env: &Env, args: &LayerArgs) -> Result<Snapshot> {
         let session = Session::new(env, args.project.cwd.clone(), args.project.keys.as_deref())?;
-        let mut notes = Vec::new();
         let mut targets = Vec::new();
         for dir in
             std::iter::once(session.project_settings_dir()).chain(session.global_settings_dir())
@@ -226,8 +225,8 @@ impl Snapshot {
             }
             targets.push(dir);
         }
-        let settings = FreshSettings.read(&session, &mut notes);
-        let run = assembly::run(session, &args.options(), settings, &mut notes, &mut ())?;
+        let settings = FreshSettings.read(&session);
+        let run = assembly::run(session, &args.options(), settings, &mut ())?;
         let dirs = run.session.layer_dirs(args.package_dir.as_deref());
         if let PackageSource::Dir(dir) = dirs.package {
             targets.push(dir);
@@ -250,10 +249,7 @@ impl Snapshot {
             block: run.block,
             warnings,
             files,
-            notes: String::from_utf8_lossy(&notes)
-                .lines()
-                .map(str::to_owned)
-                .collect(),
+            notes: run.notes.iter().map(note_line).collect(),
             targets,
         })
     }
