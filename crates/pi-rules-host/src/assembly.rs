@@ -2,10 +2,10 @@
 //! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
 //! them assembles on its own.
 
+use crate::error::Result;
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
 use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
-use anyhow::Result;
 use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
 use std::path::PathBuf;

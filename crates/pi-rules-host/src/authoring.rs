@@ -5,11 +5,11 @@
 use crate::embedded;
 use crate::env::Env;
 use crate::error::UsageError;
+use crate::error::{Error, Result};
 use crate::escape::escape;
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
 use crate::session::Session;
 use crate::writing::{LayerDir, Place};
-use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use std::path::{Path, PathBuf};
 
@@ -201,9 +201,7 @@ impl Layers {
         match layer {
             Layer::Project => Ok(self.dirs.project.clone()),
             Layer::User => self.dirs.user.clone().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "there is no user layer: `HOME` is not set; set it, or use --project"
-                )
+                Error::input("there is no user layer: `HOME` is not set; set it, or use --project")
             }),
             Layer::Package => Err(UsageError(
                 "the package layer is not written to; use --user or --project".to_owned(),

@@ -12,9 +12,9 @@
 
 use crate::bounded;
 use crate::env::Env;
+use crate::error::Result;
 use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
 use crate::session::Session;
-use anyhow::Result;
 use pi_rules_core::lint::{
     self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
     Severity,

@@ -16,8 +16,8 @@
 //! directory.
 
 use crate::check::{gather, CheckOptions};
+use crate::error::Result;
 use crate::writing::{LayerDir, Place, WriteError};
-use anyhow::Result;
 use pi_rules_core::lint::{
     self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
 };

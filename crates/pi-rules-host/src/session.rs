@@ -5,11 +5,12 @@
 use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
 use crate::env::Env;
+use crate::error::Result;
 use crate::escape::escape;
 use crate::loader::{LayerDirs, PackageSource, Policy};
 use crate::notes::Note;
 use crate::repo;
-use anyhow::{Context, Result};
+use anyhow::Context;
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
 use pi_rules_core::{Features, Settings};
 use std::borrow::Cow;
@@ -163,7 +164,7 @@ impl Session {
             Some(dir) => return Err(NotADirectory { path: dir }.into()),
             None => match env.cwd() {
                 Ok(cwd) => cwd.to_path_buf(),
-                Err(err) => anyhow::bail!("cannot read the current directory: {err}"),
+                Err(err) => crate::bail!("cannot read the current directory: {err}"),
             },
         };
         let home = env.home();
@@ -174,10 +175,10 @@ impl Session {
                 let text = match bounded::read_text(path, MAX_SETTINGS_BYTES) {
                     Ok(Some(text)) => text,
                     Ok(None) => {
-                        anyhow::bail!("cannot read the settings schema `{shown}`: no such file")
+                        crate::bail!("cannot read the settings schema `{shown}`: no such file")
                     }
                     Err(reason) => {
-                        anyhow::bail!("cannot read the settings schema `{shown}`: {reason}")
+                        crate::bail!("cannot read the settings schema `{shown}`: {reason}")
                     }
                 };
                 Cow::Owned(Schema::parse(&text).with_context(|| {
@@ -947,7 +948,7 @@ mod tests {
         let Err(err) = Session::new(&env, Some(PathBuf::from("/no/such\x1bdir")), None) else {
             panic!("a missing directory is refused");
         };
-        let typed = err.downcast_ref::<NotADirectory>().unwrap();
+        let typed = err.not_a_directory().unwrap();
         assert!(err.to_string().starts_with("`--cwd /no/such"));
         assert!(!err.to_string().contains('\x1b'));
         let param = typed.for_param("params.cwd");

@@ -27,7 +27,7 @@ pub struct Context<'a> {
     /// The process as the host sees it (see [`process_env`]).
     pub env: &'a Env,
     /// Standard output: the command's result. Failures are
-    /// [`OutputError`](crate::output::OutputError)s.
+    /// output errors ([`output`](crate::output::output)).
     pub out: &'a mut dyn Write,
     /// Standard error: diagnostics, best-effort (see [`note`](crate::output::note)).
     pub err: &'a mut dyn Write,
@@ -72,8 +72,8 @@ impl Context<'_> {
     }
 
     /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
-    /// [`OutputError`](crate::output::OutputError).
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    /// output error ([`output`](crate::output::output)).
+    pub fn flush(&mut self) -> pi_rules_host::error::Result<()> {
         let _ = self.err.flush();
         output(self.out.flush())
     }
@@ -130,7 +130,7 @@ pub fn run_assembly<O: Observer>(
     args: &LayerArgs,
     cx: &mut Context<'_>,
     observer: &mut O,
-) -> anyhow::Result<Run> {
+) -> pi_rules_host::error::Result<Run> {
     let session = Session::new(
         cx.env,
         args.project.cwd.clone(),
@@ -160,7 +160,7 @@ pub struct PlaceArgs {
 
 impl PlaceArgs {
     /// Lists and reads the three layers these arguments name.
-    pub fn read(&self, env: &Env) -> anyhow::Result<Layers> {
+    pub fn read(&self, env: &Env) -> pi_rules_host::error::Result<Layers> {
         Layers::read(
             env,
             self.cwd.clone(),

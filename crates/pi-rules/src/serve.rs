@@ -20,12 +20,12 @@
 use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
-use crate::output::{exit_for, Exit, OutputError};
+use crate::output::Error;
 use crate::report;
 use crate::terminal::ColorChoice;
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
-use pi_rules_host::session::{NotADirectory, Session};
+use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -81,20 +81,15 @@ impl RpcError {
 
     /// A command's failure, by exit code. What the command line calls by a flag is named as the
     /// request's parameter.
-    fn application(err: &anyhow::Error) -> RpcError {
-        let kind = match exit_for(err) {
-            Exit::Usage => "usage",
-            Exit::Output => "output",
-            _ => "input",
-        };
-        let message = match err.downcast_ref::<NotADirectory>() {
+    fn application(err: &Error) -> RpcError {
+        let message = match err.not_a_directory() {
             Some(cwd) => cwd.for_param("params.cwd"),
-            None => format!("{err:#}"),
+            None => err.message().to_owned(),
         };
         RpcError {
             code: code::APPLICATION_ERROR,
             message,
-            kind: Some(kind),
+            kind: Some(err.kind().name()),
         }
     }
 }
@@ -108,11 +103,11 @@ pub enum ServeError {
     Output(io::Error),
 }
 
-impl From<ServeError> for anyhow::Error {
-    fn from(err: ServeError) -> anyhow::Error {
+impl From<ServeError> for Error {
+    fn from(err: ServeError) -> Error {
         match err {
-            ServeError::Input(err) => anyhow::Error::new(err).context("cannot read the requests"),
-            ServeError::Output(err) => OutputError(err).into(),
+            ServeError::Input(err) => Error::input(format!("cannot read the requests: {err}")),
+            ServeError::Output(err) => Error::output(err),
         }
     }
 }
@@ -454,7 +449,7 @@ impl Server {
         let mut text = Vec::new();
         options
             .render(&report, &mut text)
-            .map_err(|e| RpcError::application(&e.into()))?;
+            .map_err(|e| RpcError::application(&anyhow::Error::from(e).into()))?;
         let (errors, warnings, infos) = report::counts(&report);
         let notes = session.unread_root_rules_note();
         /// The result of a `check` in a human format: the report's text is written into the

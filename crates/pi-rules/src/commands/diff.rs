@@ -5,9 +5,10 @@ use crate::invocation::{Context, LayerArgs, ProjectArgs, SettingsOverrides, Sett
 use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use anyhow::{bail, Result};
 use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::bail;
 use pi_rules_host::bounded::MAX_PROMPT_BYTES;
+use pi_rules_host::error::Result;
 use pi_rules_host::session::{Session, SettingsRead};
 use std::io::Read as _;
 use std::path::PathBuf;

@@ -5,9 +5,10 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use anyhow::{bail, Result};
 use pi_rules_core::lint::LayerKind;
 use pi_rules_host::authoring::{name_without_prefix, prefix_of};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
 use pi_rules_host::loader::{is_rule_name, Layer, NameReport};
 use pi_rules_host::writing::WriteError;
 

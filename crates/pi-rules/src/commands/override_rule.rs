@@ -4,7 +4,8 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use anyhow::{bail, Result};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
 use pi_rules_host::writing::WriteError;
 
 /// Copy a rule into the user or project layer, byte for byte, to edit it there.

@@ -4,7 +4,7 @@
 use crate::invocation::Context;
 use crate::output::Exit;
 use crate::serve::Server;
-use anyhow::Result;
+use pi_rules_host::error::Result;
 use std::time::Duration;
 
 /// Serve the commands as JSON-RPC 2.0 methods over stdin and stdout, one message per line.

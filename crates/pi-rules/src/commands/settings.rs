@@ -4,10 +4,10 @@ use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::{escape, escape_truncated};
-use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::settings::Source;
 use pi_rules_core::Value;
+use pi_rules_host::error::Result;
 use pi_rules_host::session::Session;
 
 /// The widest value column before values are cut.

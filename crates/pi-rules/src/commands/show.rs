@@ -4,7 +4,8 @@
 use crate::invocation::{LayerName, PlaceArgs};
 use crate::output::{note, Exit, UsageError};
 use crate::terminal::{escape, write_file_text};
-use anyhow::{bail, Result};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
 use pi_rules_host::loader::{Escaped, Layer, Outcome};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
