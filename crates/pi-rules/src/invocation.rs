@@ -27,7 +27,7 @@ pub struct Context<'a> {
     /// The process as the host sees it (see [`process_env`]).
     pub env: &'a Env,
     /// Standard output: the command's result. Failures are
-    /// output errors ([`output`](crate::output::output)).
+    /// output errors (see [`crate::output::output`]).
     pub out: &'a mut dyn Write,
     /// Standard error: diagnostics, best-effort (see [`note`](crate::output::note)).
     pub err: &'a mut dyn Write,
@@ -72,7 +72,7 @@ impl Context<'_> {
     }
 
     /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
-    /// output error ([`output`](crate::output::output)).
+    /// output error (see [`crate::output::output`]).
     pub fn flush(&mut self) -> pi_rules_host::error::Result<()> {
         let _ = self.err.flush();
         output(self.out.flush())
