@@ -31,7 +31,7 @@ pub struct Unusable {
 }
 
 /// One copy of a rule, read.
-pub struct Copy {
+pub struct RuleCopy {
     pub bytes: Vec<u8>,
     /// A link to a character device that reads as empty (`/dev/null`): it masks the lower copies.
     pub masked: bool,
@@ -149,7 +149,7 @@ impl Layers {
 
     /// Reads `candidate` of the rule `name` byte for byte, as the loader would (bounded, never
     /// from a FIFO, under `--confine`); embedded package rules come from the binary.
-    pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<Copy, Unusable> {
+    pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<RuleCopy, Unusable> {
         let failed = |reason: String| Unusable {
             reason,
             oversized: false,
@@ -158,7 +158,7 @@ impl Layers {
             return embedded::PACKAGE_RULES
                 .iter()
                 .find(|(n, _)| *n == name)
-                .map(|(_, text)| Copy {
+                .map(|(_, text)| RuleCopy {
                     bytes: text.as_bytes().to_vec(),
                     masked: false,
                     escape: None,
@@ -173,7 +173,7 @@ impl Layers {
             &self.policy,
         );
         match read {
-            RawRead::Bytes { bytes, masked } => Ok(Copy {
+            RawRead::Bytes { bytes, masked } => Ok(RuleCopy {
                 bytes,
                 masked,
                 escape,
