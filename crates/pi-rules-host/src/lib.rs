@@ -19,6 +19,7 @@ pub mod embedded;
 pub mod env;
 pub mod error;
 pub mod escape;
+pub mod explain;
 pub mod fix;
 pub mod loader;
 pub mod notes;

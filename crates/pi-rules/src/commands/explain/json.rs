@@ -5,6 +5,15 @@
 //! small sections (settings, features, placeholders, totals) go through `serde`.
 
 use super::*;
+use crate::json::JsonWriter;
+use pi_rules_core::frontmatter;
+use pi_rules_core::lint::FEATURES;
+use pi_rules_host::assembly::NameEntry;
+use pi_rules_host::explain::*;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::io::Write;
 
 #[derive(Serialize)]
 struct JsonSetting {
@@ -45,9 +54,25 @@ fn json_bool(on: bool) -> &'static [u8] {
     }
 }
 
-impl<'r> Report<'r> {
+/// Writes the report's JSON form to `out`.
+pub(super) fn write_json(report: &Report<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    Json(report).write_json(out)
+}
+
+/// The report, seen by this printer.
+struct Json<'a, 'r>(&'a Report<'r>);
+
+impl<'r> std::ops::Deref for Json<'_, 'r> {
+    type Target = Report<'r>;
+
+    fn deref(&self) -> &Report<'r> {
+        self.0
+    }
+}
+
+impl<'r> Json<'_, 'r> {
     /// Writes the JSON form (`docs/explain-json.md`) to `out` as one line.
-    pub(super) fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let run = self.run;
         let mut out = JsonWriter::new(out);
         out.raw(b"{\"format\":")?;

@@ -2,6 +2,12 @@
 //! escaped for the terminal.
 
 use super::*;
+use crate::terminal::{escape, escape_truncated};
+use pi_rules_core::lint::FEATURES;
+use pi_rules_host::assembly::NameEntry;
+use pi_rules_host::explain::*;
+use std::fmt::Write as _;
+use std::io::Write;
 
 fn state_colour(state: &str) -> &'static str {
     match state {
@@ -12,9 +18,29 @@ fn state_colour(state: &str) -> &'static str {
     }
 }
 
-impl<'r> Report<'r> {
+/// Writes the report's text form to `out`.
+pub(super) fn write_text(
+    report: &Report<'_>,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> std::io::Result<()> {
+    Text(report).write_text(out, paint)
+}
+
+/// The report, seen by this printer.
+struct Text<'a, 'r>(&'a Report<'r>);
+
+impl<'r> std::ops::Deref for Text<'_, 'r> {
+    type Target = Report<'r>;
+
+    fn deref(&self) -> &Report<'r> {
+        self.0
+    }
+}
+
+impl<'r> Text<'_, 'r> {
     /// Writes the text tree to `out`, one file at a time.
-    pub(super) fn write_text(&self, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
+    fn write_text(&self, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
         let run = self.run;
         let cwd = format!(
             "rules for {}",
