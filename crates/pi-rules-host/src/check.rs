@@ -250,11 +250,7 @@ fn list_layer(
             };
         }
     };
-    let layer = match kind {
-        LayerKind::Package => Layer::Package,
-        LayerKind::User => Layer::User,
-        LayerKind::Project => Layer::Project,
-    };
+    let layer: Layer = kind;
     // The directory held open, to read its entries by name, as the loader does. Without it
     // (it went away since the listing began) each entry is read by its path.
     let open = bounded::Directory::open(dir).ok();

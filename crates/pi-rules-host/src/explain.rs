@@ -753,7 +753,7 @@ pub fn write_outcome_reason(
             let _ = write!(
                 out,
                 "oversized at {size} bytes (limit {MAX_RULE_BYTES}) in the {} layer",
-                winner.layer
+                winner.layer.as_str()
             );
             if !hides.is_empty() {
                 out.push_str(", hiding the ");
@@ -767,7 +767,7 @@ pub fn write_outcome_reason(
                 if i > 0 {
                     out.push_str("; ");
                 }
-                let _ = write!(out, "{}: {}", f.candidate.layer, f.reason);
+                let _ = write!(out, "{}: {}", f.candidate.layer.as_str(), f.reason);
             }
             out.push(')');
         }
@@ -793,10 +793,15 @@ pub fn write_outcome_reason(
                 if i > 0 {
                     out.push_str("; ");
                 }
-                let _ = write!(out, "{} copy unreadable ({})", f.candidate.layer, f.reason);
+                let _ = write!(
+                    out,
+                    "{} copy unreadable ({})",
+                    f.candidate.layer.as_str(),
+                    f.reason
+                );
             }
             if !fell_back_from.is_empty() {
-                let _ = write!(out, ", fell back to {}; ", winner.layer);
+                let _ = write!(out, ", fell back to {}; ", winner.layer.as_str());
             }
             match gate {
                 None => out.push_str("included"),

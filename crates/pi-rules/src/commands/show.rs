@@ -56,8 +56,9 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
                     let present: Vec<&str> =
                         report.candidates.iter().map(|c| c.layer.as_str()).collect();
                     return Err(UsageError(format!(
-                        "`{}` has no copy in the {layer} layer; it is in the {} layer",
+                        "`{}` has no copy in the {} layer; it is in the {} layer",
                         escape(name),
+                        layer.as_str(),
                         present.join(" and ")
                     ))
                     .into());
@@ -75,10 +76,10 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
                         cx.err,
                         format_args!(
                             "pi-rules: note: the {} copy `{}` cannot be used ({}); showing the {} copy, which wins",
-                            failure.candidate.layer,
+                            failure.candidate.layer.as_str(),
                             escape(&failure.candidate.display_path(name)),
                             escape(&failure.reason.to_string()),
-                            winner.layer
+                            winner.layer.as_str()
                         ),
                     );
                 }

@@ -133,7 +133,7 @@ impl<'r> Text<'_, 'r> {
             writeln!(
                 out,
                 "{bar}  shadows {} {}",
-                shadow.layer,
+                shadow.layer.as_str(),
                 escape(&shadow.display_path(name))
             )?;
         }
