@@ -2,14 +2,12 @@
 //! everything `assemble`, `explain` and `serve` report about it. The commands share this; none of
 //! them assembles on its own.
 
-use crate::escape::escape;
+use crate::error::Result;
 use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
-use crate::notes::note;
+use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
-use anyhow::Result;
 use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -21,8 +19,9 @@ pub struct LayerOptions {
     pub package_dir: Option<PathBuf>,
     /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
     pub coms_active: bool,
-    /// A project rule that resolves outside the project, or a rule that is a special file, is
-    /// treated as unreadable.
+    /// `--confine`: a project rule that resolves outside the project, or a rule that is a
+    /// special file, is treated as unreadable. The session's `Env` can turn this on too
+    /// ([`Env::confined`](crate::env::Env::confined)).
     pub confine: bool,
     /// `export`: only these layers are read, and `PI_SUBAGENT_CHILD` has no effect.
     pub export_layers: Option<crate::export::LayerChoice>,
@@ -31,6 +30,10 @@ pub struct LayerOptions {
 /// Everything one assembly produced.
 pub struct Run {
     pub session: Session,
+    /// What the user should hear, in order: why a settings file or value is ignored, a package
+    /// directory that is not a directory, rules that escape the project, project rules at the
+    /// repository root that this directory does not read.
+    pub notes: Vec<Note>,
     /// What became of each settings file.
     pub settings_files: Vec<SettingsFileState>,
     /// The layers as loaded; `None` for a subagent, which reads nothing.
@@ -64,26 +67,28 @@ impl Run {
 }
 
 /// Reads the layers named by `args` and assembles them with `resolved` settings, reporting
-/// decisions to `observer`. What the user should know about the layers (a package directory that
-/// does not exist, rules that escape the project) goes to `err`.
+/// decisions to `observer`. What the user should know about the settings and the layers (a
+/// package directory that does not exist, rules that escape the project) is in
+/// [`Run::notes`], after the settings' own notes.
 pub fn run<O: Observer>(
     session: Session,
     args: &LayerOptions,
     settings: SettingsRead,
-    err: &mut dyn Write,
     observer: &mut O,
 ) -> Result<Run> {
     let SettingsRead {
         resolved,
         files: settings_files,
+        mut notes,
     } = settings;
     let started = Instant::now();
     let settings = resolved.settings();
     let features = session::features(args.coms_active, &resolved);
     let review_loop_max_cycles = session::review_loop_max_cycles(settings);
-    if Session::is_subagent() && args.export_layers.is_none() {
+    if session.is_subagent() && args.export_layers.is_none() {
         return Ok(Run {
             session,
+            notes,
             settings_files,
             loaded: None,
             resolved,
@@ -95,7 +100,7 @@ pub fn run<O: Observer>(
             assemble_micros: 0,
         });
     }
-    let policy = session.policy(args.confine);
+    let policy = session.policy(session.env.confined(args.confine));
     let mut dirs = session.layer_dirs(args.package_dir.as_deref());
     if let Some(choice) = &args.export_layers {
         choice.apply(&mut dirs);
@@ -107,25 +112,23 @@ pub fn run<O: Observer>(
             } else {
                 crate::session::PACKAGE_DIR_ENV
             };
-            note(
-                err,
-                format_args!(
-                    "pi-rules: warning: the package directory `{}` (from {origin}) is not a \
-                     directory; the package layer is empty",
-                    escape(&dir.display().to_string())
-                ),
-            );
+            notes.push(Note::warning(format!(
+                "the package directory `{}` (from {origin}) is not a directory; the package \
+                 layer is empty",
+                dir.display()
+            )));
         }
     }
     let mut loaded = loader::load_with(&dirs, &policy);
-    for escaped in &loaded.escapes {
-        note(
-            err,
-            format_args!("pi-rules: warning: {}", escape(&escaped.to_string())),
-        );
-    }
+    notes.extend(
+        loaded
+            .escapes
+            .iter()
+            .map(|escaped| Note::warning(escaped.to_string())),
+    );
     // Run below the repository root, the team's rules at the root are left out: say so.
-    if let Some(text) = session.note_unread_root_rules(err) {
+    if let Some(text) = session.unread_root_rules_note() {
+        notes.push(Note::info(text.clone()));
         loaded.notes.push(text);
     }
     let read_micros = started.elapsed().as_micros();
@@ -148,6 +151,7 @@ pub fn run<O: Observer>(
     };
     Ok(Run {
         session,
+        notes,
         settings_files,
         loaded: Some(loaded),
         resolved,

@@ -3,12 +3,13 @@
 //! none), reading one copy byte for byte, and the directory of a layer that can be written.
 
 use crate::embedded;
+use crate::env::Env;
 use crate::error::UsageError;
+use crate::error::{Error, Result};
 use crate::escape::escape;
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
 use crate::session::Session;
 use crate::writing::{LayerDir, Place};
-use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +31,7 @@ pub struct Unusable {
 }
 
 /// One copy of a rule, read.
-pub struct Copy {
+pub struct RuleCopy {
     pub bytes: Vec<u8>,
     /// A link to a character device that reads as empty (`/dev/null`): it masks the lower copies.
     pub masked: bool,
@@ -40,12 +41,17 @@ pub struct Copy {
 }
 
 impl Layers {
-    /// Lists and reads the three layers of the project at `cwd` (the working directory when
-    /// `None`), with the package layer from `package_dir` when given, and rules confined to
-    /// the project when `confine` holds.
-    pub fn read(cwd: Option<PathBuf>, package_dir: Option<&Path>, confine: bool) -> Result<Layers> {
-        let session = Session::new(cwd, None)?;
-        let policy = session.policy(confine);
+    /// Lists and reads the three layers of the project at `cwd` (`env`'s working directory
+    /// when `None`), with the package layer from `package_dir` when given, and rules confined
+    /// to the project with `--confine` (`confine`) or as `env` says.
+    pub fn read(
+        env: &Env,
+        cwd: Option<PathBuf>,
+        package_dir: Option<&Path>,
+        confine: bool,
+    ) -> Result<Layers> {
+        let session = Session::new(env, cwd, None)?;
+        let policy = session.policy(env.confined(confine));
         let dirs = session.layer_dirs(package_dir);
         let loaded = loader::load_with(&dirs, &policy);
         Ok(Layers {
@@ -143,7 +149,7 @@ impl Layers {
 
     /// Reads `candidate` of the rule `name` byte for byte, as the loader would (bounded, never
     /// from a FIFO, under `--confine`); embedded package rules come from the binary.
-    pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<Copy, Unusable> {
+    pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<RuleCopy, Unusable> {
         let failed = |reason: String| Unusable {
             reason,
             oversized: false,
@@ -152,7 +158,7 @@ impl Layers {
             return embedded::PACKAGE_RULES
                 .iter()
                 .find(|(n, _)| *n == name)
-                .map(|(_, text)| Copy {
+                .map(|(_, text)| RuleCopy {
                     bytes: text.as_bytes().to_vec(),
                     masked: false,
                     escape: None,
@@ -167,7 +173,7 @@ impl Layers {
             &self.policy,
         );
         match read {
-            RawRead::Bytes { bytes, masked } => Ok(Copy {
+            RawRead::Bytes { bytes, masked } => Ok(RuleCopy {
                 bytes,
                 masked,
                 escape,
@@ -195,9 +201,7 @@ impl Layers {
         match layer {
             Layer::Project => Ok(self.dirs.project.clone()),
             Layer::User => self.dirs.user.clone().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "there is no user layer: `HOME` is not set; set it, or use --project"
-                )
+                Error::input("there is no user layer: `HOME` is not set; set it, or use --project")
             }),
             Layer::Package => Err(UsageError(
                 "the package layer is not written to; use --user or --project".to_owned(),

@@ -11,9 +11,10 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 use crate::bounded;
+use crate::env::Env;
+use crate::error::Result;
 use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
 use crate::session::Session;
-use anyhow::Result;
 use pi_rules_core::lint::{
     self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
     Severity,
@@ -108,7 +109,7 @@ fn gather_each(
     each: &mut EachEntry<'_>,
 ) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
     let session = opts.session;
-    let display = Display::new();
+    let display = PathLabels::new(&opts.session.env);
     let policy = session.policy(false);
 
     let package = match &opts.package {
@@ -210,14 +211,16 @@ fn canonical(path: &Path) -> PathBuf {
 }
 
 /// Paths for messages: relative to the process's directory when under it, else as they are.
-struct Display {
+struct PathLabels {
     base: Option<PathBuf>,
 }
 
-impl Display {
-    fn new() -> Self {
-        Display {
-            base: std::env::current_dir().ok(),
+impl PathLabels {
+    /// Labels relative to the front end's working directory (the process's, for the CLI and
+    /// `serve`), not the session's.
+    fn new(env: &Env) -> Self {
+        PathLabels {
+            base: env.cwd().ok().map(Path::to_path_buf),
         }
     }
 
@@ -239,7 +242,7 @@ fn list_layer(
     dir: &Path,
     required: bool,
     policy: &Policy,
-    display: &Display,
+    display: &PathLabels,
     each: &mut EachEntry<'_>,
 ) -> LayerInput {
     let read_dir = match fs::read_dir(dir) {
@@ -254,11 +257,7 @@ fn list_layer(
             };
         }
     };
-    let layer = match kind {
-        LayerKind::Package => Layer::Package,
-        LayerKind::User => Layer::User,
-        LayerKind::Project => Layer::Project,
-    };
+    let layer: Layer = kind;
     // The directory held open, to read its entries by name, as the loader does. Without it
     // (it went away since the listing began) each entry is read by its path.
     let open = bounded::Directory::open(dir).ok();

@@ -10,14 +10,14 @@
 //! the user and project layers are planned; the package layer, a file reached through a link that
 //! leaves its layer directory, a file whose layer directory (or a directory above it) leads out of
 //! the project or `$HOME`, and a file that is not valid UTF-8 are refused with the reason.
-//! [`write_diff`] prints a unified diff of the plan (`--dry-run`), and [`apply`] writes each file
+//! The binary prints a unified diff of the plan (`--dry-run`), and [`apply`] writes each file
 //! through [`crate::writing`]: the layer directory opened once without following links, then a
 //! temporary file in it and a rename over the file, keeping its permissions, all relative to that
 //! directory.
 
 use crate::check::{gather, CheckOptions};
+use crate::error::Result;
 use crate::writing::{LayerDir, Place, WriteError};
-use anyhow::Result;
 use pi_rules_core::lint::{
     self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
 };

@@ -39,6 +39,7 @@
 //! the native answer still uses the relative form. Both name the same directory unless `<cwd>`
 //! is reached through a symbolic link inside the working tree.
 
+use crate::env::Env;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::Read;
@@ -103,23 +104,24 @@ pub enum Discovery {
 ///
 /// Native discovery ([`discover`]) when no [`GIT_DISCOVERY_ENV`] variable is set, otherwise and
 /// whenever discovery is unsure, `git rev-parse --git-common-dir` ([`repo_root_from_git`]).
-pub fn repo_root(cwd: &Path) -> Option<PathBuf> {
-    repo_root_of(cwd, || fs::canonicalize(cwd).ok())
+pub fn repo_root(env: &Env, cwd: &Path) -> Option<PathBuf> {
+    repo_root_of(env, cwd, || fs::canonicalize(cwd).ok())
 }
 
 /// [`repo_root`] for a caller that may already hold the physical path of `cwd`
 /// (`fs::canonicalize`, `None` when it fails): `physical` is asked only when it is needed.
-pub fn repo_root_of(cwd: &Path, physical: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
-    if GIT_DISCOVERY_ENV
-        .iter()
-        .any(|name| std::env::var_os(name).is_some())
-    {
-        return repo_root_from_git(cwd, GIT_TIMEOUT);
+pub fn repo_root_of(
+    env: &Env,
+    cwd: &Path,
+    physical: impl FnOnce() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    if GIT_DISCOVERY_ENV.iter().any(|name| env.is_set(name)) {
+        return repo_root_from_git(env, cwd, GIT_TIMEOUT);
     }
     match discover_of(cwd, physical()) {
         Discovery::Root(root) => Some(root),
         Discovery::NotARepository => None,
-        Discovery::NeedsGit(_) => repo_root_from_git(cwd, GIT_TIMEOUT),
+        Discovery::NeedsGit(_) => repo_root_from_git(env, cwd, GIT_TIMEOUT),
     }
 }
 
@@ -187,9 +189,9 @@ fn discover_of(cwd: &Path, physical: Option<PathBuf>) -> Discovery {
 
 /// Runs `git rev-parse --git-common-dir` in `cwd` and returns the parent of what it prints,
 /// resolved against `cwd`. `None` when git fails, is missing, or runs over `timeout` (it is then
-/// killed).
-pub fn repo_root_from_git(cwd: &Path, timeout: Duration) -> Option<PathBuf> {
-    let search_path = std::env::var_os("PATH");
+/// killed). `PATH` and git's own variables ([`GIT_DISCOVERY_ENV`]) come from `env`.
+pub fn repo_root_from_git(env: &Env, cwd: &Path, timeout: Duration) -> Option<PathBuf> {
+    let search_path = env.var_os("PATH");
     let git = find_git(search_path.as_deref())?;
     let mut command = Command::new(git);
     command
@@ -199,6 +201,13 @@ pub fn repo_root_from_git(cwd: &Path, timeout: Duration) -> Option<PathBuf> {
         // No prompt for anything, and no optional lock files in someone else's repository.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0");
+    // Git sees the discovery variables of `env`, which decided that it runs.
+    for name in GIT_DISCOVERY_ENV {
+        match env.var_os(name) {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
     // Whatever git itself would start by name comes from the same absolute entries.
     match absolute_entries(search_path.as_deref()) {
         Some(clean) => command.env("PATH", clean),
@@ -601,12 +610,13 @@ fn trim_line_ends(mut bytes: &[u8]) -> &[u8] {
     bytes
 }
 
-/// `path` made absolute against the process's current directory, when it is relative.
+/// `path` made absolute against the process's current directory, when it is relative: the
+/// directory the system resolves a relative path against, whatever the `Env` says.
 fn absolute(path: &Path) -> Option<PathBuf> {
     if path.is_absolute() {
         Some(path.to_path_buf())
     } else {
-        std::env::current_dir().ok().map(|cwd| cwd.join(path))
+        std::path::absolute(path).ok()
     }
 }
 

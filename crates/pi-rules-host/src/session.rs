@@ -4,11 +4,13 @@
 
 use crate::bounded::{self, MAX_SETTINGS_BYTES};
 use crate::embedded;
+use crate::env::Env;
+use crate::error::Result;
 use crate::escape::escape;
 use crate::loader::{LayerDirs, PackageSource, Policy};
-use crate::notes::note;
+use crate::notes::Note;
 use crate::repo;
-use anyhow::{Context, Result};
+use anyhow::Context;
 use pi_rules_core::settings::{self, Resolved, Schema, SettingsFile, Source};
 use pi_rules_core::{Features, Settings};
 use std::borrow::Cow;
@@ -42,10 +44,12 @@ pub struct FoundSettingsFile {
     pub ignored_json: Option<PathBuf>,
 }
 
-/// Resolved settings, and what became of each settings file.
+/// Resolved settings, what became of each settings file, and why a file or value is ignored.
 pub struct SettingsRead {
     pub resolved: Resolved,
     pub files: Vec<SettingsFileState>,
+    /// Why a settings file or value is ignored, in order.
+    pub notes: Vec<Note>,
 }
 
 /// The working directory given to a command is not a directory.
@@ -136,6 +140,8 @@ pub fn unread_root_rules_note(rules: &Path, cwd: &Path) -> String {
 
 /// The machine as one command sees it.
 pub struct Session {
+    /// What the front end gave of the process: variables, `$HOME`, its working directory.
+    pub env: Env,
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub schema: Cow<'static, Schema>,
@@ -150,17 +156,18 @@ pub struct Session {
 }
 
 impl Session {
-    /// Reads the working directory (`--cwd` as given, else the process's), `$HOME` and the schema
-    /// (`--keys FILE`, else the embedded one).
-    pub fn new(cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
+    /// Takes the working directory (`--cwd` as given, else `env`'s) and `$HOME` from `env`,
+    /// and reads the schema (`--keys FILE`, else the embedded one).
+    pub fn new(env: &Env, cwd: Option<PathBuf>, keys: Option<&Path>) -> Result<Session> {
         let cwd = match cwd {
             Some(dir) if dir.is_dir() => dir,
             Some(dir) => return Err(NotADirectory { path: dir }.into()),
-            None => std::env::current_dir().context("cannot read the current directory")?,
+            None => match env.cwd() {
+                Ok(cwd) => cwd.to_path_buf(),
+                Err(err) => crate::bail!("cannot read the current directory: {err}"),
+            },
         };
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        let home = env.home();
         let schema = match keys {
             None => Cow::Borrowed(Schema::embedded()),
             Some(path) => {
@@ -168,10 +175,10 @@ impl Session {
                 let text = match bounded::read_text(path, MAX_SETTINGS_BYTES) {
                     Ok(Some(text)) => text,
                     Ok(None) => {
-                        anyhow::bail!("cannot read the settings schema `{shown}`: no such file")
+                        crate::bail!("cannot read the settings schema `{shown}`: no such file")
                     }
                     Err(reason) => {
-                        anyhow::bail!("cannot read the settings schema `{shown}`: {reason}")
+                        crate::bail!("cannot read the settings schema `{shown}`: {reason}")
                     }
                 };
                 Cow::Owned(Schema::parse(&text).with_context(|| {
@@ -181,16 +188,29 @@ impl Session {
                 })?)
             }
         };
-        Ok(Session::from_parts(cwd, home, schema))
+        Ok(Session::in_env(env.clone(), cwd, home, schema))
     }
 
-    /// A session on given parts, for hosts and tests that do not read them from the process.
+    /// A session on given parts, with no environment variables and no process directory: for
+    /// tests.
     pub fn from_parts(
         cwd: PathBuf,
         home: Option<PathBuf>,
         schema: Cow<'static, Schema>,
     ) -> Session {
+        let env = Env::new(Err(std::io::Error::other("none given")), |_| None);
+        Session::in_env(env, cwd, home, schema)
+    }
+
+    /// A session on given parts, with the variables of `env`.
+    pub fn in_env(
+        env: Env,
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        schema: Cow<'static, Schema>,
+    ) -> Session {
         Session {
+            env,
             cwd,
             home,
             schema,
@@ -219,14 +239,6 @@ impl Session {
         Some(unread_root_rules_note(&rules, &self.cwd))
     }
 
-    /// Writes that note to `err` as `pi-rules: note: ...`, escaped for the terminal, and returns
-    /// it plain.
-    pub fn note_unread_root_rules(&self, err: &mut dyn std::io::Write) -> Option<String> {
-        let text = self.unread_root_rules_note()?;
-        note(err, format_args!("pi-rules: note: {}", escape(&text)));
-        Some(text)
-    }
-
     /// Takes what discovery found for this working directory from `location` instead of
     /// looking again. Returns false, and takes nothing, when the session has looked already or
     /// `location` was decided against another `$HOME`.
@@ -245,15 +257,16 @@ impl Session {
     }
 
     /// Whether this process is a subagent (`PI_SUBAGENT_CHILD=1`), which gets no rules block.
-    pub fn is_subagent() -> bool {
-        std::env::var_os(SUBAGENT_ENV).is_some_and(|v| v == "1")
+    pub fn is_subagent(&self) -> bool {
+        self.env.is_on(SUBAGENT_ENV)
     }
 
     /// The three layer directories: `--package-dir`, else `PI_RULES_PACKAGE_DIR`, else the
     /// embedded rules; `$HOME/.pi/agent/rules`; `<cwd>/.pi/rules`.
     pub fn layer_dirs(&self, package_dir: Option<&Path>) -> LayerDirs {
         let package = match package_dir.map(Path::to_path_buf).or_else(|| {
-            std::env::var_os(PACKAGE_DIR_ENV)
+            self.env
+                .var_os(PACKAGE_DIR_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         }) {
@@ -267,7 +280,9 @@ impl Session {
     pub fn repo_root(&self) -> Option<&Path> {
         self.repo_root
             .get_or_init(|| {
-                repo::repo_root_of(&self.cwd, || self.physical_cwd().map(Path::to_path_buf))
+                repo::repo_root_of(&self.env, &self.cwd, || {
+                    self.physical_cwd().map(Path::to_path_buf)
+                })
             })
             .as_deref()
     }
@@ -393,16 +408,15 @@ impl Session {
         self.resolve_files(&project, global.as_ref())
     }
 
-    /// Like [`Session::resolve`], writing why a settings file or value is ignored to `err`, and
-    /// saying what became of each file.
-    pub fn resolve_noting(&self, err: &mut dyn std::io::Write) -> SettingsRead {
+    /// Like [`Session::resolve`], saying why a settings file or value is ignored (as notes) and
+    /// what became of each file.
+    pub fn resolve_noting(&self) -> SettingsRead {
         let (project, global) = self.settings_files();
         let mut files = Vec::new();
+        let mut notes = Vec::new();
         for (scope, found) in [("project", Some(&project)), ("global", global.as_ref())] {
             let Some(found) = found else { continue };
-            for notice in found.notices() {
-                note(err, format_args!("pi-rules: warning: {notice}"));
-            }
+            notes.extend(found.notices().into_iter().map(Note::warning));
             files.push(SettingsFileState::of(
                 scope,
                 &found.path,
@@ -413,6 +427,7 @@ impl Session {
         SettingsRead {
             resolved: self.resolve_files(&project, global.as_ref()),
             files,
+            notes,
         }
     }
 
@@ -424,7 +439,7 @@ impl Session {
     ) -> Resolved {
         let missing = SettingsFile::missing();
         let global = global.map_or(&missing, |g| &g.file);
-        let env = |name: &str| std::env::var(name).ok();
+        let env = |name: &str| self.env.var(name);
         settings::resolve(&self.schema, &project.file, global, &env)
     }
 }
@@ -570,7 +585,7 @@ impl settings::SettingsFs for DiskSettings<'_> {
         if cwd == self.session.cwd {
             return self.session.project_settings_dir();
         }
-        repo::repo_root(cwd)
+        repo::repo_root(&self.session.env, cwd)
             .unwrap_or_else(|| cwd.to_path_buf())
             .join(".pi")
     }
@@ -716,7 +731,7 @@ impl SettingsFileState {
 }
 
 impl FoundSettingsFile {
-    /// Why this file, or part of it, is ignored: one line per reason, naming the file.
+    /// Why this file, or part of it, is ignored: one line per reason, naming the file (raw).
     pub fn notices(&self) -> Vec<String> {
         let mut notices = Vec::new();
         if self.ignored_json.is_none()
@@ -725,24 +740,20 @@ impl FoundSettingsFile {
         {
             return notices;
         }
-        let path = escape(&self.path.display().to_string()).into_owned();
+        let path = self.path.display().to_string();
         if let Some(json) = &self.ignored_json {
             notices.push(format!(
                 "`{}` is ignored because `{path}` exists beside it",
-                escape(&json.display().to_string())
+                json.display()
             ));
         }
         if let Some(problem) = self.file.problem() {
-            notices.push(format!(
-                "settings file `{path}` is ignored: {}",
-                escape(&problem.to_string())
-            ));
+            notices.push(format!("settings file `{path}` is ignored: {problem}"));
         }
         for rejected in self.file.rejected() {
             notices.push(format!(
                 "`{}` in `{path}` is ignored: {}",
-                escape(&rejected.key),
-                escape(&rejected.reason.to_string())
+                rejected.key, rejected.reason
             ));
         }
         notices
@@ -933,10 +944,11 @@ mod tests {
 
     #[test]
     fn a_cwd_that_is_not_a_directory_is_named_by_the_front_end() {
-        let Err(err) = Session::new(Some(PathBuf::from("/no/such\x1bdir")), None) else {
+        let env = Env::from_vars(PathBuf::from("/"), std::iter::empty::<(String, String)>());
+        let Err(err) = Session::new(&env, Some(PathBuf::from("/no/such\x1bdir")), None) else {
             panic!("a missing directory is refused");
         };
-        let typed = err.downcast_ref::<NotADirectory>().unwrap();
+        let typed = err.not_a_directory().unwrap();
         assert!(err.to_string().starts_with("`--cwd /no/such"));
         assert!(!err.to_string().contains('\x1b'));
         let param = typed.for_param("params.cwd");

@@ -13,18 +13,17 @@ use pi_rules_core::settings::{Resolved, Schema, SettingsCache, SettingsFile, Set
 use pi_rules_core::value::Object;
 use pi_rules_core::Value;
 use std::cell::RefCell;
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// Where a command's resolved settings come from.
 pub trait SettingsSource {
-    /// The settings for `session`'s working directory, and what became of each settings file;
-    /// why a file or value is ignored goes to `err`.
-    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead;
+    /// The settings for `session`'s working directory, what became of each settings file, and
+    /// why a file or value is ignored ([`SettingsRead::notes`]).
+    fn read(&mut self, session: &Session) -> SettingsRead;
 
     /// Just the resolved settings.
-    fn resolve(&mut self, session: &Session, err: &mut dyn Write) -> Resolved {
-        self.read(session, err).resolved
+    fn resolve(&mut self, session: &Session) -> Resolved {
+        self.read(session).resolved
     }
 }
 
@@ -33,8 +32,8 @@ pub trait SettingsSource {
 pub struct FreshSettings;
 
 impl SettingsSource for FreshSettings {
-    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
-        session.resolve_noting(err)
+    fn read(&mut self, session: &Session) -> SettingsRead {
+        session.resolve_noting()
     }
 }
 
@@ -126,8 +125,8 @@ fn object_json(object: &Object) -> String {
 }
 
 impl SettingsSource for SettingsOverrides {
-    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
-        let mut read = session.resolve_noting(err);
+    fn read(&mut self, session: &Session) -> SettingsRead {
+        let mut read = session.resolve_noting();
         let (project, global) = session.settings_files();
         let project = FoundSettingsFile {
             file: self.project_file(&session.schema, &project.file),
@@ -181,12 +180,12 @@ impl CachedSettings {
 }
 
 impl SettingsSource for CachedSettings {
-    fn read(&mut self, session: &Session, _err: &mut dyn Write) -> SettingsRead {
+    fn read(&mut self, session: &Session) -> SettingsRead {
         let now = Instant::now();
         self.locate(session, now);
         self.unread_root_rules = session.unread_root_rules_note();
         let disk = DiskSettings::with_texts(session, &self.texts);
-        let env = |name: &str| std::env::var(name).ok();
+        let env = |name: &str| session.env.var(name);
         let resolved = self
             .cache
             .resolve(&session.schema, &disk, &env, &session.cwd, now);
@@ -201,7 +200,11 @@ impl SettingsSource for CachedSettings {
         if let Some(path) = global_path {
             files.push(SettingsFileState::of("global", path, global, None));
         }
-        SettingsRead { resolved, files }
+        SettingsRead {
+            resolved,
+            files,
+            notes: Vec::new(),
+        }
     }
 }
 
@@ -237,7 +240,7 @@ mod tests {
             &pairs(&["use_worktrees=false", "review_loop_max_cycles=\"5\""]),
         )
         .unwrap();
-        let resolved = overrides.resolve(&session, &mut std::io::sink());
+        let resolved = overrides.resolve(&session);
         let value = |key: &str| resolved.resolve_key(key).to_json().unwrap();
         assert_eq!(value("dco"), "true");
         assert_eq!(value("use_worktrees"), "false");
@@ -259,7 +262,7 @@ mod tests {
             let (_root, session) = session_with(Some(text));
             let mut overrides =
                 SettingsOverrides::parse(&session.schema, &pairs(&["use_worktrees=true"])).unwrap();
-            let resolved = overrides.resolve(&session, &mut std::io::sink());
+            let resolved = overrides.resolve(&session);
             assert_eq!(
                 resolved.resolve_key("use_worktrees").to_json().unwrap(),
                 "true"

@@ -45,6 +45,7 @@ fn context<'a>(
     settings: &'a mut FreshSettings,
 ) -> Context<'a> {
     Context {
+        env: Box::leak(Box::new(pi_rules::invocation::process_env())),
         out,
         err,
         color: pi_rules::terminal::ColorChoice::Never,

@@ -3,22 +3,31 @@
 //! and where its settings come from. The commands flatten the shared arguments into their own,
 //! and `serve` builds them from request parameters.
 
-use crate::output::output;
+use crate::output::{output, write_notes};
 use crate::terminal::ColorChoice;
 use clap::Args;
 use pi_rules_core::Observer;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
+use pi_rules_host::env::Env;
 use pi_rules_host::loader::Layer;
-use pi_rules_host::session::Session;
+use pi_rules_host::session::{Session, SettingsRead};
 pub use pi_rules_host::settings_source::{FreshSettings, SettingsOverrides, SettingsSource};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
+/// The host's view of this process: its working directory, and its environment variables read
+/// as the host asks for them. The one place that reads the process environment for the host.
+pub fn process_env() -> Env {
+    Env::new(std::env::current_dir(), |name| std::env::var_os(name))
+}
+
 /// What a command runs with.
 pub struct Context<'a> {
+    /// The process as the host sees it (see [`process_env`]).
+    pub env: &'a Env,
     /// Standard output: the command's result. Failures are
-    /// [`OutputError`](crate::output::OutputError)s.
+    /// output errors (see [`crate::output::output`]).
     pub out: &'a mut dyn Write,
     /// Standard error: diagnostics, best-effort (see [`note`](crate::output::note)).
     pub err: &'a mut dyn Write,
@@ -54,9 +63,17 @@ impl Context<'_> {
         }
     }
 
+    /// Reads the settings for `session` from [`Context::settings`], writing their notes to
+    /// `err`.
+    pub fn read_settings(&mut self, session: &Session) -> SettingsRead {
+        let mut read = self.settings.read(session);
+        write_notes(self.err, &std::mem::take(&mut read.notes));
+        read
+    }
+
     /// Flushes both streams: stderr first, best-effort, then stdout, whose failure is an
-    /// [`OutputError`](crate::output::OutputError).
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    /// output error (see [`crate::output::output`]).
+    pub fn flush(&mut self) -> pi_rules_host::error::Result<()> {
         let _ = self.err.flush();
         output(self.out.flush())
     }
@@ -97,20 +114,13 @@ pub struct LayerArgs {
     pub confine: bool,
 }
 
-pub use pi_rules_host::session::CONFINE_ENV;
-
 impl LayerArgs {
-    /// Whether confinement is on: `--confine`, or `PI_RULES_CONFINE=1`.
-    pub fn confined(&self) -> bool {
-        self.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1")
-    }
-
     /// The host's options for these arguments.
     pub fn options(&self) -> LayerOptions {
         LayerOptions {
             package_dir: self.package_dir.clone(),
             coms_active: self.coms_active,
-            confine: self.confined(),
+            confine: self.confine,
             export_layers: None,
         }
     }
@@ -121,10 +131,16 @@ pub fn run_assembly<O: Observer>(
     args: &LayerArgs,
     cx: &mut Context<'_>,
     observer: &mut O,
-) -> anyhow::Result<Run> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let settings = cx.settings.read(&session, cx.err);
-    assembly::run(session, &args.options(), settings, cx.err, observer)
+) -> pi_rules_host::error::Result<Run> {
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
+    let settings = cx.settings.read(&session);
+    let run = assembly::run(session, &args.options(), settings, observer)?;
+    write_notes(cx.err, &run.notes);
+    Ok(run)
 }
 
 /// Where the layers are, for the commands that do not assemble.
@@ -145,9 +161,13 @@ pub struct PlaceArgs {
 
 impl PlaceArgs {
     /// Lists and reads the three layers these arguments name.
-    pub fn read(&self) -> anyhow::Result<Layers> {
-        let confine = self.confine || std::env::var_os(CONFINE_ENV).is_some_and(|v| v == "1");
-        Layers::read(self.cwd.clone(), self.package_dir.as_deref(), confine)
+    pub fn read(&self, env: &Env) -> pi_rules_host::error::Result<Layers> {
+        Layers::read(
+            env,
+            self.cwd.clone(),
+            self.package_dir.as_deref(),
+            self.confine,
+        )
     }
 }
 

@@ -5,8 +5,8 @@
 
 use clap::Parser;
 use pi_rules::commands::Cli;
-use pi_rules::invocation::{Context, FreshSettings};
-use pi_rules::output::{exit_for, note, OutputError, StdStreams};
+use pi_rules::invocation::{process_env, Context, FreshSettings};
+use pi_rules::output::{exit_for, note, StdStreams};
 use pi_rules::terminal::escape;
 use std::process::ExitCode;
 
@@ -14,7 +14,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut std_streams = StdStreams::new();
     let mut settings = FreshSettings;
+    let env = process_env();
     let mut cx = Context {
+        env: &env,
         color: cli.color,
         out: &mut std_streams.out,
         err: &mut std_streams.err,
@@ -29,15 +31,11 @@ fn main() -> ExitCode {
         Ok(exit) => exit,
         Err(err) => {
             let exit = exit_for(&err);
-            let quiet = err
-                .downcast_ref::<OutputError>()
-                .is_some_and(OutputError::is_broken_pipe);
-            if !quiet {
+            if !err.is_broken_pipe() {
                 // Messages can quote paths and values from hostile files.
-                let message = format!("{err:#}");
                 note(
                     cx.err,
-                    format_args!("pi-rules: error: {}", escape(&message)),
+                    format_args!("pi-rules: error: {}", escape(err.message())),
                 );
             }
             exit

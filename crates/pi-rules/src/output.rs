@@ -3,7 +3,7 @@
 //! Every command writes through a [`Context`](crate::invocation::Context): buffered stdout and
 //! stderr (64 KiB each), flushed
 //! at the end or per protocol line. Output that matters (the block, a report, a response) goes to
-//! `out`, and a failure there is an [`OutputError`] (exit 4). Diagnostics on `err` are
+//! `out`, and a failure there is an [`ErrorKind::Output`] error (exit 4). Diagnostics on `err` are
 //! best-effort: a stderr that is closed or full never costs the block ([`note`] ignores write
 //! errors).
 //!
@@ -14,6 +14,7 @@
 //! is treated the same way, as ripgrep does. A write that really fails (`/dev/full`, a pipe with
 //! no reader) is exit 4.
 
+use pi_rules_host::notes::Note;
 use std::fmt;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
@@ -47,46 +48,46 @@ impl From<Exit> for ExitCode {
     }
 }
 
-/// A write to stdout failed: exit code 4.
-#[derive(Debug)]
-pub struct OutputError(pub io::Error);
+pub use pi_rules_host::error::{Error, ErrorKind, UsageError};
 
-impl OutputError {
-    /// Whether the reader went away (`EPIPE`): the command then exits quietly, as `head` users
-    /// expect from ripgrep and cargo.
-    pub fn is_broken_pipe(&self) -> bool {
-        self.0.kind() == io::ErrorKind::BrokenPipe
+/// A failed write to stdout: an [`ErrorKind::Output`] error (exit 4).
+pub fn output<T>(result: io::Result<T>) -> Result<T, Error> {
+    result.map_err(Error::output)
+}
+
+/// The exit code for a failed command, by its kind: 2 for usage, 3 for an input that could not
+/// be read or used, 4 for output.
+pub fn exit_for(err: &Error) -> Exit {
+    match err.kind() {
+        ErrorKind::Usage => Exit::Usage,
+        ErrorKind::Input => Exit::Input,
+        ErrorKind::Output => Exit::Output,
     }
 }
 
-impl fmt::Display for OutputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot write the output: {}", self.0)
+/// Writes one diagnostic line to stderr, ignoring failures: a stderr that cannot be written must
+/// not cost the command its real output.
+pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
+    let _ = err.write_fmt(args);
+    let _ = err.write_all(b"\n");
+}
+
+/// A host note as the command line shows it: `pi-rules: warning: MESSAGE`, the message escaped
+/// for a terminal.
+pub fn note_line(note: &Note) -> String {
+    format!(
+        "pi-rules: {}: {}",
+        note.level.label(),
+        crate::terminal::escape(&note.message)
+    )
+}
+
+/// Writes each of `notes` to `err` as [`note_line`] shows it, best-effort.
+pub fn write_notes(err: &mut dyn Write, notes: &[Note]) {
+    for one in notes {
+        note(err, format_args!("{}", note_line(one)));
     }
 }
-
-impl std::error::Error for OutputError {}
-
-pub use pi_rules_host::error::UsageError;
-
-/// Wraps an output failure so that [`exit_for`] maps it to [`Exit::Output`].
-pub fn output<T>(result: io::Result<T>) -> anyhow::Result<T> {
-    result.map_err(|e| OutputError(e).into())
-}
-
-/// The exit code for a failed command: 4 for output, 2 for usage, 3 for everything else (an
-/// input that could not be read or used).
-pub fn exit_for(err: &anyhow::Error) -> Exit {
-    if err.downcast_ref::<OutputError>().is_some() {
-        Exit::Output
-    } else if err.downcast_ref::<UsageError>().is_some() {
-        Exit::Usage
-    } else {
-        Exit::Input
-    }
-}
-
-pub use pi_rules_host::notes::note;
 
 /// Buffered handles on the process's stdout and stderr.
 pub struct StdStreams {
@@ -233,16 +234,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_error_type() {
-        let out: anyhow::Error = OutputError(io::Error::from(io::ErrorKind::BrokenPipe)).into();
+    fn exit_codes_follow_the_error_kind() {
+        let out = output::<()>(Err(io::Error::from(io::ErrorKind::BrokenPipe))).unwrap_err();
         assert_eq!(exit_for(&out), Exit::Output);
-        let usage: anyhow::Error = UsageError("bad".into()).into();
+        assert!(out.is_broken_pipe());
+        let usage: Error = UsageError("bad".into()).into();
         assert_eq!(exit_for(&usage), Exit::Usage);
-        assert_eq!(exit_for(&anyhow::anyhow!("no such file")), Exit::Input);
-        let wrapped = output::<()>(Err(io::Error::from(io::ErrorKind::BrokenPipe)))
-            .unwrap_err()
-            .context("while writing");
-        assert_eq!(exit_for(&wrapped), Exit::Output);
+        let input: Error = anyhow::anyhow!("no such file").into();
+        assert_eq!(exit_for(&input), Exit::Input);
+        assert_eq!(input.message(), "no such file");
     }
 
     /// Records each write that reaches it.

@@ -20,11 +20,12 @@
 use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
-use crate::output::{exit_for, Exit, OutputError};
+use crate::output::Error;
 use crate::report;
 use crate::terminal::ColorChoice;
 use pi_rules_host::check;
-use pi_rules_host::session::{NotADirectory, Session};
+use pi_rules_host::env::Env;
+use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -80,20 +81,15 @@ impl RpcError {
 
     /// A command's failure, by exit code. What the command line calls by a flag is named as the
     /// request's parameter.
-    fn application(err: &anyhow::Error) -> RpcError {
-        let kind = match exit_for(err) {
-            Exit::Usage => "usage",
-            Exit::Output => "output",
-            _ => "input",
-        };
-        let message = match err.downcast_ref::<NotADirectory>() {
+    fn application(err: &Error) -> RpcError {
+        let message = match err.not_a_directory() {
             Some(cwd) => cwd.for_param("params.cwd"),
-            None => format!("{err:#}"),
+            None => err.message().to_owned(),
         };
         RpcError {
             code: code::APPLICATION_ERROR,
             message,
-            kind: Some(kind),
+            kind: Some(err.kind().name()),
         }
     }
 }
@@ -107,17 +103,20 @@ pub enum ServeError {
     Output(io::Error),
 }
 
-impl From<ServeError> for anyhow::Error {
-    fn from(err: ServeError) -> anyhow::Error {
+impl From<ServeError> for Error {
+    fn from(err: ServeError) -> Error {
         match err {
-            ServeError::Input(err) => anyhow::Error::new(err).context("cannot read the requests"),
-            ServeError::Output(err) => OutputError(err).into(),
+            ServeError::Input(err) => Error::input(format!("cannot read the requests: {err}")),
+            ServeError::Output(err) => Error::output(err),
         }
     }
 }
 
 /// The server: the settings cache and reusable buffers.
 pub struct Server {
+    /// The process as the host sees it, the same for every request (a request's `cwd` is
+    /// given to the session explicitly).
+    env: Env,
     settings: CachedSettings,
     /// A method's result as the command printed it.
     body: Vec<u8>,
@@ -129,8 +128,9 @@ pub struct Server {
 const RETAINED_BYTES: usize = 1 << 20;
 
 impl Server {
-    pub fn new(settings_ttl: Duration) -> Server {
+    pub fn new(env: Env, settings_ttl: Duration) -> Server {
         Server {
+            env,
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),
             response: Vec::new(),
@@ -371,12 +371,9 @@ impl Server {
             }
             "render" => {
                 let p: RenderParams = parse_params(params)?;
-                let session =
-                    Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
-                let settings = self
-                    .settings
-                    .resolve(&session, &mut io::sink())
-                    .into_settings();
+                let session = Session::new(&self.env, Some(p.cwd), None)
+                    .map_err(|e| RpcError::application(&e))?;
+                let settings = self.settings.resolve(&session).into_settings();
                 let text = pi_rules_core::render::render(&p.prompt, &settings);
                 write_json(body, &TextResult::new(text.as_bytes()));
                 Ok(())
@@ -435,7 +432,8 @@ impl Server {
             CheckFormat::Human => report::Format::Human,
             CheckFormat::Short => report::Format::Short,
         };
-        let session = Session::new(Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        let session =
+            Session::new(&self.env, Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
         self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let options = report::CheckRun {
@@ -451,7 +449,7 @@ impl Server {
         let mut text = Vec::new();
         options
             .render(&report, &mut text)
-            .map_err(|e| RpcError::application(&e.into()))?;
+            .map_err(|e| RpcError::application(&anyhow::Error::from(e).into()))?;
         let (errors, warnings, infos) = report::counts(&report);
         let notes = session.unread_root_rules_note();
         /// The result of a `check` in a human format: the report's text is written into the
@@ -481,6 +479,7 @@ impl Server {
     fn run_command(&mut self, command: Command, body: &mut Vec<u8>) -> Result<(), RpcError> {
         let mut err = io::sink();
         let mut cx = Context {
+            env: &self.env,
             out: body,
             err: &mut err,
             color: ColorChoice::Never,

@@ -25,7 +25,7 @@ pub fn write_file_text(
     err: &mut dyn io::Write,
     bytes: &[u8],
     raw: bool,
-) -> anyhow::Result<()> {
+) -> pi_rules_host::error::Result<()> {
     if raw || !io::stdout().is_terminal() {
         return output(out.write_all(bytes));
     }

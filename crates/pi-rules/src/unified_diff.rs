@@ -54,7 +54,7 @@ pub fn write(
     write_with(out, old, new, context, paint, Lines::Escaped)
 }
 
-/// [`write`], with the lines written as `lines` says.
+/// [`write()`], with the lines written as `lines` says.
 ///
 /// The hunks are cut from the sequence of lines the diff produces (each kept, removed or
 /// added), and each header counts the lines of its hunk on either side: the diff's own indexes

@@ -2,11 +2,10 @@
 //! defaults. The global settings file and the environment are one machine's, and a file a team
 //! commits must come out the same on every machine.
 
-use crate::notes::note;
+use crate::notes::Note;
 use crate::session::{Session, SettingsFileState, SettingsRead};
 use crate::settings_source::{SettingsOverrides, SettingsSource};
 use pi_rules_core::settings::{self, SettingsFile};
-use std::io::Write;
 
 /// The project settings file and the schema defaults, with `--set` values above them.
 #[derive(Debug, Clone, Default)]
@@ -15,11 +14,9 @@ pub struct ProjectSettings {
 }
 
 impl SettingsSource for ProjectSettings {
-    fn read(&mut self, session: &Session, err: &mut dyn Write) -> SettingsRead {
+    fn read(&mut self, session: &Session) -> SettingsRead {
         let (project, _global) = session.settings_files();
-        for notice in project.notices() {
-            note(err, format_args!("pi-rules: warning: {notice}"));
-        }
+        let notes = project.notices().into_iter().map(Note::warning).collect();
         let file = if self.overrides.is_empty() {
             project.file.clone()
         } else {
@@ -29,6 +26,7 @@ impl SettingsSource for ProjectSettings {
         let resolved = settings::resolve(&session.schema, &file, &SettingsFile::missing(), &no_env);
         SettingsRead {
             resolved,
+            notes,
             files: vec![SettingsFileState::of(
                 "project",
                 &project.path,

@@ -133,7 +133,7 @@ mod tests {
             assert_eq!(
                 policy.escape(*layer, Path::new(real), None).is_some(),
                 *escapes,
-                "{layer} {real}"
+                "{layer:?} {real}"
             );
         }
     }

@@ -37,6 +37,7 @@ pub(super) fn list_layer(
     dir: &Path,
     notes: &mut Vec<String>,
 ) -> (Vec<Entry>, Option<Directory>) {
+    let layer = layer.as_str();
     let mut open = match Directory::open(dir) {
         Ok(open) => open,
         Err(rustix::io::Errno::NOENT) => return (Vec::new(), None),

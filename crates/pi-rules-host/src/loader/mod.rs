@@ -48,33 +48,9 @@ pub use pi_rules_core::lint::MAX_RULE_BYTES;
 /// The most bytes ever read from one candidate; reaching it means the candidate is oversized.
 pub const READ_LIMIT: u64 = MAX_RULE_BYTES + 1;
 
-/// A rule layer, lowest precedence first (so `Ord` is precedence).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Layer {
-    /// The rules shipped with the tool (embedded, or `--package-dir`).
-    Package,
-    /// `$HOME/.pi/agent/rules`.
-    User,
-    /// `<cwd>/.pi/rules`.
-    Project,
-}
-
-impl Layer {
-    /// The lower-case name used in messages and JSON: `package`, `user` or `project`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layer::Package => "package",
-            Layer::User => "user",
-            Layer::Project => "project",
-        }
-    }
-}
-
-impl fmt::Display for Layer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// A rule layer, lowest precedence first (so `Ord` is precedence): the linter's, so that the
+/// loader, `check` and the commands name the layers with one type.
+pub use pi_rules_core::lint::LayerKind as Layer;
 
 /// Where the package layer comes from.
 #[derive(Clone, Debug)]
@@ -302,7 +278,7 @@ pub struct Escaped {
 impl fmt::Display for Escaped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.candidate.display_path(&self.name);
-        let layer = self.candidate.layer;
+        let layer = self.candidate.layer.as_str();
         if self.refused {
             write!(f, "{layer} rule `{path}` is not read: {}", self.escape)?;
             f.write_str(" (--confine)")

@@ -5,9 +5,9 @@ use crate::invocation::{LayerArgs, OutputFormat};
 use crate::json::{JsonWriter, Seq, Text};
 use crate::output::{output, Exit};
 use crate::terminal::escape;
-use anyhow::Result;
 use pi_rules_core::Message;
 use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::error::Result;
 use serde::Serialize;
 use std::io::{self, Write};
 

@@ -2,12 +2,13 @@
 
 use crate::invocation::Context;
 use crate::invocation::LayerArgs;
-use crate::output::{note, output, Exit, UsageError};
+use crate::output::{note, output, write_notes, Exit, UsageError};
 use crate::report::{CheckRun, Format};
-use anyhow::Result;
 use pi_rules_core::lint::{self, CodeInfo, CODES};
 use pi_rules_host::check::{self, CheckOptions, CheckStatus};
+use pi_rules_host::error::Result;
 use pi_rules_host::fix;
+use pi_rules_host::notes::Note;
 use pi_rules_host::session::Session;
 use std::io::IsTerminal as _;
 
@@ -140,13 +141,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         return Ok(Exit::Success);
     }
     let session = Session::new(
+        cx.env,
         args.layers.project.cwd.clone(),
         args.layers.project.keys.as_deref(),
     )?;
     let package = session
         .layer_dirs(args.layers.package_dir.as_deref())
         .package;
-    session.note_unread_root_rules(cx.err);
+    if let Some(text) = session.unread_root_rules_note() {
+        write_notes(cx.err, &[Note::info(text)]);
+    }
     let options = CheckOptions {
         session: &session,
         package,

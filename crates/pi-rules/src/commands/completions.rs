@@ -3,9 +3,9 @@
 use super::Cli;
 use crate::invocation::Context;
 use crate::output::{output, Exit};
-use anyhow::Result;
 use clap::CommandFactory;
 use clap_complete::Shell;
+use pi_rules_host::error::Result;
 
 /// Print a completion script for a shell.
 #[derive(clap::Args, Debug, Clone)]

@@ -2,12 +2,13 @@
 //! block do to the rules block, as a unified diff.
 
 use crate::invocation::{Context, LayerArgs, ProjectArgs, SettingsOverrides, SettingsSource};
-use crate::output::{note, output, Exit};
+use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use anyhow::{bail, Result};
 use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::bail;
 use pi_rules_host::bounded::MAX_PROMPT_BYTES;
+use pi_rules_host::error::Result;
 use pi_rules_host::session::{Session, SettingsRead};
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -62,7 +63,11 @@ pub struct Args {
 
 /// `pi-rules diff`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let mut overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
     let layers = |coms_active: bool| {
         LayerArgs {
@@ -73,7 +78,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         .options()
     };
-    let base = cx.settings.read(&session, cx.err);
+    let base = cx.read_settings(&session);
 
     let (old_label, old, session) = match &args.against {
         Some(path) => {
@@ -87,10 +92,11 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 SettingsRead {
                     resolved: base.resolved.clone(),
                     files: Vec::new(),
+                    notes: Vec::new(),
                 },
-                cx.err,
                 &mut (),
             )?;
+            write_notes(cx.err, &run.notes);
             let label = if args.no_coms_active {
                 "now, coms_active on".to_owned()
             } else {
@@ -101,26 +107,19 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
     };
 
-    // The second run's notes (a missing package directory, escaping rules) would repeat the
-    // first's.
-    let mut quiet = std::io::sink();
-    let second_err: &mut dyn std::io::Write = if args.against.is_some() {
-        cx.err
-    } else {
-        &mut quiet
-    };
-    let new_settings = if overrides.is_empty() {
+    let mut new_settings = if overrides.is_empty() {
         base
     } else {
-        overrides.read(&session, &mut std::io::sink())
+        overrides.read(&session)
     };
-    let new_run = assembly::run(
-        session,
-        &layers(args.coms_active),
-        new_settings,
-        second_err,
-        &mut (),
-    )?;
+    // The settings' notes were written when they were first read.
+    new_settings.notes.clear();
+    let new_run = assembly::run(session, &layers(args.coms_active), new_settings, &mut ())?;
+    // Without `--against`, the second run's notes (a missing package directory, escaping
+    // rules) would repeat the first's.
+    if args.against.is_some() {
+        write_notes(cx.err, &new_run.notes);
+    }
     let mut changes = overrides.describe();
     if args.coms_active {
         changes.push("coms_active on".to_owned());

@@ -4,7 +4,7 @@
 use crate::invocation::Context;
 use crate::output::{output, Exit, UsageError};
 use crate::terminal::escape;
-use anyhow::Result;
+use pi_rules_host::error::Result;
 
 macro_rules! doc {
     ($name:literal) => {

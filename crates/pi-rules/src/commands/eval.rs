@@ -3,7 +3,7 @@
 use crate::eval::EvalError;
 use crate::invocation::Context;
 use crate::output::{output, Exit};
-use anyhow::Result;
+use pi_rules_host::error::Result;
 
 /// Serve the engine over stdin/stdout: one JSON request per line, one response per line.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -23,6 +23,6 @@ pub fn run(_args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         Ok(()) => Ok(Exit::Success),
         Err(EvalError::Write(err)) => output(Err(err)),
         // Reading stdin failed: an input error, not an output one.
-        Err(err @ EvalError::Read(_)) => Err(err.into()),
+        Err(err @ EvalError::Read(_)) => Err(anyhow::Error::from(err).into()),
     }
 }

@@ -3,11 +3,11 @@
 //! is the host's ([`pi_rules_host::export`]); this is its command line and its printing.
 
 use crate::invocation::{Context, LayerName, ProjectArgs, SettingsOverrides, SettingsSource};
-use crate::output::{note, output, Exit, UsageError};
+use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use anyhow::Result;
 use pi_rules_host::assembly::{self, LayerOptions};
+use pi_rules_host::error::{Result, UsageError};
 use pi_rules_host::export::settings::ProjectSettings;
 use pi_rules_host::export::{self as host, targets, LayerChoice, Options, Target};
 use pi_rules_host::session::Session;
@@ -126,7 +126,11 @@ fn with_pointer(mut targets: Vec<Target>, pointer: bool) -> Result<Vec<Target>, 
 /// `pi-rules export`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let given = parse_targets(&args.targets, args.pointer)?;
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let root = session.project_root();
     let targets = if args.targets.is_empty() {
         let present = host::present(&root);
@@ -144,13 +148,14 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         given
     };
     let overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
-    let settings = match args.settings {
-        SettingsChoice::Project => ProjectSettings { overrides }.read(&session, cx.err),
+    let mut settings = match args.settings {
+        SettingsChoice::Project => ProjectSettings { overrides }.read(&session),
         SettingsChoice::All => {
             let mut overrides = overrides;
-            overrides.read(&session, cx.err)
+            overrides.read(&session)
         }
     };
+    write_notes(cx.err, &std::mem::take(&mut settings.notes));
     let choice = if args.layers.is_empty() {
         LayerChoice::default()
     } else {
@@ -166,7 +171,8 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         confine: true,
         export_layers: Some(choice),
     };
-    let run = assembly::run(session, &options, settings, cx.err, &mut ())?;
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
     for warning in run.warning_messages() {
         note(
             cx.err,

@@ -4,11 +4,10 @@
 use crate::invocation::{Context, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use anyhow::{anyhow, bail, Result};
-use pi_rules_core::lint::LayerKind;
 use pi_rules_host::authoring::prefix_of;
+use pi_rules_host::bail;
+use pi_rules_host::error::{Error, Result};
 use pi_rules_host::export::import::{self as host, SourceKind};
-use pi_rules_host::loader::Layer;
 use pi_rules_host::writing::WriteError;
 use std::path::PathBuf;
 
@@ -45,13 +44,9 @@ const MAX_IMPORT_BYTES: u64 = 1024 * 1024;
 
 /// `pi-rules import`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let layers = args.place.read()?;
+    let layers = args.place.read(cx.env)?;
     let target = args.target.layer();
-    let (lo, hi) = match target {
-        Layer::User => LayerKind::User,
-        _ => LayerKind::Project,
-    }
-    .prefix_range();
+    let (lo, hi) = target.prefix_range();
     // Read and convert every file first: one that cannot be imported stops the command before
     // anything is written.
     let mut rules: Vec<(String, String, String)> = Vec::new(); // (shown source, stem, text)
@@ -63,18 +58,22 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             .collect();
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         let kind: SourceKind = host::kind_of(&parts).ok_or_else(|| {
-            anyhow!(
+            Error::input(format!(
                 "cannot import `{shown}`: {}",
                 host::ImportError::UnknownKind
-            )
+            ))
         })?;
         let bytes = match pi_rules_host::bounded::read_text(file, MAX_IMPORT_BYTES) {
             Ok(Some(text)) => text.into_bytes(),
             Ok(None) => bail!("cannot import `{shown}`: no such file"),
             Err(reason) => bail!("cannot import `{shown}`: {}", escape(&reason)),
         };
-        let imported = host::import(kind, &bytes)
-            .map_err(|err| anyhow!("cannot import `{shown}`: {}", escape(&err.to_string())))?;
+        let imported = host::import(kind, &bytes).map_err(|err| {
+            Error::input(format!(
+                "cannot import `{shown}`: {}",
+                escape(&err.to_string())
+            ))
+        })?;
         if let Some(warning) = &imported.warning {
             note(
                 cx.err,
@@ -95,16 +94,17 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         .collect();
     let dir_path = layers.writable_dir(target)?;
     let dir = layers.open_layer(target).map_err(|e| {
-        anyhow!(
+        Error::input(format!(
             "cannot write to `{}`: {e:#}",
             escape(&dir_path.display().to_string())
-        )
+        ))
     })?;
     for (shown, stem, text) in rules {
         let Some(prefix) = host::next_free(&used, lo, hi) else {
             bail!(
-                "cannot import `{shown}`: every prefix from {lo:02} to {hi:02} of the {target} \
-                 layer is in use"
+                "cannot import `{shown}`: every prefix from {lo:02} to {hi:02} of the {} \
+                 layer is in use",
+                target.as_str()
             );
         };
         used.push(prefix);

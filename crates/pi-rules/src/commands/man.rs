@@ -4,8 +4,8 @@ use super::Cli;
 use crate::invocation::Context;
 use crate::output::{output, Exit, UsageError};
 use crate::terminal::escape;
-use anyhow::Result;
 use clap::CommandFactory;
+use pi_rules_host::error::Result;
 
 /// Print the manual page (roff), for pi-rules or one of its commands.
 #[derive(clap::Args, Debug, Clone)]

@@ -26,8 +26,8 @@ pub mod watch;
 use crate::invocation::Context;
 use crate::output::Exit;
 use crate::terminal::ColorChoice;
-use anyhow::Result;
 use clap::{Parser, Subcommand};
+use pi_rules_host::error::Result;
 
 pub use crate::output::{exit_for, output};
 

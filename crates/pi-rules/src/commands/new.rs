@@ -5,10 +5,10 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use anyhow::{bail, Result};
-use pi_rules_core::lint::LayerKind;
 use pi_rules_host::authoring::{name_without_prefix, prefix_of};
-use pi_rules_host::loader::{is_rule_name, Layer, NameReport};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
+use pi_rules_host::loader::{is_rule_name, NameReport};
 use pi_rules_host::writing::WriteError;
 
 /// Create a rule file from a template, with the next free prefix of the layer's range.
@@ -48,9 +48,10 @@ pub struct Args {
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let stem = args.name.strip_suffix(".md").unwrap_or(&args.name);
     check_name(&args.name, stem)?;
-    let layers = args.place.read()?;
-    let target = args.target.layer();
-    let kind = layer_kind(target);
+    let layers = args.place.read(cx.env)?;
+    let target_layer = args.target.layer();
+    let target = target_layer.as_str();
+    let kind = target_layer;
     let (lo, hi) = kind.prefix_range();
     let file_name = match prefix_of(stem) {
         Some((digits, _)) => {
@@ -91,35 +92,35 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     };
     let same_file = layers.loaded.names.iter().find(|r| r.name == file_name);
     if let Some(report) = same_file {
-        if let Some(here) = report.candidates.iter().find(|c| c.layer == target) {
+        if let Some(here) = report.candidates.iter().find(|c| c.layer == target_layer) {
             bail!(
                 "`{shown_name}` already exists in the {target} layer: `{}`; edit it, or pick \
                  another name",
                 escape(&here.display_path(&file_name))
             );
         }
-        let higher = report.candidates.iter().find(|c| c.layer > target);
+        let higher = report.candidates.iter().find(|c| c.layer > target_layer);
         // The copy the new file would override: the highest one below the target layer.
-        let lower = report.candidates.iter().find(|c| c.layer < target);
+        let lower = report.candidates.iter().find(|c| c.layer < target_layer);
         match (higher, lower) {
             (Some(higher), _) if !args.force => bail!(
                 "`{shown_name}` is already a {} rule (`{}`), which overrides any {target} file of \
                  that name: a new one would not be used; pass --force to write it anyway",
-                higher.layer,
+                higher.layer.as_str(),
                 escape(&higher.display_path(&file_name))
             ),
             (None, Some(lower)) if !args.force => bail!(
                 "`{shown_name}` is already a {} rule (`{}`), and a new {target} file of that name \
                  would override it whole; `pi-rules override {shown_name} --{target}` starts \
                  from its text, or pass --force to start from the template",
-                lower.layer,
+                lower.layer.as_str(),
                 escape(&lower.display_path(&file_name))
             ),
             (Some(higher), _) => note(
                 cx.err,
                 format_args!(
                     "pi-rules: note: the {} copy `{}` still overrides the new {target} file",
-                    higher.layer,
+                    higher.layer.as_str(),
                     escape(&higher.display_path(&file_name))
                 ),
             ),
@@ -127,7 +128,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 cx.err,
                 format_args!(
                     "pi-rules: note: the new {target} file overrides the {} copy `{}` whole",
-                    lower.layer,
+                    lower.layer.as_str(),
                     escape(&lower.display_path(&file_name))
                 ),
             ),
@@ -144,7 +145,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if let Some((report, (layer, path))) = namesakes.first().and_then(|r| Some((r, taken(r)?))) {
         let shown_bare = escape(bare);
         if !args.force {
-            let copy = if layer < target {
+            let copy = if layer < target_layer {
                 format!(
                     " (`pi-rules override {} --{target}` copies it to the {target} layer)",
                     escape(&report.name)
@@ -153,9 +154,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 String::new()
             };
             bail!(
-                "a rule named `{shown_bare}` already exists: `{path}` ({layer} layer); another \
+                "a rule named `{shown_bare}` already exists: `{path}` ({} layer); another \
                  would make `{shown_bare}` name two rules. Edit that one{copy}, pick another \
-                 name, or pass --force to add it anyway"
+                 name, or pass --force to add it anyway",
+                layer.as_str()
             );
         }
         note(
@@ -166,10 +168,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ),
         );
     }
-    let dest = layers.writable_dir(target)?.join(&file_name);
+    let dest = layers.writable_dir(target_layer)?.join(&file_name);
     let shown_dest = escape(&dest.display().to_string()).into_owned();
     let dir = layers
-        .open_layer(target)
+        .open_layer(target_layer)
         .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
     match dir.write(&file_name, template(stem).as_bytes(), false) {
         Ok(()) => {}
@@ -203,15 +205,6 @@ fn check_name(given: &str, stem: &str) -> Result<()> {
         return bad("it is longer than 200 bytes");
     }
     Ok(())
-}
-
-/// The lint's name for a layer, whose prefix range is the convention.
-fn layer_kind(layer: Layer) -> LayerKind {
-    match layer {
-        Layer::Package => LayerKind::Package,
-        Layer::User => LayerKind::User,
-        Layer::Project => LayerKind::Project,
-    }
 }
 
 /// The prefix after the highest one used in `lo..=hi`, or the lowest free one when the highest

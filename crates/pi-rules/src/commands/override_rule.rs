@@ -4,7 +4,8 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use anyhow::{bail, Result};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
 use pi_rules_host::writing::WriteError;
 
 /// Copy a rule into the user or project layer, byte for byte, to edit it there.
@@ -38,15 +39,16 @@ pub struct Args {
 
 /// `pi-rules override`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let layers = args.place.read()?;
-    let target = args.target.layer();
+    let layers = args.place.read(cx.env)?;
+    let target_layer = args.target.layer();
+    let target = target_layer.as_str();
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();
     let shown_name = escape(name).into_owned();
     let below: Vec<_> = report
         .candidates
         .iter()
-        .filter(|c| c.layer < target)
+        .filter(|c| c.layer < target_layer)
         .collect();
     if below.is_empty() {
         bail!(
@@ -69,7 +71,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 cx.err,
                 format_args!(
                     "pi-rules: note: the {} copy `{path}` cannot be read ({}); trying the next lower layer",
-                    candidate.layer,
+                    candidate.layer.as_str(),
                     escape(&unusable.reason)
                 ),
             ),
@@ -78,16 +80,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let Some((candidate, copy)) = source else {
         bail!("no copy of `{shown_name}` below the {target} layer can be read");
     };
-    let dest = layers.writable_dir(target)?.join(name);
+    let dest = layers.writable_dir(target_layer)?.join(name);
     let shown_dest = escape(&dest.display().to_string()).into_owned();
     let dir = layers
-        .open_layer(target)
+        .open_layer(target_layer)
         .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
     match dir.write(name, &copy.bytes, args.force) {
         Ok(()) => {}
         Err(WriteError::Exists) => bail!(
             "`{shown_dest}` already exists; pass --force to replace it with the {} copy",
-            candidate.layer
+            candidate.layer.as_str()
         ),
         Err(err) => bail!("cannot write `{shown_dest}`: {err}"),
     }
@@ -97,16 +99,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             format_args!(
                 "pi-rules: note: the {} copy is a link to an empty device (it masks `{shown_name}`), \
                  so the new copy is empty",
-                candidate.layer
+                candidate.layer.as_str()
             ),
         );
     }
-    if let Some(higher) = report.candidates.iter().find(|c| c.layer > target) {
+    if let Some(higher) = report.candidates.iter().find(|c| c.layer > target_layer) {
         note(
             cx.err,
             format_args!(
                 "pi-rules: note: the {} copy `{}` still wins over the new {target} copy",
-                higher.layer,
+                higher.layer.as_str(),
                 escape(&higher.display_path(name))
             ),
         );

@@ -4,10 +4,11 @@ use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
 use crate::output::{note, Exit};
 use crate::terminal::{escape, write_file_text};
-use anyhow::{Context as _, Result};
+use anyhow::Context as _;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::span::{self, LineCol};
 use pi_rules_host::bounded::{self, MAX_PROMPT_BYTES};
+use pi_rules_host::error::Result;
 use pi_rules_host::session::Session;
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -38,12 +39,16 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
     let prompt = match &args.file {
         Some(path) if path.as_os_str() != "-" => read_prompt(path)?,
         _ => read_stdin()?,
     };
-    let settings = cx.settings.resolve(&session, cx.err).into_settings();
+    let settings = cx.read_settings(&session).resolved.into_settings();
     let label = match &args.file {
         Some(path) if path.as_os_str() != "-" => escape(&path.display().to_string()).into_owned(),
         _ => "<stdin>".to_owned(),
@@ -116,11 +121,11 @@ fn read_prompt(path: &Path) -> Result<String> {
     let shown = escape(&path.display().to_string()).into_owned();
     match bounded::read_text(path, MAX_PROMPT_BYTES) {
         Ok(Some(text)) => Ok(text),
-        Ok(None) => anyhow::bail!(
+        Ok(None) => pi_rules_host::bail!(
             "cannot read the prompt file `{shown}`: no such file; check the path, or pipe the \
              prompt on stdin"
         ),
-        Err(reason) => anyhow::bail!("cannot read the prompt file `{shown}`: {reason}"),
+        Err(reason) => pi_rules_host::bail!("cannot read the prompt file `{shown}`: {reason}"),
     }
 }
 
@@ -132,7 +137,7 @@ fn read_stdin() -> Result<String> {
         .read_to_end(&mut bytes)
         .context("cannot read the prompt from stdin")?;
     if bytes.len() as u64 > MAX_PROMPT_BYTES {
-        anyhow::bail!("the prompt on stdin is over the {MAX_PROMPT_BYTES}-byte limit");
+        pi_rules_host::bail!("the prompt on stdin is over the {MAX_PROMPT_BYTES}-byte limit");
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -6,10 +6,10 @@
 use crate::invocation::{Context, OutputFormat};
 use crate::output::{output, Exit, UsageError};
 use crate::terminal::{escape, Paint};
-use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::settings::{KeySpec, Schema};
 use pi_rules_core::Value;
+use pi_rules_host::error::Result;
 use pi_rules_host::session::Session;
 use serde_json::{json, Value as Json};
 use std::fmt::Write as _;
@@ -45,7 +45,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let schema: &Schema = match &args.schema {
         None => Schema::embedded(),
         Some(path) => {
-            session = Session::new(None, Some(path))?;
+            session = Session::new(cx.env, None, Some(path))?;
             &session.schema
         }
     };

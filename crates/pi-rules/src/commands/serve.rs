@@ -4,7 +4,7 @@
 use crate::invocation::Context;
 use crate::output::Exit;
 use crate::serve::Server;
-use anyhow::Result;
+use pi_rules_host::error::Result;
 use std::time::Duration;
 
 /// Serve the commands as JSON-RPC 2.0 methods over stdin and stdout, one message per line.
@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let mut server = Server::new(Duration::from_secs(args.settings_ttl));
+    let mut server = Server::new(cx.env.clone(), Duration::from_secs(args.settings_ttl));
     let stdin = std::io::stdin();
     server.serve(stdin.lock(), &mut *cx.out)?;
     Ok(Exit::Success)

@@ -4,10 +4,10 @@ use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::{escape, escape_truncated};
-use anyhow::Result;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::settings::Source;
 use pi_rules_core::Value;
+use pi_rules_host::error::Result;
 use pi_rules_host::session::Session;
 
 /// The widest value column before values are cut.
@@ -42,8 +42,12 @@ pub struct Args {
 pub const FORMAT_VERSION: u32 = 1;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-    let resolved = cx.settings.resolve(&session, cx.err);
+    let session = Session::new(
+        cx.env,
+        args.project.cwd.clone(),
+        args.project.keys.as_deref(),
+    )?;
+    let resolved = cx.read_settings(&session).resolved;
     let mut unknown = false;
     for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {
         unknown = true;

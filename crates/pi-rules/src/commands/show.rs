@@ -4,7 +4,8 @@
 use crate::invocation::{LayerName, PlaceArgs};
 use crate::output::{note, Exit, UsageError};
 use crate::terminal::{escape, write_file_text};
-use anyhow::{bail, Result};
+use pi_rules_host::bail;
+use pi_rules_host::error::Result;
 use pi_rules_host::loader::{Escaped, Layer, Outcome};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
@@ -43,7 +44,7 @@ pub struct Args {
 
 /// `pi-rules show`.
 pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit> {
-    let layers = args.place.read()?;
+    let layers = args.place.read(cx.env)?;
     let report = layers.find(&args.name)?;
     let name = report.name.as_str();
     let candidate = match args.layer {
@@ -55,8 +56,9 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
                     let present: Vec<&str> =
                         report.candidates.iter().map(|c| c.layer.as_str()).collect();
                     return Err(UsageError(format!(
-                        "`{}` has no copy in the {layer} layer; it is in the {} layer",
+                        "`{}` has no copy in the {} layer; it is in the {} layer",
                         escape(name),
+                        layer.as_str(),
                         present.join(" and ")
                     ))
                     .into());
@@ -74,10 +76,10 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
                         cx.err,
                         format_args!(
                             "pi-rules: note: the {} copy `{}` cannot be used ({}); showing the {} copy, which wins",
-                            failure.candidate.layer,
+                            failure.candidate.layer.as_str(),
                             escape(&failure.candidate.display_path(name)),
                             escape(&failure.reason.to_string()),
-                            winner.layer
+                            winner.layer.as_str()
                         ),
                     );
                 }

@@ -16,13 +16,15 @@
 //! (and every read by a host) would start another round.
 
 use crate::invocation::{Context, FreshSettings, LayerArgs, SettingsSource};
-use crate::output::{note, output, Exit};
+use crate::output::{note, note_line, output, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use anyhow::{Context as _, Result};
+use anyhow::Context as _;
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
 use pi_rules_host::assembly;
+use pi_rules_host::env::Env;
+use pi_rules_host::error::Result;
 use pi_rules_host::loader::PackageSource;
 use pi_rules_host::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,7 +103,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut watches = Watches::default();
     let paint = Paint { on: cx.color_out() };
 
-    let mut current = settle(&args.layers, &mut watcher, &mut watches, cx.err)?;
+    let mut current = settle(cx.env, &args.layers, &mut watcher, &mut watches, cx.err)?;
     for line in &current.notes {
         note(cx.err, format_args!("{line}"));
     }
@@ -148,7 +150,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         if !relevant {
             continue;
         }
-        let next = settle(&args.layers, &mut watcher, &mut watches, cx.err)?;
+        let next = settle(cx.env, &args.layers, &mut watcher, &mut watches, cx.err)?;
         for line in next.notes.iter().filter(|l| !current.notes.contains(l)) {
             note(cx.err, format_args!("{line}"));
         }
@@ -213,9 +215,8 @@ struct Snapshot {
 
 impl Snapshot {
     /// Reads everything afresh.
-    fn read(args: &LayerArgs) -> Result<Snapshot> {
-        let session = Session::new(args.project.cwd.clone(), args.project.keys.as_deref())?;
-        let mut notes = Vec::new();
+    fn read(env: &Env, args: &LayerArgs) -> Result<Snapshot> {
+        let session = Session::new(env, args.project.cwd.clone(), args.project.keys.as_deref())?;
         let mut targets = Vec::new();
         for dir in
             std::iter::once(session.project_settings_dir()).chain(session.global_settings_dir())
@@ -225,8 +226,8 @@ impl Snapshot {
             }
             targets.push(dir);
         }
-        let settings = FreshSettings.read(&session, &mut notes);
-        let run = assembly::run(session, &args.options(), settings, &mut notes, &mut ())?;
+        let settings = FreshSettings.read(&session);
+        let run = assembly::run(session, &args.options(), settings, &mut ())?;
         let dirs = run.session.layer_dirs(args.package_dir.as_deref());
         if let PackageSource::Dir(dir) = dirs.package {
             targets.push(dir);
@@ -249,10 +250,7 @@ impl Snapshot {
             block: run.block,
             warnings,
             files,
-            notes: String::from_utf8_lossy(&notes)
-                .lines()
-                .map(str::to_owned)
-                .collect(),
+            notes: run.notes.iter().map(note_line).collect(),
             targets,
         })
     }
@@ -384,17 +382,18 @@ impl Watches {
 /// Reads a snapshot and fits the watches to it, reading again while new watches were needed
 /// (a file created in a directory before its watch was set is then seen).
 fn settle(
+    env: &Env,
     args: &LayerArgs,
     watcher: &mut dyn Watcher,
     watches: &mut Watches,
     err: &mut dyn std::io::Write,
 ) -> Result<Snapshot> {
-    let mut snapshot = Snapshot::read(args)?;
+    let mut snapshot = Snapshot::read(env, args)?;
     for _ in 0..8 {
         if !watches.update(&snapshot.watch_dirs(), watcher, err) {
             break;
         }
-        snapshot = Snapshot::read(args)?;
+        snapshot = Snapshot::read(env, args)?;
     }
     Ok(snapshot)
 }

@@ -6,6 +6,7 @@
 use crate::common;
 
 use common::{git, mkfifo};
+use pi_rules::invocation::process_env;
 use pi_rules_host::repo::{self, Discovery, GIT_HARDENING, GIT_TIMEOUT};
 use serde_json::Value;
 use std::fs;
@@ -251,7 +252,7 @@ fn fifo_commondir_is_decided_without_waiting_on_git() {
     assert_eq!(repo::discover(&wt), Discovery::NotARepository);
     // Git itself would wait on the FIFO until it is killed: the same answer, only later.
     assert_eq!(
-        repo::repo_root_from_git(&wt, Duration::from_millis(300)),
+        repo::repo_root_from_git(&process_env(), &wt, Duration::from_millis(300)),
         None
     );
     let (took, after) = timed_settings(&wt, tmp.path());
@@ -275,12 +276,12 @@ fn fifo_config_and_fifo_head_are_decided_without_waiting_on_git() {
         mkfifo(&path);
         assert_eq!(repo::discover(&inner), Discovery::NotARepository, "{file}");
         assert_eq!(
-            repo::repo_root_from_git(&inner, Duration::from_millis(300)),
+            repo::repo_root_from_git(&process_env(), &inner, Duration::from_millis(300)),
             None,
             "{file}"
         );
         let started = Instant::now();
-        assert_eq!(repo::repo_root(&inner), None, "{file}");
+        assert_eq!(repo::repo_root(&process_env(), &inner), None, "{file}");
         assert!(started.elapsed() < GIT_TIMEOUT, "{file}");
     }
 }
@@ -299,7 +300,7 @@ fn commondir_that_is_a_directory_or_a_device_is_not_a_repository() {
         }
         assert_eq!(repo::discover(&wt), Discovery::NotARepository, "{make}");
         assert_eq!(
-            repo::repo_root_from_git(&wt, Duration::from_millis(500)),
+            repo::repo_root_from_git(&process_env(), &wt, Duration::from_millis(500)),
             None,
             "{make}"
         );

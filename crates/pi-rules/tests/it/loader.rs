@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use pi_rules::invocation::process_env;
 use pi_rules_host::loader::{
     compare_names, load, Candidate, FailureReason, Layer, LayerDirs, Loaded, Outcome,
     PackageSource, SpecialKind, MAX_RULE_BYTES, READ_LIMIT,
@@ -685,7 +686,7 @@ fn real(path: &Path) -> PathBuf {
 /// Checks that native discovery answers without git and agrees with the spawned git, exactly
 /// (same spelling) and canonically; returns the root.
 fn assert_native_matches_git(cwd: &Path) -> Option<PathBuf> {
-    let from_git = repo::repo_root_from_git(cwd, repo::GIT_TIMEOUT);
+    let from_git = repo::repo_root_from_git(&process_env(), cwd, repo::GIT_TIMEOUT);
     let native = match repo::discover(cwd) {
         Discovery::Root(root) => Some(root),
         Discovery::NotARepository => None,
@@ -710,7 +711,10 @@ fn repo_root_plain_repository() {
         let root = assert_native_matches_git(&cwd).unwrap();
         assert_eq!(real(&root), real(&top));
     }
-    assert_eq!(repo::repo_root(&top.join("sub")), Some(top.clone()));
+    assert_eq!(
+        repo::repo_root(&process_env(), &top.join("sub")),
+        Some(top.clone())
+    );
 }
 
 #[test]
@@ -781,8 +785,14 @@ fn repo_root_outside_any_repository() {
     // A `.git` directory that is not a git directory is ignored, as git ignores it.
     fs::create_dir(tmp.path().join("plain/.git")).unwrap();
     assert_eq!(assert_native_matches_git(&tmp.path().join("plain")), None);
-    assert_eq!(repo::repo_root(&tmp.path().join("plain")), None);
-    assert_eq!(repo::repo_root(&tmp.path().join("missing")), None);
+    assert_eq!(
+        repo::repo_root(&process_env(), &tmp.path().join("plain")),
+        None
+    );
+    assert_eq!(
+        repo::repo_root(&process_env(), &tmp.path().join("missing")),
+        None
+    );
 }
 
 #[test]
@@ -800,16 +810,18 @@ fn repo_root_bare_and_inside_git_dir_ask_git() {
     let bare = tmp.path().join("b.git");
     git(tmp.path(), &["init", "-q", "--bare", "b.git"]);
     assert!(matches!(repo::discover(&bare), Discovery::NeedsGit(_)));
-    let expected = repo::repo_root_from_git(&bare, repo::GIT_TIMEOUT);
+    let expected = repo::repo_root_from_git(&process_env(), &bare, repo::GIT_TIMEOUT);
     assert_eq!(expected.as_deref().map(real), Some(real(tmp.path())));
-    assert_eq!(repo::repo_root(&bare), expected);
+    assert_eq!(repo::repo_root(&process_env(), &bare), expected);
 
     let top = tmp.path().join("main");
     init_repo(&top);
     let inside = top.join(".git/refs");
     assert!(matches!(repo::discover(&inside), Discovery::NeedsGit(_)));
     assert_eq!(
-        repo::repo_root(&inside).as_deref().map(real),
+        repo::repo_root(&process_env(), &inside)
+            .as_deref()
+            .map(real),
         Some(real(&top))
     );
 }
@@ -823,14 +835,14 @@ fn repo_root_unusual_format_asks_git() {
     git(&top, &["config", "extensions.unknownthing", "true"]);
     assert!(matches!(repo::discover(&top), Discovery::NeedsGit(_)));
     // Git refuses a repository with an unknown extension.
-    assert_eq!(repo::repo_root(&top), None);
+    assert_eq!(repo::repo_root(&process_env(), &top), None);
 
     let other = tmp.path().join("other");
     init_repo(&other);
     git(&other, &["config", "core.repositoryformatversion", "1"]);
     git(&other, &["config", "extensions.worktreeConfig", "true"]);
     assert!(matches!(repo::discover(&other), Discovery::NeedsGit(_)));
-    assert_eq!(repo::repo_root(&other), Some(other.clone()));
+    assert_eq!(repo::repo_root(&process_env(), &other), Some(other.clone()));
 }
 
 #[test]
@@ -844,8 +856,8 @@ fn repo_root_foreign_owner_asks_git() {
     std::os::unix::fs::chown(&top, Some(4242), Some(4242)).unwrap();
     assert!(matches!(repo::discover(&top), Discovery::NeedsGit(_)));
     assert_eq!(
-        repo::repo_root(&top),
-        repo::repo_root_from_git(&top, repo::GIT_TIMEOUT)
+        repo::repo_root(&process_env(), &top),
+        repo::repo_root_from_git(&process_env(), &top, repo::GIT_TIMEOUT)
     );
 }
 
@@ -860,7 +872,7 @@ fn repo_root_git_that_hangs_is_killed() {
     assert_eq!(repo::discover(&top), Discovery::NotARepository);
     let started = Instant::now();
     assert_eq!(
-        repo::repo_root_from_git(&top, Duration::from_millis(300)),
+        repo::repo_root_from_git(&process_env(), &top, Duration::from_millis(300)),
         None
     );
     assert!(started.elapsed() < Duration::from_secs(2));

@@ -1,87 +1,38 @@
-//! `pi-rules explain`: per file and per conditional block, what is in the rules block and why.
+//! `explain`'s decision recorder and report model.
 //!
-//! The assembly runs once with an [`Observer`] that records every gate and block decision in
-//! order; the report joins them with the loader's per-name report, the settings and their
-//! sources, and every marker of each file (so blocks inside dropped blocks, which are never
-//! evaluated, are listed too).
+//! The assembly runs once with a [`Recorder`] (an [`Observer`]) that records every gate and block
+//! decision in order; the [`Report`] joins them with the loader's per-name report, the settings
+//! and their sources, and every marker of each file (so blocks inside dropped blocks, which are
+//! never evaluated, are listed too). The front ends write it, one file at a time.
 //!
-//! The report is written as it is built, one file at a time, in either form: the JSON form
-//! (`docs/explain-json.md`) is serialised straight from typed data, and the text form is a tree.
 //! Output and memory stay linear in the input: each file's decisions and warnings are a slice
-//! taken once, positions come from a forward cursor, setting values are printed in full once (in
-//! the JSON `settings` section) and cut short everywhere else, and the text tree stops indenting
-//! past [`MAX_INDENT`] levels and shows the depth as a number instead. Everything the text form
-//! prints from files and settings is escaped for the terminal.
+//! taken once, positions come from a forward cursor, setting values are one-line forms made once
+//! per key, and reasons are built into reused strings.
 
-use crate::invocation::{Context, LayerArgs, OutputFormat};
-use crate::json::JsonWriter;
-use crate::output::{output, Exit};
-use crate::terminal::{escape, escape_truncated, Paint};
-use anyhow::Result;
+use crate::assembly::{self, NameEntry, Run};
+use crate::escape::{escape, escape_truncated};
+use crate::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::markers::{self, BlockKind, Marker};
 use pi_rules_core::{frontmatter, span, Observer, Value, Warning, WarningKind};
-use pi_rules_host::assembly::{self, NameEntry, Run};
-use pi_rules_host::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::io::Write;
 use std::ops::Range;
 use std::rc::Rc;
-
-/// Explain, per file and per block, what is in the rules block and why.
-#[derive(clap::Args, Debug, Clone, Default)]
-#[command(after_help = "\
-Examples:
-  pi-rules explain
-  pi-rules explain --cwd ~/src/app --format json
-
-Token counts are estimates: one token per four bytes of UTF-8, rounded up. Long values and
-conditions are cut in the text form, with their length shown; the JSON form has every value in
-full once, in `settings`.")]
-pub struct Args {
-    #[command(flatten)]
-    pub layers: LayerArgs,
-    #[arg(long, value_enum, default_value_t)]
-    pub format: OutputFormat,
-}
-
-/// The version of the JSON form, documented in `docs/explain-json.md`.
-pub const FORMAT_VERSION: u32 = 2;
 
 /// The deepest nesting the text tree indents; deeper blocks show their depth as a number.
 pub const MAX_INDENT: usize = 16;
 
 /// The most characters of a value or condition shown in one line of text.
-const MAX_SHOWN_CHARS: usize = 60;
+pub const MAX_SHOWN_CHARS: usize = 60;
 
 /// Estimated tokens for `bytes` bytes of text: one per four bytes, rounded up.
 pub fn estimate_tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
-}
-
-/// `pi-rules explain`.
-pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let mut recorder = Recorder::default();
-    let run = crate::invocation::run_assembly(&args.layers, cx, &mut recorder)?;
-    let report = Report::new(&run, &recorder, args.layers.coms_active);
-    match args.format {
-        OutputFormat::Json => output(report.write_json(cx.out))?,
-        OutputFormat::Text => {
-            let paint = Paint { on: cx.color_out() };
-            output(report.write_text(cx.out, paint))?
-        }
-    }
-    // A large layer's texts and decisions are tens of thousands of allocations, scattered:
-    // freeing them one by one just before exiting costs as much as a tenth of the run.
-    cx.release(report);
-    cx.release((run, recorder));
-    Ok(Exit::Success)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -90,19 +41,19 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 /// A key or feature name, as its place in the recorder's [`Names`]: a layer of many files tests
 /// the same few keys thousands of times, and each decision holds four bytes for its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key(u32);
+pub struct Key(pub u32);
 
 /// The names that decisions refer to, each kept once.
 #[derive(Default)]
-struct Names {
-    list: Vec<Rc<str>>,
+pub struct Names {
+    pub list: Vec<Rc<str>>,
     /// Looked up once per decision: a fast, per-process seeded hasher.
-    index: HashMap<Rc<str>, Key, foldhash::fast::RandomState>,
+    pub index: HashMap<Rc<str>, Key, foldhash::fast::RandomState>,
 }
 
 impl Names {
     /// The key of `name`, added when it is new.
-    fn key(&mut self, name: &str) -> Key {
+    pub fn key(&mut self, name: &str) -> Key {
         if let Some(&key) = self.index.get(name) {
             return key;
         }
@@ -114,14 +65,14 @@ impl Names {
         key
     }
 
-    fn name(&self, key: Key) -> &str {
+    pub fn name(&self, key: Key) -> &str {
         self.list.get(key.0 as usize).map_or("", |name| name)
     }
 }
 
 /// Why a block's condition held, kept after the assembly.
 #[derive(Debug, Clone, PartialEq)]
-enum Reason {
+pub enum Reason {
     Feature { name: Key, on: bool },
     Truthy { key: Key, truthy: bool },
     Compare { key: Key, equal: bool },
@@ -130,7 +81,7 @@ enum Reason {
 }
 
 impl Reason {
-    fn of(reason: &BlockReason<'_>, names: &mut Names) -> Reason {
+    pub fn of(reason: &BlockReason<'_>, names: &mut Names) -> Reason {
         let mut key = |name: &str| names.key(name);
         match reason {
             BlockReason::Feature { name, on } => Reason::Feature {
@@ -153,7 +104,7 @@ impl Reason {
     }
 
     /// The settings key whose value decided, if one did.
-    fn setting(&self) -> Option<Key> {
+    pub fn setting(&self) -> Option<Key> {
         match self {
             Reason::Truthy { key, .. } | Reason::Compare { key, .. } => Some(*key),
             _ => None,
@@ -164,32 +115,32 @@ impl Reason {
 /// One evaluated block, in 28 bytes: offsets are `u32`, as the engine keeps them (rule files are
 /// at most 131,073 bytes).
 #[derive(Debug)]
-struct Decided {
-    file: u32,
-    opener: u32,
-    closer: [u32; 2],
-    kept: bool,
-    reason: Reason,
+pub struct Decided {
+    pub file: u32,
+    pub opener: u32,
+    pub closer: [u32; 2],
+    pub kept: bool,
+    pub reason: Reason,
 }
 
 impl Decided {
-    fn opener(&self) -> usize {
+    pub fn opener(&self) -> usize {
         self.opener as usize
     }
 
-    fn closer(&self) -> Range<usize> {
+    pub fn closer(&self) -> Range<usize> {
         self.closer[0] as usize..self.closer[1] as usize
     }
 }
 
 /// An offset as the engine keeps it.
-fn offset(at: usize) -> u32 {
+pub fn offset(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// One gate part: `requires_setting` or `requires`.
 #[derive(Debug, Clone)]
-enum GatePart {
+pub enum GatePart {
     Setting { key: Box<str> },
     UnknownSetting { key: Box<str> },
     Feature { name: Box<str>, on: bool },
@@ -197,7 +148,7 @@ enum GatePart {
 }
 
 impl GatePart {
-    fn of(reason: &GateReason<'_>) -> GatePart {
+    pub fn of(reason: &GateReason<'_>) -> GatePart {
         match reason {
             GateReason::Setting { key, .. } => GatePart::Setting { key: (*key).into() },
             GateReason::UnknownSetting { key } => GatePart::UnknownSetting { key: (*key).into() },
@@ -213,23 +164,23 @@ impl GatePart {
 }
 
 #[derive(Debug)]
-struct Gate {
-    included: bool,
-    setting: Option<GatePart>,
-    feature: Option<GatePart>,
+pub struct Gate {
+    pub included: bool,
+    pub setting: Option<GatePart>,
+    pub feature: Option<GatePart>,
 }
 
 /// Decisions recorded during the assembly, in the order the engine makes them: one gate per
 /// file, and the blocks of each file in text order.
 #[derive(Default)]
-struct Recorder {
-    gates: Vec<Gate>,
-    blocks: Vec<Decided>,
-    names: Names,
+pub struct Recorder {
+    pub gates: Vec<Gate>,
+    pub blocks: Vec<Decided>,
+    pub names: Names,
     /// Per name of [`Names`], whether a block's condition read it as a settings key: marked as
     /// the decisions come, so that the settings section needs no pass over them (18 MB of
     /// decisions at 16,000 files).
-    read_by_blocks: Vec<bool>,
+    pub read_by_blocks: Vec<bool>,
 }
 
 impl Observer for Recorder {
@@ -265,15 +216,15 @@ impl Observer for Recorder {
 
 /// A forward-only line and column cursor over one text: each query starts where the last one
 /// stopped, so positions asked for in increasing order cost one pass over the text in all.
-struct Cursor<'t> {
-    text: &'t str,
-    offset: usize,
-    line: usize,
-    column: usize,
+pub struct Cursor<'t> {
+    pub text: &'t str,
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
 }
 
 impl<'t> Cursor<'t> {
-    fn new(text: &'t str) -> Self {
+    pub fn new(text: &'t str) -> Self {
         Cursor {
             text,
             offset: 0,
@@ -284,7 +235,7 @@ impl<'t> Cursor<'t> {
 
     /// The 1-based line and column (in characters) of `offset`; offsets before the last one asked
     /// for start again from the top.
-    fn at(&mut self, offset: usize) -> (usize, usize) {
+    pub fn at(&mut self, offset: usize) -> (usize, usize) {
         let offset = span::floor_boundary(self.text, offset);
         if offset < self.offset {
             *self = Cursor::new(self.text);
@@ -303,14 +254,14 @@ impl<'t> Cursor<'t> {
 }
 
 /// Appends `line:column`.
-fn push_position(out: &mut String, line: usize, column: usize) {
+pub fn push_position(out: &mut String, line: usize, column: usize) {
     out.push_str(itoa::Buffer::new().format(line));
     out.push(':');
     out.push_str(itoa::Buffer::new().format(column));
 }
 
 /// Appends ``key` = VALUE from SOURCE`, the start of a reason that a setting's value gave.
-fn push_setting(out: &mut String, key: &str, described: &Described) {
+pub fn push_setting(out: &mut String, key: &str, described: &Described) {
     out.push('`');
     out.push_str(&escape(key));
     out.push_str("` = ");
@@ -322,7 +273,7 @@ fn push_setting(out: &mut String, key: &str, described: &Described) {
 /// What the report says about one block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-enum State {
+pub enum State {
     Kept,
     Dropped,
     Unbalanced,
@@ -331,7 +282,7 @@ enum State {
 }
 
 impl State {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             State::Kept => "kept",
             State::Dropped => "dropped",
@@ -343,50 +294,50 @@ impl State {
 }
 
 /// One block of an included file.
-struct BlockView<'a> {
-    line: usize,
-    column: usize,
-    kind: BlockKind,
-    condition: &'a str,
-    opener: Range<usize>,
-    depth: usize,
-    state: State,
-    decided: Option<&'a Decided>,
+pub struct BlockView<'a> {
+    pub line: usize,
+    pub column: usize,
+    pub kind: BlockKind,
+    pub condition: &'a str,
+    pub opener: Range<usize>,
+    pub depth: usize,
+    pub state: State,
+    pub decided: Option<&'a Decided>,
     /// For a block that was not evaluated: the position of the dropped block it sits in.
-    inside: Option<(usize, usize)>,
+    pub inside: Option<(usize, usize)>,
 }
 
 /// A stray closer, kept verbatim.
-struct StrayView<'a> {
-    line: usize,
-    column: usize,
-    marker: &'a str,
+pub struct StrayView<'a> {
+    pub line: usize,
+    pub column: usize,
+    pub marker: &'a str,
 }
 
 /// The settings the report refers to, with their values and sources. A value's one-line form and
 /// its source are made once per key, however many blocks test it.
-struct SettingsView<'r> {
-    run: &'r Run,
-    described: RefCell<HashMap<Box<str>, Described, foldhash::fast::RandomState>>,
+pub struct SettingsView<'r> {
+    pub run: &'r Run,
+    pub described: RefCell<HashMap<Box<str>, Described, foldhash::fast::RandomState>>,
 }
 
 /// A key's value as JSON text cut for one line, and where it came from, for people.
 #[derive(Clone)]
-struct Described {
-    shown: Rc<str>,
-    source: Rc<str>,
+pub struct Described {
+    pub shown: Rc<str>,
+    pub source: Rc<str>,
 }
 
 impl SettingsView<'_> {
-    fn value(&self, key: &str) -> &Value {
+    pub fn value(&self, key: &str) -> &Value {
         self.run.resolved.resolve_key(key)
     }
 
-    fn source(&self, key: &str) -> Rc<str> {
+    pub fn source(&self, key: &str) -> Rc<str> {
         self.described(key).source
     }
 
-    fn described(&self, key: &str) -> Described {
+    pub fn described(&self, key: &str) -> Described {
         if let Some(described) = self.described.borrow().get(key) {
             return described.clone();
         }
@@ -410,41 +361,41 @@ impl SettingsView<'_> {
 }
 
 /// The whole report, built from one run; files are detailed one at a time as they are written.
-struct Report<'r> {
-    run: &'r Run,
-    recorder: &'r Recorder,
-    settings: SettingsView<'r>,
+pub struct Report<'r> {
+    pub run: &'r Run,
+    pub recorder: &'r Recorder,
+    pub settings: SettingsView<'r>,
     /// Whether `--coms-active` was given.
-    coms_flag: bool,
+    pub coms_flag: bool,
     /// Per taken file, the range of its warnings in the assembly's list.
-    warnings: Vec<Range<usize>>,
+    pub warnings: Vec<Range<usize>>,
     /// Per taken file, the range of its recorded block decisions.
-    decided: Vec<Range<usize>>,
+    pub decided: Vec<Range<usize>>,
     /// The working lists and strings of one file, kept from one file to the next.
-    scratch: RefCell<Scratch<'r>>,
+    pub scratch: RefCell<Scratch<'r>>,
 }
 
 /// What detailing and writing one file needs, kept across the files of a report: allocated
 /// afresh for each file, these lists and strings land in a heap that grows with the layer, and
 /// the allocator's and the caches' cost per file grows with it.
 #[derive(Default)]
-struct Scratch<'r> {
+pub struct Scratch<'r> {
     /// The file's blocks and stray closers (see [`Report::detail_into`]).
-    blocks: Vec<BlockView<'r>>,
-    strays: Vec<StrayView<'r>>,
+    pub blocks: Vec<BlockView<'r>>,
+    pub strays: Vec<StrayView<'r>>,
     /// The file's markers, the closer of each opener, and the walks' stacks.
-    markers: Vec<Marker>,
-    closers: Vec<Option<usize>>,
-    open: Vec<usize>,
-    stack: Vec<(usize, Option<(usize, usize)>)>,
+    pub markers: Vec<Marker>,
+    pub closers: Vec<Option<usize>>,
+    pub open: Vec<usize>,
+    pub stack: Vec<(usize, Option<(usize, usize)>)>,
     /// A line of the text form, or a reason of the JSON form.
-    line: String,
+    pub line: String,
     /// A warning's message, before it is escaped into a line.
-    message: String,
+    pub message: String,
 }
 
 /// Splits `items` (in file order) into one range per file, for `files` files.
-fn ranges_by_file<T>(
+pub fn ranges_by_file<T>(
     items: &[T],
     files: usize,
     file_of: impl Fn(&T) -> usize,
@@ -462,7 +413,7 @@ fn ranges_by_file<T>(
 }
 
 impl<'r> Report<'r> {
-    fn new(run: &'r Run, recorder: &'r Recorder, coms_flag: bool) -> Report<'r> {
+    pub fn new(run: &'r Run, recorder: &'r Recorder, coms_flag: bool) -> Report<'r> {
         let files = run.loaded.as_ref().map_or(0, |l| l.files.len());
         let warnings = run.assembly.as_ref().map_or(&[][..], |a| &a.warnings[..]);
         Report {
@@ -479,50 +430,50 @@ impl<'r> Report<'r> {
         }
     }
 
-    fn all_warnings(&self) -> &'r [Warning] {
+    pub fn all_warnings(&self) -> &'r [Warning] {
         self.run
             .assembly
             .as_ref()
             .map_or(&[][..], |a| &a.warnings[..])
     }
 
-    fn file_warnings(&self, file: usize) -> &'r [Warning] {
+    pub fn file_warnings(&self, file: usize) -> &'r [Warning] {
         let range = self.warnings.get(file).cloned().unwrap_or(0..0);
         &self.all_warnings()[range]
     }
 
-    fn names(&self) -> impl Iterator<Item = NameEntry<'r>> + 'r {
+    pub fn names(&self) -> impl Iterator<Item = NameEntry<'r>> + 'r {
         let run = self.run;
         run.loaded
             .iter()
             .flat_map(move |loaded| assembly::name_entries(loaded, run.assembly.as_ref()))
     }
 
-    fn loaded(&self) -> Option<&'r Loaded> {
+    pub fn loaded(&self) -> Option<&'r Loaded> {
         self.run.loaded.as_ref()
     }
 
-    fn text_of(&self, file: usize) -> &'r str {
+    pub fn text_of(&self, file: usize) -> &'r str {
         self.loaded()
             .and_then(|l| l.files.get(file))
             .map_or("", |f| f.text.as_ref())
     }
 
     /// Bytes the file adds to the block (0 unless included).
-    fn bytes_of(&self, entry: &NameEntry<'_>) -> usize {
+    pub fn bytes_of(&self, entry: &NameEntry<'_>) -> usize {
         match (entry.file, self.run.assembly.as_ref()) {
             (Some(i), Some(a)) => a.contributed.get(i).copied().unwrap_or(0),
             _ => 0,
         }
     }
 
-    fn included_count(&self) -> usize {
+    pub fn included_count(&self) -> usize {
         self.names().filter(|e| e.status() == "included").count()
     }
 
     /// Every block of an included file in opener order, and its stray closers, into
     /// `scratch.blocks` and `scratch.strays`.
-    fn detail_into(&self, file: usize, scratch: &mut Scratch<'r>) {
+    pub fn detail_into(&self, file: usize, scratch: &mut Scratch<'r>) {
         let Scratch {
             blocks,
             strays,
@@ -611,7 +562,7 @@ impl<'r> Report<'r> {
 
     /// Why a block was kept or dropped (or not evaluated), in words, appended to `out`; values
     /// cut for one line.
-    fn write_why(&self, block: &BlockView<'_>, out: &mut String) {
+    pub fn write_why(&self, block: &BlockView<'_>, out: &mut String) {
         let invert = if block.kind == BlockKind::IfNot {
             ", inverted by IFNOT"
         } else {
@@ -697,14 +648,14 @@ impl<'r> Report<'r> {
     }
 
     /// A file's status in words, appended to `out`.
-    fn write_reason(&self, entry: &NameEntry<'_>, out: &mut String) {
+    pub fn write_reason(&self, entry: &NameEntry<'_>, out: &mut String) {
         let gate = entry.file.and_then(|i| self.recorder.gates.get(i));
         write_outcome_reason(out, entry.report, gate, &self.settings);
     }
 
     /// The settings keys that gates and blocks read, in schema order. The blocks' keys were
     /// marked as they were recorded; the gates, one per file, are gathered here.
-    fn keys_read(&self) -> Vec<&'r str> {
+    pub fn keys_read(&self) -> Vec<&'r str> {
         let names = &self.recorder.names;
         let by_blocks = &self.recorder.read_by_blocks;
         let by_gates: HashSet<&str, foldhash::fast::RandomState> = self
@@ -732,15 +683,15 @@ impl<'r> Report<'r> {
         ordered
     }
 
-    fn block_bytes(&self) -> usize {
+    pub fn block_bytes(&self) -> usize {
         self.run.block.len()
     }
 
-    fn warning_count(&self) -> usize {
+    pub fn warning_count(&self) -> usize {
         self.all_warnings().len()
     }
 
-    fn feature_source(&self, name: &str) -> String {
+    pub fn feature_source(&self, name: &str) -> String {
         match name {
             "coms_active" if self.coms_flag => "from the host: --coms-active".to_owned(),
             "coms_active" => "from the host: --coms-active was not given".to_owned(),
@@ -755,7 +706,7 @@ impl<'r> Report<'r> {
 
 /// The closer end (offset in the whole text) of every opener that has one, by marker index,
 /// nested ones in dropped blocks included, into `closer_of`; `open` is working room.
-fn closers_into(
+pub fn closers_into(
     found: &[Marker],
     body_start: usize,
     closer_of: &mut Vec<Option<usize>>,
@@ -778,7 +729,7 @@ fn closers_into(
 }
 
 /// Appends the reason for a file's status, in words. (Writing to a `String` cannot fail.)
-fn write_outcome_reason(
+pub fn write_outcome_reason(
     out: &mut String,
     report: &NameReport,
     gate: Option<&Gate>,
@@ -802,7 +753,7 @@ fn write_outcome_reason(
             let _ = write!(
                 out,
                 "oversized at {size} bytes (limit {MAX_RULE_BYTES}) in the {} layer",
-                winner.layer
+                winner.layer.as_str()
             );
             if !hides.is_empty() {
                 out.push_str(", hiding the ");
@@ -816,7 +767,7 @@ fn write_outcome_reason(
                 if i > 0 {
                     out.push_str("; ");
                 }
-                let _ = write!(out, "{}: {}", f.candidate.layer, f.reason);
+                let _ = write!(out, "{}: {}", f.candidate.layer.as_str(), f.reason);
             }
             out.push(')');
         }
@@ -842,10 +793,15 @@ fn write_outcome_reason(
                 if i > 0 {
                     out.push_str("; ");
                 }
-                let _ = write!(out, "{} copy unreadable ({})", f.candidate.layer, f.reason);
+                let _ = write!(
+                    out,
+                    "{} copy unreadable ({})",
+                    f.candidate.layer.as_str(),
+                    f.reason
+                );
             }
             if !fell_back_from.is_empty() {
-                let _ = write!(out, ", fell back to {}; ", winner.layer);
+                let _ = write!(out, ", fell back to {}; ", winner.layer.as_str());
             }
             match gate {
                 None => out.push_str("included"),
@@ -856,7 +812,7 @@ fn write_outcome_reason(
 }
 
 /// Appends what a frontmatter gate decided, and on what.
-fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<'_>) {
+pub fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<'_>) {
     out.push_str(if gate.included { "included" } else { "gated" });
     let mut parts = [&gate.setting, &gate.feature]
         .into_iter()
@@ -901,432 +857,6 @@ fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<'_>)
         };
     }
     out.push(')');
-}
-
-// ---------------------------------------------------------------------------------------------
-// The JSON form.
-//
-// Written by hand into one buffered writer, in `serde_json`'s compact form: each file and each
-// block has a record, and serialising them through `serde` escaped every key byte by byte. The
-// small sections (settings, features, placeholders, totals) go through `serde`.
-
-#[derive(Serialize)]
-struct JsonSetting {
-    /// The value as JSON (`null` for undefined).
-    value: Box<RawValue>,
-    source: String,
-}
-
-#[derive(Serialize)]
-struct JsonFeature {
-    value: bool,
-    source: String,
-}
-
-#[derive(Serialize)]
-struct JsonPlaceholder<'a> {
-    name: &'static str,
-    count: usize,
-    value: &'a str,
-    source: String,
-}
-
-#[derive(Serialize)]
-struct JsonTotals {
-    files: usize,
-    included: usize,
-    bytes: usize,
-    tokens: usize,
-    warnings: usize,
-}
-
-/// `true` or `false`.
-fn json_bool(on: bool) -> &'static [u8] {
-    if on {
-        b"true"
-    } else {
-        b"false"
-    }
-}
-
-impl<'r> Report<'r> {
-    /// Writes the JSON form (`docs/explain-json.md`) to `out` as one line.
-    fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let run = self.run;
-        let mut out = JsonWriter::new(out);
-        out.raw(b"{\"format\":")?;
-        out.uint(FORMAT_VERSION as usize)?;
-        out.raw(b",\"cwd\":")?;
-        out.string(&run.session.cwd.to_string_lossy())?;
-        out.raw(b",\"subagent\":")?;
-        out.raw(json_bool(run.loaded.is_none()))?;
-        out.raw(b",\"fallback\":")?;
-        out.raw(json_bool(run.loaded.as_ref().is_some_and(|l| l.fallback)))?;
-        out.raw(b",\"block\":")?;
-        out.string(&run.block)?;
-        out.raw(b",\"settings_files\":")?;
-        out.value(&run.settings_files)?;
-        out.raw(b",\"settings\":")?;
-        let settings: BTreeMap<&str, JsonSetting> = self
-            .keys_read()
-            .into_iter()
-            .map(|key| {
-                let json = self.settings.value(key).to_json();
-                let setting = JsonSetting {
-                    // Invariant: `to_json` writes valid JSON.
-                    value: RawValue::from_string(json.unwrap_or_else(|| "null".to_owned()))
-                        .unwrap_or_else(|_| RawValue::NULL.to_owned()),
-                    source: self.settings.source(key).to_string(),
-                };
-                (key, setting)
-            })
-            .collect();
-        out.value(&settings)?;
-        out.raw(b",\"features\":")?;
-        let features: BTreeMap<&str, JsonFeature> = FEATURES
-            .iter()
-            .map(|&name| {
-                let feature = JsonFeature {
-                    value: run.features.get(name).unwrap_or(false),
-                    source: self.feature_source(name),
-                };
-                (name, feature)
-            })
-            .collect();
-        out.value(&features)?;
-        out.raw(b",\"files\":[")?;
-        let mut scratch = self.scratch.borrow_mut();
-        for (i, entry) in self.names().enumerate() {
-            if i > 0 {
-                out.raw(b",")?;
-            }
-            self.write_json_file(&mut out, &entry, &mut scratch)?;
-        }
-        out.raw(b"],\"placeholders\":")?;
-        out.value(&[JsonPlaceholder {
-            name: "REVIEW_LOOP_MAX_CYCLES",
-            count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
-            value: &run.review_loop_max_cycles,
-            source: self.settings.source("review_loop_max_cycles").to_string(),
-        }])?;
-        out.raw(b",\"warnings\":[")?;
-        for (i, message) in run.warning_messages().enumerate() {
-            out.warning(i > 0, message)?;
-        }
-        out.raw(b"],\"notes\":")?;
-        out.value(&run.loaded.as_ref().map_or(&[][..], |l| &l.notes[..]))?;
-        out.raw(b",\"totals\":")?;
-        out.value(&JsonTotals {
-            files: self.names().count(),
-            included: self.included_count(),
-            bytes: self.block_bytes(),
-            tokens: estimate_tokens(self.block_bytes()),
-            warnings: self.warning_count(),
-        })?;
-        out.raw(b"}")?;
-        out.end_line()
-    }
-
-    /// Writes one file's record: the fields of `docs/explain-json.md`, in order.
-    fn write_json_file<W: Write>(
-        &self,
-        out: &mut JsonWriter<W>,
-        entry: &NameEntry<'r>,
-        scratch: &mut Scratch<'r>,
-    ) -> std::io::Result<()> {
-        let name = entry.report.name.as_str();
-        let winner = entry.report.winner();
-        out.raw(b"{\"name\":")?;
-        out.string(name)?;
-        out.raw(b",\"layer\":")?;
-        match winner {
-            Some(w) => out.string(w.layer.as_str())?,
-            None => out.raw(b"null")?,
-        }
-        out.raw(b",\"path\":")?;
-        match winner {
-            Some(w) => out.string(&w.display_path(name))?,
-            None => out.raw(b"null")?,
-        }
-        out.raw(b",\"shadowed\":[")?;
-        for (i, shadow) in entry.shadowed().enumerate() {
-            out.raw(if i > 0 {
-                b",{\"layer\":"
-            } else {
-                b"{\"layer\":"
-            })?;
-            out.string(shadow.layer.as_str())?;
-            out.raw(b",\"path\":")?;
-            out.string(&shadow.display_path(name))?;
-            out.raw(b"}")?;
-        }
-        out.raw(b"],\"status\":")?;
-        out.string(entry.status())?;
-        out.raw(b",\"reason\":")?;
-        scratch.line.clear();
-        self.write_reason(entry, &mut scratch.line);
-        out.string(&scratch.line)?;
-        let bytes = self.bytes_of(entry);
-        out.raw(b",\"bytes\":")?;
-        out.uint(bytes)?;
-        out.raw(b",\"tokens\":")?;
-        out.uint(estimate_tokens(bytes))?;
-        if let Some(i) = entry.file {
-            out.raw(b",\"body_start\":")?;
-            out.uint(frontmatter::split(self.text_of(i)).body_start)?;
-        }
-        match (entry.file, entry.included) {
-            (Some(i), Some(true)) => self.detail_into(i, scratch),
-            _ => {
-                scratch.blocks.clear();
-                scratch.strays.clear();
-            }
-        }
-        out.raw(b",\"blocks\":[")?;
-        for (i, block) in scratch.blocks.iter().enumerate() {
-            if i > 0 {
-                out.raw(b",")?;
-            }
-            scratch.line.clear();
-            self.write_why(block, &mut scratch.line);
-            self.write_json_block(out, block, &scratch.line)?;
-        }
-        out.raw(b"],\"stray_closers\":[")?;
-        for (i, stray) in scratch.strays.iter().enumerate() {
-            out.raw(if i > 0 { b",{\"line\":" } else { b"{\"line\":" })?;
-            out.uint(stray.line)?;
-            out.raw(b",\"column\":")?;
-            out.uint(stray.column)?;
-            out.raw(b",\"marker\":")?;
-            out.string(stray.marker)?;
-            out.raw(b",\"state\":\"kept-verbatim\"}")?;
-        }
-        out.raw(b"]}")
-    }
-
-    /// Writes one block's record, with `why` already put in words.
-    fn write_json_block<W: Write>(
-        &self,
-        out: &mut JsonWriter<W>,
-        block: &BlockView<'_>,
-        why: &str,
-    ) -> std::io::Result<()> {
-        out.raw(b"{\"line\":")?;
-        out.uint(block.line)?;
-        out.raw(b",\"column\":")?;
-        out.uint(block.column)?;
-        out.raw(b",\"kind\":")?;
-        out.string(block.kind.keyword())?;
-        out.raw(b",\"condition\":")?;
-        out.string(block.condition)?;
-        out.raw(b",\"opener\":[")?;
-        out.uint(block.opener.start)?;
-        out.raw(b",")?;
-        out.uint(block.opener.end)?;
-        out.raw(b"]")?;
-        if let Some(decided) = block.decided {
-            let closer = decided.closer();
-            out.raw(b",\"closer\":[")?;
-            out.uint(closer.start)?;
-            out.raw(b",")?;
-            out.uint(closer.end)?;
-            out.raw(b"]")?;
-        }
-        out.raw(b",\"depth\":")?;
-        out.uint(block.depth)?;
-        out.raw(b",\"state\":")?;
-        out.string(block.state.as_str())?;
-        out.raw(b",\"why\":")?;
-        out.string(why)?;
-        if let Some(decided) = block.decided {
-            let names = &self.recorder.names;
-            let (kind, key, field) = match &decided.reason {
-                Reason::Feature { name, on } => ("feature", Some(*name), Some(("value", *on))),
-                Reason::Truthy { key, truthy } => ("truthy", Some(*key), Some(("truthy", *truthy))),
-                Reason::Compare { key, equal } => ("compare", Some(*key), Some(("equal", *equal))),
-                Reason::UnknownKey { key } => ("unknown-key", Some(*key), None),
-                Reason::Malformed => ("malformed", None, None),
-            };
-            out.raw(b",\"reason\":{\"kind\":")?;
-            out.string(kind)?;
-            if let Some(key) = key {
-                out.raw(b",\"key\":")?;
-                out.string(names.name(key))?;
-            }
-            if let Some((field, on)) = field {
-                out.raw(b",\"")?;
-                out.raw(field.as_bytes())?;
-                out.raw(b"\":")?;
-                out.raw(json_bool(on))?;
-            }
-            out.raw(b"}")?;
-        }
-        out.raw(b"}")
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The text form.
-
-fn state_colour(state: &str) -> &'static str {
-    match state {
-        "included" | "kept" => "32",
-        "gated" | "dropped" | "masked" => "31",
-        "unbalanced" | "leaked" | "oversized" | "unreadable" | "unreadable-fell-back" => "33",
-        _ => "2",
-    }
-}
-
-impl<'r> Report<'r> {
-    /// Writes the text tree to `out`, one file at a time.
-    fn write_text(&self, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
-        let run = self.run;
-        let cwd = format!(
-            "rules for {}",
-            escape(&run.session.cwd.display().to_string())
-        );
-        writeln!(out, "{}", paint.paint("1", &cwd))?;
-        if run.loaded.is_none() {
-            return writeln!(out, "PI_SUBAGENT_CHILD=1: a subagent gets no rules block");
-        }
-        for state in &run.settings_files {
-            writeln!(
-                out,
-                "settings {} {}: {}",
-                state.scope,
-                escape(&state.path),
-                state.state
-            )?;
-        }
-        for &name in FEATURES {
-            let on = run.features.get(name).unwrap_or(false);
-            writeln!(out, "feature {name} = {on} ({})", self.feature_source(name))?;
-        }
-        if run.loaded.as_ref().is_some_and(|l| l.fallback) {
-            let line = "no rule file could be taken: the fallback line is used";
-            writeln!(out, "{}", paint.paint("33", line))?;
-        }
-        let total = self.names().count();
-        let mut scratch = self.scratch.borrow_mut();
-        for (i, entry) in self.names().enumerate() {
-            self.write_file(out, paint, &entry, i + 1 == total, &mut scratch)?;
-        }
-        let count = run.assembly.as_ref().map_or(0, |a| a.placeholders);
-        writeln!(
-            out,
-            "placeholder {{{{REVIEW_LOOP_MAX_CYCLES}}}} x{count} -> {} ({})",
-            escape_truncated(&run.review_loop_max_cycles, MAX_SHOWN_CHARS),
-            self.settings.source("review_loop_max_cycles")
-        )?;
-        let Scratch { line, message, .. } = &mut *scratch;
-        for warning in self.run.warning_messages() {
-            message.clear();
-            let _ = write!(message, "{warning}");
-            line.clear();
-            line.push_str("warning: ");
-            line.push_str(&escape(message));
-            writeln!(out, "{}", paint.paint("33", line))?;
-        }
-        writeln!(
-            out,
-            "total: {} of {total} files included, {} bytes, ~{} tokens, {} warnings",
-            self.included_count(),
-            self.block_bytes(),
-            estimate_tokens(self.block_bytes()),
-            self.warning_count()
-        )
-    }
-
-    fn write_file(
-        &self,
-        out: &mut dyn Write,
-        paint: Paint,
-        entry: &NameEntry<'_>,
-        last: bool,
-        scratch: &mut Scratch<'r>,
-    ) -> std::io::Result<()> {
-        let report = entry.report;
-        let name = report.name.as_str();
-        let winner = report.winner();
-        let status = entry.status();
-        let bytes = self.bytes_of(entry);
-        writeln!(
-            out,
-            "{} {}  {}  {} {}  {bytes} B ~{} tokens",
-            if last { "└─" } else { "├─" },
-            paint.paint("1", &escape(name)),
-            paint.paint(state_colour(status), status),
-            winner.map_or("-", |w| w.layer.as_str()),
-            escape(&winner.map(|w| w.display_path(name)).unwrap_or_default()),
-            estimate_tokens(bytes),
-        )?;
-        let bar = if last { "   " } else { "│  " };
-        let line = &mut scratch.line;
-        line.clear();
-        line.push_str(bar);
-        line.push_str("  ");
-        self.write_reason(entry, line);
-        line.push('\n');
-        out.write_all(line.as_bytes())?;
-        for shadow in entry.shadowed() {
-            writeln!(
-                out,
-                "{bar}  shadows {} {}",
-                shadow.layer,
-                escape(&shadow.display_path(name))
-            )?;
-        }
-        let (Some(i), Some(true)) = (entry.file, entry.included) else {
-            return Ok(());
-        };
-        self.detail_into(i, scratch);
-        let Scratch {
-            blocks,
-            strays,
-            line,
-            ..
-        } = scratch;
-        // One line per block and stray closer, each put together in one buffer and written
-        // whole: a layer of many files has thousands of them.
-        for block in blocks.iter() {
-            line.clear();
-            line.push_str(bar);
-            line.push_str("  ");
-            for _ in 0..block.depth.min(MAX_INDENT) {
-                line.push_str("  ");
-            }
-            if block.depth > MAX_INDENT {
-                line.push_str("[depth ");
-                line.push_str(itoa::Buffer::new().format(block.depth));
-                line.push_str("] ");
-            }
-            push_position(line, block.line, block.column);
-            line.push_str(" {{");
-            line.push_str(block.kind.keyword());
-            line.push(':');
-            line.push_str(&escape_truncated(block.condition, MAX_SHOWN_CHARS));
-            line.push_str("}} ");
-            let state = block.state.as_str();
-            line.push_str(&paint.paint(state_colour(state), state));
-            line.push_str(": ");
-            self.write_why(block, line);
-            line.push('\n');
-            out.write_all(line.as_bytes())?;
-        }
-        for stray in strays.iter() {
-            line.clear();
-            line.push_str(bar);
-            line.push_str("  ");
-            push_position(line, stray.line, stray.column);
-            line.push(' ');
-            line.push_str(&escape(stray.marker));
-            line.push(' ');
-            line.push_str(&paint.paint("33", "stray closer, kept verbatim"));
-            line.push('\n');
-            out.write_all(line.as_bytes())?;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
