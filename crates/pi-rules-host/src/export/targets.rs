@@ -98,7 +98,7 @@ impl Target {
     /// request:
     /// - Cursor reads `.cursor/rules/*.mdc` with frontmatter `description`, `globs` (one
     ///   comma-separated, unquoted string) and `alwaysApply`; a rule with `alwaysApply: true` is
-    ///   always in the model's context, its globs ignored (https://cursor.com/docs/rules, rule
+    ///   always in the model's context, its globs ignored (<https://cursor.com/docs/rules>, rule
     ///   types; `alwaysApply` must be the boolean, not the string `"true"`).
     /// - Windsurf reads `.windsurf/rules/*.md` with `trigger: always_on | model_decision | glob |
     ///   manual` (Windsurf docs, "Memories & Rules", activation modes).
