@@ -15,7 +15,7 @@
 //! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
 //! a working directory's repository root (and so where its settings file is and where the
 //! project ends) is found once per request, or taken from the location cache, which keeps it per
-//! working directory for `--settings-ttl`; environment variables are read on every lookup.
+//! working directory for `--settings-ttl`; the environment is the one read when serve started.
 
 use crate::commands::{self, assemble, explain, settings, Command};
 use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};

@@ -1,7 +1,7 @@
 //! `pi-rules serve`: the commands as JSON-RPC 2.0 methods on stdin and stdout (see
 //! [`crate::serve`]).
 
-use crate::invocation::Context;
+use crate::invocation::{process_env_snapshot, Context};
 use crate::output::Exit;
 use crate::serve::Server;
 use pi_rules_host::error::Result;
@@ -26,7 +26,10 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let mut server = Server::new(cx.env.clone(), Duration::from_secs(args.settings_ttl));
+    let mut server = Server::new(
+        process_env_snapshot(),
+        Duration::from_secs(args.settings_ttl),
+    );
     let stdin = std::io::stdin();
     server.serve(stdin.lock(), &mut *cx.out)?;
     Ok(Exit::Success)
