@@ -328,6 +328,7 @@ impl Server {
                     Command::Assemble(assemble::Args {
                         layers: p.layer_args(),
                         format: OutputFormat::Json,
+                        raw: false,
                     }),
                     body,
                 )

@@ -4,7 +4,7 @@ use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::json::{JsonWriter, Seq, Text};
 use crate::output::{output, Exit};
-use crate::terminal::escape;
+use crate::terminal::{escape, write_file_text};
 use pi_rules_core::Message;
 use pi_rules_host::assembly::{self, Run};
 use pi_rules_host::error::Result;
@@ -21,12 +21,17 @@ Examples:
 
 Text output is the block without its two leading newlines; warnings go to stderr as
 `rule assembly: MESSAGE`. JSON output has `block` (exact, leading \"\\n\\n\" included), `warnings`,
-`files` (per name: layer, path, status, shadowed) and `stats`.")]
+`files` (per name: layer, path, status, shadowed) and `stats`. On a terminal, control characters
+in the text block are shown escaped (--raw for the bytes); on a pipe the block is exact.")]
 pub struct Args {
     #[command(flatten)]
     pub layers: LayerArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// On a terminal, print the block's bytes as they are, control characters included (by
+    /// default they are shown escaped there; on a pipe the bytes are always exact).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// The version of the JSON form, documented in `docs/assemble-json.md`.
@@ -45,7 +50,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 let _ = cx.err.write_all(b"\n");
             }
             let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
-            output(cx.out.write_all(text.as_bytes()))?;
+            write_file_text(cx.out, cx.err, text.as_bytes(), args.raw)?;
         }
         OutputFormat::Json => output(Report::new(&run).write_line(cx.out))?,
     }

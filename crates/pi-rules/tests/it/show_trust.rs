@@ -291,3 +291,32 @@ fn render_on_a_terminal_escapes_and_on_a_pipe_or_with_raw_prints_the_bytes() {
     assert_eq!(stdout(&piped), rendered);
     assert_eq!(stderr(&piped), "");
 }
+
+#[test]
+fn assemble_on_a_terminal_escapes_the_block_and_on_a_pipe_or_with_raw_prints_the_bytes() {
+    let world = World::new();
+    world.rule(
+        "90-team.md",
+        "# Team\n\tstep\u{1b}]0;OWNED\u{7}\u{1b}[2J \u{202e}x\n".as_bytes(),
+    );
+    let raw_rule = "# Team\n\tstep\u{1b}]0;OWNED\u{7}\u{1b}[2J \u{202e}x\n";
+    let shown = on_terminal(&world, &["assemble"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    let text = String::from_utf8(shown.shown).unwrap();
+    assert!(
+        text.contains("# Team\n\tstep\\x1b]0;OWNED\\x07\\x1b[2J \\u{202e}x"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
+    assert!(
+        shown.stderr.contains("4 control characters"),
+        "{}",
+        shown.stderr
+    );
+    let raw = on_terminal(&world, &["assemble", "--raw"]);
+    assert!(String::from_utf8(raw.shown).unwrap().contains(raw_rule));
+    assert_eq!(raw.stderr, "");
+    let piped = world.run(&["assemble"]);
+    assert!(stdout(&piped).contains(raw_rule));
+    assert_eq!(stderr(&piped), "");
+}
