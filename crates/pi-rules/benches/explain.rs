@@ -71,6 +71,7 @@ fn assemble_json_10k_files(bencher: divan::Bencher) {
     let args = assemble::Args {
         layers: args(),
         format: OutputFormat::Json,
+        raw: false,
     };
     bencher.bench(|| {
         let (mut out, mut err, mut settings) = (std::io::sink(), std::io::sink(), FreshSettings);
