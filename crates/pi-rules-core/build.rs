@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 
-const SCHEMA: &str = "../../settings-keys.json";
+// A copy of the repository's `settings-keys.json` (`scripts/sync-embedded`), so that the
+// packaged crate builds on its own.
+const SCHEMA: &str = "settings-keys.json";
 
 fn main() {
     println!("cargo:rerun-if-changed={SCHEMA}");

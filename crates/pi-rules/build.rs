@@ -14,6 +14,10 @@
 //! bodies (adding this script changed them): after such a change, rerun
 //! `scripts/startup-order.py` on a build that uses the list until the list stops changing.
 //!
+//! It also sets `PI_RULES_VERSION`, what `--version` prints: the package version, and when the
+//! crate is built from a git checkout of this repository, the commit (`0.1.0 (1a2b3c4d5e6f)`).
+//! Without git, or from a packaged crate, it is the version alone; it never fails the build.
+//!
 //! The option is passed only when the linker takes it (LLD and mold do, the GNU linker does
 //! not), which a one-line program linked with it shows; setting `PI_RULES_NO_STARTUP_ORDER`
 //! leaves the layout to the linker.
@@ -26,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn main() {
+    version();
     println!("cargo:rerun-if-changed=startup-order.txt");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PI_RULES_NO_STARTUP_ORDER");
@@ -85,4 +90,56 @@ fn linker_accepts(args: &[String]) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
+}
+
+/// Sets `PI_RULES_VERSION`: the package version, with the commit when built from a checkout.
+fn version() {
+    let version = env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    match commit() {
+        Some(commit) => println!("cargo:rustc-env=PI_RULES_VERSION={version} ({commit})"),
+        None => println!("cargo:rustc-env=PI_RULES_VERSION={version}"),
+    }
+}
+
+/// The commit checked out, when this crate is `crates/pi-rules` of a git work tree (a packaged
+/// crate unpacked inside some other repository does not count). Asks cargo to run the script
+/// again when `HEAD` or the branch it names moves.
+fn commit() -> Option<String> {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR")?);
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&manifest)
+            .args(args)
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
+    };
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?);
+    let ours = top.join("crates/pi-rules").canonicalize().ok()?;
+    if ours != manifest.canonicalize().ok()? {
+        return None;
+    }
+    let git_dir = git(&["rev-parse", "--absolute-git-dir"])?;
+    println!("cargo:rerun-if-changed={git_dir}/HEAD");
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        if let Some(common) = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]) {
+            // Only files that exist: cargo runs the script again on every build for a missing one.
+            for file in [
+                format!("{common}/{branch}"),
+                format!("{common}/packed-refs"),
+            ] {
+                if Path::new(&file).is_file() {
+                    println!("cargo:rerun-if-changed={file}");
+                }
+            }
+        }
+    }
+    let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
+    commit
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit())
+        .then_some(commit)
 }

@@ -6,8 +6,7 @@
 // so a multi-byte character cut between two chunks is never mangled.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { explicitBinary, packagedBinary, pathBinary } from "./binary.js";
 
 /** How long one request may take before the child is considered hung, unless told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -82,29 +81,14 @@ export class ServeError extends Error {
 }
 
 /**
- * The binary to run: `PI_RULES_BIN` when set and non-empty (used as given), otherwise the first
- * executable `pi-rules` in an absolute `PATH` entry. Relative and empty `PATH` entries are skipped,
- * so a `pi-rules` planted in the project directory is never picked up through `PATH=.:...`.
+ * The binary to run, found the launcher's way first: `PI_RULES_BIN` when set and non-empty (used
+ * as given), then the binary in this platform's package (`@pi-rules/cli-<platform>`, installed
+ * with this package); otherwise the first executable `pi-rules` in an absolute `PATH` entry.
+ * Relative and empty `PATH` entries are skipped, so a `pi-rules` planted in the project directory
+ * is never picked up through `PATH=.:...`.
  */
 export function findBinary(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const explicit = env.PI_RULES_BIN;
-  if (explicit !== undefined && explicit !== "") return explicit;
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const candidate = join(dir, "pi-rules");
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return explicitBinary(env) ?? packagedBinary() ?? pathBinary(env);
 }
 
 /** Splits a byte stream into LF-terminated lines and decodes each one as UTF-8. */
@@ -379,7 +363,7 @@ export class ServeClient {
     if (bin === undefined) {
       throw new ServeError(
         "missing",
-        "cannot find `pi-rules`: set PI_RULES_BIN to its path or put it on PATH (cargo install --path crates/pi-rules)",
+        "cannot find `pi-rules`: install the npm package pi-rules with its optional dependencies, set PI_RULES_BIN to a binary, or put pi-rules on PATH",
       );
     }
     const child = new Child(bin, this.env ?? process.env, (gone) => {

@@ -1,8 +1,9 @@
-//! The twelve package rules, embedded in the binary from `rules/` at the repository root.
+//! The twelve package rules, embedded in the binary from the crate's copy of `rules/` at the
+//! repository root (`scripts/sync-embedded` copies it; a test keeps the two the same).
 
 macro_rules! rule {
     ($name:literal) => {
-        ($name, include_str!(concat!("../../../rules/", $name)))
+        ($name, include_str!(concat!("../rules/", $name)))
     };
 }
 
@@ -23,5 +24,5 @@ pub const PACKAGE_RULES: &[(&str, &str)] = &[
     rule!("60-task-tracking.md"),
 ];
 
-/// The settings schema shipped at the repository root.
-pub const SETTINGS_KEYS: &str = include_str!("../../../settings-keys.json");
+/// The settings schema shipped at the repository root (the crate's copy of it).
+pub const SETTINGS_KEYS: &str = include_str!("../settings-keys.json");

@@ -128,11 +128,12 @@ export interface Harness {
 /**
  * A pi session on `cwd`. By default it loads this package as an extension and no context files;
  * `contextFiles` turns pi's own AGENTS.md/CLAUDE.md loading on, and `extension: false` leaves this
- * package out (a pi that only reads the files `pi-rules export` writes).
+ * package out (a pi that only reads the files `pi-rules export` writes); `extensionDir` loads the
+ * package from elsewhere (an installed copy).
  */
 export async function startSession(
   cwd: string,
-  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean } = {},
+  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean; extensionDir?: string } = {},
 ): Promise<Harness> {
   const agentDir = join(ROOT, `agent-${++projects}`);
   mkdirSync(agentDir, { recursive: true });
@@ -158,7 +159,7 @@ export async function startSession(
     agentDir,
     settingsManager,
     eventBus: options.eventBus,
-    additionalExtensionPaths: options.extension === false ? [] : [PACKAGE_DIR],
+    additionalExtensionPaths: options.extension === false ? [] : [options.extensionDir ?? PACKAGE_DIR],
     noExtensions: options.extension === false,
     noSkills: true,
     noPromptTemplates: true,

@@ -284,7 +284,7 @@ mod tests {
     use super::*;
 
     /// The text `build.rs` generated the embedded schema from.
-    const EMBEDDED_SCHEMA: &str = include_str!("../../../../settings-keys.json");
+    const EMBEDDED_SCHEMA: &str = include_str!("../../settings-keys.json");
 
     #[test]
     fn generated_schema_equals_the_parsed_file() {

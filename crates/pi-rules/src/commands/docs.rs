@@ -8,10 +8,7 @@ use pi_rules_host::error::Result;
 
 macro_rules! doc {
     ($name:literal) => {
-        (
-            $name,
-            include_str!(concat!("../../../../docs/", $name, ".md")),
-        )
+        ($name, include_str!(concat!("../../docs/", $name, ".md")))
     };
 }
 

@@ -51,7 +51,7 @@ Environment:
 /// Build the rules block of an orchestrator's system prompt from layered markdown files, and see
 /// why each rule and block is in or out.
 #[derive(Parser, Debug)]
-#[command(name = "pi-rules", version, after_help = AFTER_HELP, propagate_version = true)]
+#[command(name = "pi-rules", version = env!("PI_RULES_VERSION"), after_help = AFTER_HELP, propagate_version = true)]
 pub struct Cli {
     /// When to colour human-readable output.
     #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto, value_name = "WHEN")]

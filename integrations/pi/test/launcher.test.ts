@@ -1,0 +1,83 @@
+// The npm launcher, `bin/pi-rules`, run as users run it: from a copy of the package in a
+// node_modules folder, with fake binaries (shell scripts) in the platform package's place or in
+// PI_RULES_BIN. It must pass exit codes and signals through, prefer PI_RULES_BIN, and say what
+// is missing when the platform package is not there.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, describe, test } from "node:test";
+import { platformKey, platformPackage } from "../binary.js";
+
+const PACKAGE_DIR = resolve(import.meta.dirname, "..");
+const root = mkdtempSync(join(tmpdir(), "pi-rules-launcher-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** A node_modules folder holding the package, and the platform package when `packaged` is given. */
+function install(name: string, packaged?: string): string {
+  const modules = join(root, name, "node_modules");
+  const pkg = join(modules, "pi-rules");
+  mkdirSync(join(pkg, "bin"), { recursive: true });
+  for (const file of ["package.json", "binary.js", "bin/pi-rules"]) cpSync(join(PACKAGE_DIR, file), join(pkg, file));
+  if (packaged !== undefined) {
+    const platform = join(modules, platformPackage());
+    mkdirSync(join(platform, "bin"), { recursive: true });
+    writeFileSync(join(platform, "package.json"), JSON.stringify({ name: platformPackage(), version: "0.0.0" }));
+    script(join(platform, "bin", "pi-rules"), packaged);
+  }
+  return join(pkg, "bin", "pi-rules");
+}
+
+function script(path: string, body: string): string {
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+function launch(launcher: string, args: string[], env: Record<string, string | undefined> = {}) {
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete merged[key];
+  return spawnSync(process.execPath, [launcher, ...args], { encoding: "utf8", env: merged });
+}
+
+describe("the launcher", () => {
+  test("runs the platform package's binary with the arguments, and passes its exit code", () => {
+    const launcher = install("packaged", 'echo "packaged $*"; echo err >&2; exit 3');
+    const run = launch(launcher, ["check", "a b"], { PI_RULES_BIN: undefined });
+    assert.equal(run.stdout, "packaged check a b\n");
+    assert.equal(run.stderr, "err\n");
+    assert.equal(run.status, 3);
+  });
+
+  test("PI_RULES_BIN comes first, even with the platform package installed", () => {
+    const launcher = install("both", 'echo packaged');
+    const explicit = script(join(root, "explicit"), 'echo "explicit $*"');
+    const run = launch(launcher, ["--version"], { PI_RULES_BIN: explicit });
+    assert.equal(run.stdout, "explicit --version\n");
+    assert.equal(run.status, 0);
+  });
+
+  test("a binary killed by a signal: exit 128 + its number", () => {
+    const selfKill = script(join(root, "self-term"), "kill -TERM $$");
+    const run = launch(install("signal"), [], { PI_RULES_BIN: selfKill });
+    assert.equal(run.status, 128 + 15);
+    const interrupted = script(join(root, "self-int"), "kill -KILL $$");
+    assert.equal(launch(install("signal"), [], { PI_RULES_BIN: interrupted }).status, 128 + 9);
+  });
+
+  test("without the platform package: which package, what to do, exit 1", () => {
+    const run = launch(install("missing"), ["--version"], { PI_RULES_BIN: undefined });
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, new RegExp(`the binary for this platform \\(${platformKey()}\\) is not installed`));
+    assert.ok(run.stderr.includes(platformPackage()), run.stderr);
+    assert.match(run.stderr, /--omit=optional/);
+    assert.match(run.stderr, /PI_RULES_BIN/);
+  });
+
+  test("an empty PI_RULES_BIN counts as unset", () => {
+    const launcher = install("empty", "echo packaged");
+    assert.equal(launch(launcher, [], { PI_RULES_BIN: "" }).stdout, "packaged\n");
+  });
+});
