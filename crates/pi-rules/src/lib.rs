@@ -8,6 +8,7 @@ pub mod invocation;
 pub mod json;
 pub mod lines;
 pub mod output;
+pub mod print;
 pub mod report;
 pub mod serve;
 pub mod terminal;

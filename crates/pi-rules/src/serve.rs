@@ -7,9 +7,11 @@
 //! response. A line longer than [`MAX_LINE`] gets an error response and the rest of it is
 //! skipped without being kept (see [`crate::lines`]). EOF ends the server.
 //!
-//! Methods mirror the commands: a method's `result` is exactly what the command prints with
-//! `--format json`, because the method runs the command itself with its output captured. The
-//! protocol is documented in `docs/serve.md`.
+//! Methods mirror the commands: a method calls the host operation the command calls and writes
+//! its report through the command's own printer ([`crate::print`], [`crate::report`]), so its
+//! `result` is exactly what the command prints with `--format json`. What a command writes to
+//! stderr is not part of a result, except `explain`'s and `check`'s note on project rules they do
+//! not read, in the `notes` of their text forms. The protocol is documented in `docs/serve.md`.
 //!
 //! State: rule files are read afresh on every request; settings go through the settings cache
 //! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
@@ -17,14 +19,16 @@
 //! project ends) is found once per request, or taken from the location cache, which keeps it per
 //! working directory for `--settings-ttl`; the environment is the one read when serve started.
 
-use crate::commands::{self, assemble, explain, settings, Command};
-use crate::invocation::{Context, LayerArgs, OutputFormat, ProjectArgs, SettingsSource};
+use crate::invocation::{OutputFormat, SettingsSource};
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::Error;
+use crate::print;
 use crate::report;
-use crate::terminal::ColorChoice;
+use crate::terminal::Paint;
+use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
+use pi_rules_host::explain::{Recorder, Report};
 use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
@@ -324,28 +328,31 @@ impl Server {
                         "`assemble` has no `format`: its result is JSON",
                     ));
                 }
-                self.run_command(
-                    Command::Assemble(assemble::Args {
-                        layers: p.layer_args(),
-                        format: OutputFormat::Json,
-                        raw: false,
-                    }),
-                    body,
-                )
+                let run = self.run_assembly(&p, &mut ())?;
+                print::assemble::write_json(&run, body).map_err(output_error)?;
+                trim_newline(body);
+                Ok(())
             }
             "explain" => {
                 let p: LayerParams = parse_params(params)?;
-                let format = p.format.unwrap_or(OutputFormat::Json);
-                let args = explain::Args {
-                    layers: p.layer_args(),
-                    format,
-                };
-                match format {
-                    OutputFormat::Json => self.run_command(Command::Explain(args), body),
+                match p.format.unwrap_or(OutputFormat::Json) {
+                    OutputFormat::Json => {
+                        let mut recorder = Recorder::default();
+                        let run = self.run_assembly(&p, &mut recorder)?;
+                        let report = Report::new(&run, &recorder, p.coms_active);
+                        print::explain::write_json(&report, body).map_err(output_error)?;
+                        trim_newline(body);
+                        Ok(())
+                    }
                     OutputFormat::Text => {
                         let mut text = Vec::new();
                         self.settings.forget_unread_root_rules();
-                        self.run_command(Command::Explain(args), &mut text)?;
+                        let mut recorder = Recorder::default();
+                        let run = self.run_assembly(&p, &mut recorder)?;
+                        let report = Report::new(&run, &recorder, p.coms_active);
+                        print::explain::write_text(&report, &mut text, Paint { on: false })
+                            .map_err(output_error)?;
+                        trim_newline(&mut text);
                         let notes = self.settings.take_unread_root_rules();
                         write_json(
                             body,
@@ -361,14 +368,15 @@ impl Server {
             "check" => self.check(parse_params(params)?, body),
             "settings" => {
                 let p: SettingsParams = parse_params(params)?;
-                self.run_command(
-                    Command::Settings(settings::Args {
-                        project: project_args(p.cwd),
-                        only: p.keys.unwrap_or_default(),
-                        format: OutputFormat::Json,
-                    }),
-                    body,
-                )
+                let session = Session::new(&self.env, Some(p.cwd), None)
+                    .map_err(|e| RpcError::application(&e))?;
+                // The settings' notes go to the command's stderr, not into the result.
+                let resolved = SettingsSource::read(&mut self.settings, &session).resolved;
+                let only = p.keys.unwrap_or_default();
+                let rows = print::settings::rows(&resolved, &only);
+                print::settings::write_json(rows, body).map_err(output_error)?;
+                trim_newline(body);
+                Ok(())
             }
             "render" => {
                 let p: RenderParams = parse_params(params)?;
@@ -394,10 +402,10 @@ impl Server {
                         "protocol": PROTOCOL_VERSION,
                         "methods": METHODS,
                         "formats": {
-                            "assemble": assemble::FORMAT_VERSION,
-                            "explain": explain::FORMAT_VERSION,
-                            "check": crate::commands::check::FORMAT_VERSION,
-                            "settings": settings::FORMAT_VERSION,
+                            "assemble": print::assemble::FORMAT_VERSION,
+                            "explain": print::explain::FORMAT_VERSION,
+                            "check": report::JSON_FORMAT_VERSION,
+                            "settings": print::settings::FORMAT_VERSION,
                         },
                     }),
                 );
@@ -417,24 +425,28 @@ impl Server {
     /// the counts.
     fn check(&mut self, p: CheckParams, body: &mut Vec<u8>) -> Result<(), RpcError> {
         let format = match p.format {
-            CheckFormat::Json => {
-                let args = commands::check::Args {
-                    layers: LayerArgs {
-                        project: project_args(p.cwd),
-                        package_dir: p.package_dir,
-                        ..LayerArgs::default()
-                    },
-                    format: commands::check::CheckFormat::Json,
-                    strict: p.strict,
-                    ..Default::default()
-                };
-                return self.run_command(Command::Check(args), body);
-            }
+            CheckFormat::Json => report::Format::Json,
             CheckFormat::Human => report::Format::Human,
             CheckFormat::Short => report::Format::Short,
         };
         let session =
             Session::new(&self.env, Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        if format == report::Format::Json {
+            // As the command does: the report alone, its note on stderr (not in the result).
+            let options = report::CheckRun {
+                check: check::CheckOptions {
+                    session: &session,
+                    package: session.layer_dirs(p.package_dir.as_deref()).package,
+                    strict: p.strict,
+                },
+                format,
+                color: false,
+            };
+            let report = check::check(&options.check).map_err(|e| RpcError::application(&e))?;
+            options.render(&report, body).map_err(output_error)?;
+            trim_newline(body);
+            return Ok(());
+        }
         self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
         let options = report::CheckRun {
@@ -448,9 +460,7 @@ impl Server {
         };
         let report = check::check(&options.check).map_err(|e| RpcError::application(&e))?;
         let mut text = Vec::new();
-        options
-            .render(&report, &mut text)
-            .map_err(|e| RpcError::application(&anyhow::Error::from(e).into()))?;
+        options.render(&report, &mut text).map_err(output_error)?;
         let (errors, warnings, infos) = report::counts(&report);
         let notes = session.unread_root_rules_note();
         /// The result of a `check` in a human format: the report's text is written into the
@@ -476,23 +486,26 @@ impl Server {
         Ok(())
     }
 
-    /// Runs `command` with its output in `body` (without the final newline).
-    fn run_command(&mut self, command: Command, body: &mut Vec<u8>) -> Result<(), RpcError> {
-        let mut err = io::sink();
-        let mut cx = Context {
-            env: &self.env,
-            out: body,
-            err: &mut err,
-            color: ColorChoice::Never,
-            settings: &mut self.settings,
-            exits_after: false,
-        };
-        command
-            .run(&mut cx)
+    /// Reads the session `p` names, takes its settings from the cache and runs the assembly,
+    /// as the commands that assemble do (their notes go to the command's stderr, not into a
+    /// result).
+    fn run_assembly<O: pi_rules_core::Observer>(
+        &mut self,
+        p: &LayerParams,
+        observer: &mut O,
+    ) -> Result<Run, RpcError> {
+        let session = Session::new(&self.env, Some(p.cwd.clone()), None)
             .map_err(|e| RpcError::application(&e))?;
-        trim_newline(body);
-        Ok(())
+        let settings = SettingsSource::read(&mut self.settings, &session);
+        assembly::run(session, &p.options(), settings, observer)
+            .map_err(|e| RpcError::application(&e))
     }
+}
+
+/// A printer's failure to write into a buffer (which does not fail), as an output error, as the
+/// commands report it.
+fn output_error(err: io::Error) -> RpcError {
+    RpcError::application(&Error::output(err))
 }
 
 /// The members of a message that matter before dispatch, unparsed.
@@ -520,13 +533,6 @@ fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<
     serde_json::from_str(text).map_err(RpcError::params)
 }
 
-fn project_args(cwd: PathBuf) -> ProjectArgs {
-    ProjectArgs {
-        cwd: Some(cwd),
-        keys: None,
-    }
-}
-
 /// Params of `assemble` and `explain` (only `explain` takes a `format`).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -543,12 +549,13 @@ struct LayerParams {
 }
 
 impl LayerParams {
-    fn layer_args(&self) -> LayerArgs {
-        LayerArgs {
-            project: project_args(self.cwd.clone()),
+    /// The host's options, as the command line's `LayerArgs` gives them.
+    fn options(&self) -> LayerOptions {
+        LayerOptions {
             package_dir: self.package_dir.clone(),
             coms_active: self.coms_active,
             confine: self.confine,
+            export_layers: None,
         }
     }
 }

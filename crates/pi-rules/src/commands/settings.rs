@@ -3,10 +3,9 @@
 use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
 use crate::output::{note, output, Exit};
+use crate::print::settings as print;
 use crate::terminal::{escape, escape_truncated};
 use pi_rules_core::lint::suggest;
-use pi_rules_core::settings::Source;
-use pi_rules_core::Value;
 use pi_rules_host::error::Result;
 use pi_rules_host::session::Session;
 
@@ -39,7 +38,7 @@ pub struct Args {
 
 /// The version of the JSON form, documented in `docs/settings-json.md` (the object itself is the
 /// reference's plain key → value shape, so the version is not a field of it).
-pub const FORMAT_VERSION: u32 = 1;
+pub use crate::print::settings::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = Session::new(
@@ -63,29 +62,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ),
         );
     }
-    let rows: Vec<(&str, Value, Option<Source>)> = if args.only.is_empty() {
-        resolved
-            .iter()
-            .map(|(k, v)| (k, v.value.clone(), Some(v.source.clone())))
-            .collect()
-    } else {
-        args.only
-            .iter()
-            .map(|k| match resolved.get(k) {
-                Some(v) => (k.as_str(), v.value.clone(), Some(v.source.clone())),
-                None => (k.as_str(), resolved.resolve_key(k).clone(), None),
-            })
-            .collect()
-    };
+    let rows = print::rows(&resolved, &args.only);
     match args.format {
-        OutputFormat::Json => {
-            let mut object = pi_rules_core::Object::new();
-            for (key, value, _) in rows {
-                object.insert(key.to_owned(), value);
-            }
-            let text = Value::Object(object).to_json().unwrap_or_default();
-            output(writeln!(cx.out, "{text}"))?;
-        }
+        OutputFormat::Json => output(print::write_json(rows, cx.out))?,
         OutputFormat::Text => {
             let cells: Vec<(String, String, String)> = rows
                 .into_iter()

@@ -1,16 +1,12 @@
 //! `pi-rules explain`: per file and per conditional block, what is in the rules block and why.
 //!
 //! The decision recorder and the report model are the host's ([`pi_rules_host::explain`]); the
-//! command runs the assembly with the recorder and writes the report in either form: the JSON
-//! form (`docs/explain-json.md`, `json.rs`) is serialised straight from typed data, and the text
-//! form (`text.rs`) is a tree, everything it prints from files and settings escaped for the
-//! terminal.
-
-mod json;
-mod text;
+//! command runs the assembly with the recorder and writes the report in either form through
+//! [`crate::print::explain`].
 
 use crate::invocation::{Context, LayerArgs, OutputFormat};
 use crate::output::{output, Exit};
+use crate::print::explain as print;
 use crate::terminal::Paint;
 use pi_rules_host::error::Result;
 use pi_rules_host::explain::{Recorder, Report};
@@ -33,7 +29,7 @@ pub struct Args {
 }
 
 /// The version of the JSON form, documented in `docs/explain-json.md`.
-pub const FORMAT_VERSION: u32 = 2;
+pub use crate::print::explain::FORMAT_VERSION;
 
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
@@ -41,10 +37,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = crate::invocation::run_assembly(&args.layers, cx, &mut recorder)?;
     let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
-        OutputFormat::Json => output(json::write_json(&report, cx.out))?,
+        OutputFormat::Json => output(print::write_json(&report, cx.out))?,
         OutputFormat::Text => {
             let paint = Paint { on: cx.color_out() };
-            output(text::write_text(&report, cx.out, paint))?
+            output(print::write_text(&report, cx.out, paint))?
         }
     }
     // A large layer's texts and decisions are tens of thousands of allocations, scattered:

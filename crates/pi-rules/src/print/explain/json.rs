@@ -4,7 +4,7 @@
 //! block has a record, and serialising them through `serde` escaped every key byte by byte. The
 //! small sections (settings, features, placeholders, totals) go through `serde`.
 
-use super::*;
+use super::FORMAT_VERSION;
 use crate::json::JsonWriter;
 use pi_rules_core::frontmatter;
 use pi_rules_core::lint::FEATURES;
@@ -55,7 +55,7 @@ fn json_bool(on: bool) -> &'static [u8] {
 }
 
 /// Writes the report's JSON form to `out`.
-pub(super) fn write_json(report: &Report<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_json(report: &Report<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     Json(report).write_json(out)
 }
 

@@ -1,7 +1,7 @@
 //! `explain`'s text form: a tree, one file at a time, everything from files and settings
 //! escaped for the terminal.
 
-use super::*;
+use crate::terminal::Paint;
 use crate::terminal::{escape, escape_truncated};
 use pi_rules_core::lint::FEATURES;
 use pi_rules_host::assembly::NameEntry;
@@ -19,11 +19,7 @@ fn state_colour(state: &str) -> &'static str {
 }
 
 /// Writes the report's text form to `out`.
-pub(super) fn write_text(
-    report: &Report<'_>,
-    out: &mut dyn Write,
-    paint: Paint,
-) -> std::io::Result<()> {
+pub fn write_text(report: &Report<'_>, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
     Text(report).write_text(out, paint)
 }
 
