@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::common;
 
-use common::{stderr, stdout, World, EXAMPLE_COMMANDS};
+use common::{listing, stderr, stdout, World, EXAMPLE_COMMANDS};
 
 /// The shipped text of a package rule, from the repository.
 fn shipped(name: &str) -> Vec<u8> {
@@ -21,16 +21,6 @@ fn shipped(name: &str) -> Vec<u8> {
             .join(name),
     )
     .unwrap()
-}
-
-/// The names in a directory, sorted (to see leftover temporary files).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 // ---------------------------------------------------------------------------------------------

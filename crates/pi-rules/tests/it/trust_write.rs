@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::common;
 
-use common::{code, stderr, stdout, World};
+use common::{code, listing, stderr, stdout, World};
 
 /// A rule with one thing `--fix` repairs (`dcoo` is `dco` misspelt).
 const TYPO: &str = "# Team\n\nSign off{{IF:dcoo}} always{{/IF}}.\n";
@@ -39,15 +39,6 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
     }
     out.sort();
     out
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// A directory outside both the project and the home, holding a rule with a typo.
@@ -153,11 +144,11 @@ fn links_that_stay_inside_the_project_are_followed() {
     symlink("../shared-rules", world.project.join(".pi/rules")).unwrap();
     let out = world.expect(&["new", "team", "--project"], 0);
     assert!(stdout(&out).ends_with("/90-team.md\n"), "{}", stdout(&out));
-    assert_eq!(names(&shared), ["90-team.md"]);
+    assert_eq!(listing(&shared), ["90-team.md"]);
     fs::write(shared.join("91-x.md"), TYPO).unwrap();
     world.expect(&["check", "--fix"], 0);
     assert_eq!(fs::read_to_string(shared.join("91-x.md")).unwrap(), FIXED);
-    assert_eq!(names(&shared), ["90-team.md", "91-x.md"]);
+    assert_eq!(listing(&shared), ["90-team.md", "91-x.md"]);
 }
 
 #[test]
@@ -192,7 +183,7 @@ fn user_writers_refuse_a_layer_linked_out_of_home() {
     // A home without the links works as before.
     fs::create_dir_all(world.home.join(".pi")).unwrap();
     world.expect(&["new", "team", "--user"], 0);
-    assert_eq!(names(&world.user_rules()), ["70-team.md"]);
+    assert_eq!(listing(&world.user_rules()), ["70-team.md"]);
 }
 
 /// Another thread swaps `.pi/rules` between the real directory and a link to a directory outside
@@ -253,8 +244,8 @@ fn a_layer_swapped_for_a_link_while_fix_runs_never_leads_a_write_out() {
     stop.store(true, Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
     assert_eq!(snapshot(&out_dir), before);
-    assert_eq!(names(&real_path), ["90-x.md"]);
-    assert_eq!(names(&out_dir.join("rules")), ["75-x.md", "90-x.md"]);
+    assert_eq!(listing(&real_path), ["90-x.md"]);
+    assert_eq!(listing(&out_dir.join("rules")), ["75-x.md", "90-x.md"]);
     eprintln!("{swaps} swaps; {fixed} runs fixed the file, {refused} refused");
     // The race really ran both ways.
     assert!(swaps > 200, "{swaps} swaps");
