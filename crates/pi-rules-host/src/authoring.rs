@@ -228,6 +228,29 @@ impl Layers {
         };
         Ok(place.and_then(|place| place.open(true))?)
     }
+
+    /// The two-digit prefixes of the rule names in every layer, for [`next_free`].
+    pub fn used_prefixes(&self) -> Vec<u64> {
+        self.loaded
+            .names
+            .iter()
+            .filter_map(|r| {
+                let (digits, _) = prefix_of(&r.name)?;
+                (digits.len() == 2).then(|| digits.parse::<u64>().ok())?
+            })
+            .collect()
+    }
+}
+
+/// The prefix a new rule in `lo..=hi` gets (`new`, `import`): the one after the highest used in
+/// the range, or the lowest free one when the highest is `hi`; `None` when all are used.
+pub fn next_free(used: &[u64], lo: u64, hi: u64) -> Option<u64> {
+    let in_range = || used.iter().copied().filter(|n| (lo..=hi).contains(n));
+    match in_range().max() {
+        None => Some(lo),
+        Some(top) if top < hi => Some(top + 1),
+        Some(_) => (lo..=hi).find(|n| !in_range().any(|u| u == *n)),
+    }
 }
 
 /// A rule name without `.md` and without a leading `NN-` prefix of digits.
@@ -277,5 +300,26 @@ mod tests {
             "critical-rules"
         );
         assert_eq!(name_without_prefix("notes.md"), "notes");
+    }
+
+    #[test]
+    fn next_free_table() {
+        let cases: [(&[u64], Option<u64>); 8] = [
+            (&[], Some(70)),
+            (&[0, 40, 69], Some(70)),
+            (&[70, 72], Some(73)),
+            (&[72, 89], Some(70)),
+            (&[70, 71, 89], Some(72)),
+            (&[0, 40, 90, 95], Some(70)),
+            (&(70..=89).collect::<Vec<_>>(), None),
+            (&(90..=99).collect::<Vec<_>>(), Some(70)),
+        ];
+        for (used, expected) in cases {
+            assert_eq!(next_free(used, 70, 89), expected, "{used:?}");
+        }
+        assert_eq!(next_free(&[], 90, 99), Some(90));
+        assert_eq!(next_free(&[90, 93], 90, 99), Some(94));
+        assert_eq!(next_free(&[91, 99], 90, 99), Some(90));
+        assert_eq!(next_free(&(90..=99).collect::<Vec<_>>(), 90, 99), None);
     }
 }

@@ -49,6 +49,17 @@ pub fn is_unsafe_in_text(c: char) -> bool {
     c != '\n' && c != '\t' && is_unsafe(c)
 }
 
+/// [`escape`], except that tabs stay tabs: a line of a diff, whose line break is not part of it,
+/// keeps its indentation.
+pub fn escape_keeping_tabs(text: &str) -> Cow<'_, str> {
+    if is_plain(text) || !text.contains(|c| c != '\t' && is_unsafe(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let _ = write_escaped_where(&mut out, text, |c| c != '\t' && is_unsafe(c));
+    Cow::Owned(out)
+}
+
 /// A file's bytes as they may reach a terminal: every [`is_unsafe_in_text`] character written
 /// as [`escape`] writes it, and every byte that is not part of valid UTF-8 as `\xNN` (a lone
 /// `0x9b` is a control sequence to some terminals). Line breaks and tabs stay as they are, so
@@ -123,5 +134,25 @@ pub fn escape_truncated(text: &str, max: usize) -> Cow<'_, str> {
     match text.char_indices().nth(max) {
         None => escape(text),
         Some((cut, _)) => Cow::Owned(format!("{}… ({} bytes)", escape(&text[..cut]), text.len())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_keeping_tabs_is_escape_with_tabs_left_alone() {
+        for text in [
+            "plain",
+            "\tindented",
+            "a\tb\u{1b}[2J\tc\r\n\u{202e}",
+            "\t",
+            "",
+        ] {
+            let by_pieces: Vec<String> = text.split('\t').map(|p| escape(p).into_owned()).collect();
+            assert_eq!(escape_keeping_tabs(text), by_pieces.join("\t"), "{text:?}");
+        }
+        assert!(matches!(escape_keeping_tabs("a\tb"), Cow::Borrowed(_)));
     }
 }

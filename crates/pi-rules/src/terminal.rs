@@ -11,7 +11,8 @@
 use crate::output::{note, output};
 use clap::ValueEnum;
 pub use pi_rules_host::escape::{
-    escape, escape_text, escape_truncated, is_unsafe, is_unsafe_in_text, Escaped,
+    escape, escape_keeping_tabs, escape_text, escape_truncated, is_unsafe, is_unsafe_in_text,
+    Escaped,
 };
 use std::borrow::Cow;
 use std::io::{self, IsTerminal};

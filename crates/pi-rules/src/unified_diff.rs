@@ -12,7 +12,7 @@
 //! reported as removed and added whole rather than minimised, so a huge, wholly different pair
 //! of texts cannot stall the command.
 
-use crate::terminal::{escape, Paint};
+use crate::terminal::{escape, escape_keeping_tabs, Paint};
 use pi_rules_host::fix::Plan;
 use similar::{ChangeTag, TextDiff};
 use std::io::{self, Write};
@@ -194,18 +194,6 @@ fn hunk_range(start: usize, len: usize) -> String {
         1 => format!("{}", start + 1),
         _ => format!("{},{len}", start + 1),
     }
-}
-
-/// [`escape`], except that tabs stay tabs: they are common in text and harmless to a terminal.
-fn escape_keeping_tabs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (i, piece) in text.split('\t').enumerate() {
-        if i > 0 {
-            out.push('\t');
-        }
-        out.push_str(&escape(piece));
-    }
-    out
 }
 
 /// Writes the plan as a unified diff, one file after another. With `raw`, every line is written

@@ -202,21 +202,6 @@ pub fn stem(name: &str) -> String {
     }
 }
 
-/// The prefix after the highest one used in `lo..=hi`, or the lowest free one when the highest
-/// is `hi` (as `new` names rules); `None` when all are used.
-pub fn next_free(used: &[u64], lo: u64, hi: u64) -> Option<u64> {
-    let used: Vec<u64> = used
-        .iter()
-        .copied()
-        .filter(|n| (lo..=hi).contains(n))
-        .collect();
-    match used.iter().max() {
-        None => Some(lo),
-        Some(&top) if top < hi => Some(top + 1),
-        Some(_) => (lo..=hi).find(|n| !used.contains(n)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,9 +263,5 @@ mod tests {
         assert_eq!(stem("Style Guide.mdc"), "style-guide");
         assert_eq!(stem("copilot-instructions.md"), "copilot-instructions");
         assert_eq!(stem("!!!.md"), "imported");
-        assert_eq!(next_free(&[], 90, 99), Some(90));
-        assert_eq!(next_free(&[90, 93], 90, 99), Some(94));
-        assert_eq!(next_free(&[91, 99], 90, 99), Some(90));
-        assert_eq!(next_free(&(90..=99).collect::<Vec<_>>(), 90, 99), None);
     }
 }

@@ -4,7 +4,7 @@
 use crate::invocation::{Context, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use pi_rules_host::authoring::prefix_of;
+use pi_rules_host::authoring::next_free;
 use pi_rules_host::bail;
 use pi_rules_host::error::{Error, Result};
 use pi_rules_host::export::import::{self as host, SourceKind};
@@ -83,15 +83,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         rules.push((shown, host::stem(&name.unwrap_or_default()), imported.text));
     }
-    let mut used: Vec<u64> = layers
-        .loaded
-        .names
-        .iter()
-        .filter_map(|r| {
-            let (digits, _) = prefix_of(&r.name)?;
-            (digits.len() == 2).then(|| digits.parse::<u64>().ok())?
-        })
-        .collect();
+    let mut used = layers.used_prefixes();
     let dir_path = layers.writable_dir(target)?;
     let dir = layers.open_layer(target).map_err(|e| {
         Error::input(format!(
@@ -100,7 +92,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         ))
     })?;
     for (shown, stem, text) in rules {
-        let Some(prefix) = host::next_free(&used, lo, hi) else {
+        let Some(prefix) = next_free(&used, lo, hi) else {
             bail!(
                 "cannot import `{shown}`: every prefix from {lo:02} to {hi:02} of the {} \
                  layer is in use",

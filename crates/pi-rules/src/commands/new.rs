@@ -5,7 +5,7 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
-use pi_rules_host::authoring::{name_without_prefix, prefix_of};
+use pi_rules_host::authoring::{name_without_prefix, next_free, prefix_of};
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
 use pi_rules_host::loader::{is_rule_name, NameReport};
@@ -68,11 +68,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             format!("{stem}.md")
         }
         None => {
-            let used = layers.loaded.names.iter().filter_map(|r| {
-                let (digits, _) = prefix_of(&r.name)?;
-                (digits.len() == 2).then(|| digits.parse::<u64>().ok())?
-            });
-            let Some(prefix) = next_free(used, lo, hi) else {
+            let Some(prefix) = next_free(&layers.used_prefixes(), lo, hi) else {
                 bail!(
                     "every prefix from {lo:02} to {hi:02} is in use; give NAME a prefix, e.g. \
                      `{hi:02}-{}`",
@@ -207,17 +203,6 @@ fn check_name(given: &str, stem: &str) -> Result<()> {
     Ok(())
 }
 
-/// The prefix after the highest one used in `lo..=hi`, or the lowest free one when the highest
-/// is `hi`; `None` when all are used.
-fn next_free(used: impl Iterator<Item = u64>, lo: u64, hi: u64) -> Option<u64> {
-    let used: Vec<u64> = used.filter(|n| (lo..=hi).contains(n)).collect();
-    match used.iter().max() {
-        None => Some(lo),
-        Some(&top) if top < hi => Some(top + 1),
-        Some(_) => (lo..=hi).find(|n| !used.contains(n)),
-    }
-}
-
 /// The body of a new rule: a heading from the name, and bullets that say what to write. It ends
 /// with one line break, as a text file does (and as `check` expects: see PR804).
 fn template(stem: &str) -> String {
@@ -238,25 +223,6 @@ fn template(stem: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn next_free_table() {
-        let cases: [(&[u64], Option<u64>); 6] = [
-            (&[], Some(70)),
-            (&[0, 40, 69], Some(70)),
-            (&[70, 72], Some(73)),
-            (&[72, 89], Some(70)),
-            (&[70, 71, 89], Some(72)),
-            (&(70..=89).collect::<Vec<_>>(), None),
-        ];
-        for (used, expected) in cases {
-            assert_eq!(
-                next_free(used.iter().copied(), 70, 89),
-                expected,
-                "{used:?}"
-            );
-        }
-    }
 
     #[test]
     fn template_titles() {
