@@ -27,7 +27,9 @@ pub fn process_env() -> Env {
 /// one else can change while it runs. A map lookup costs a fraction of `getenv`'s scan of the
 /// whole environment.
 pub fn process_env_snapshot() -> Env {
-    let vars: std::collections::HashMap<String, std::ffi::OsString> = std::env::vars_os()
+    // Hashed with foldhash: a request looks up every schema key's variable, and std's hasher
+    // costs more than the rest of a lookup for names this short.
+    let vars: foldhash::HashMap<String, std::ffi::OsString> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value)))
         .collect();
     Env::new(std::env::current_dir(), move |name| vars.get(name).cloned())

@@ -5,7 +5,7 @@
 
 mod writer;
 
-pub use writer::{escape_mask, JsonWriter, OUTPUT_BUFFER};
+pub use writer::{escape_mask, EscapeMemo, JsonWriter, OUTPUT_BUFFER};
 
 use crate::output::Buffered;
 use serde::ser::{Serialize, SerializeSeq, Serializer};

@@ -20,6 +20,7 @@
 //! working directory for `--settings-ttl`; the environment is the one read when serve started.
 
 use crate::invocation::{OutputFormat, SettingsSource};
+use crate::json::EscapeMemo;
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::Error;
 use crate::print;
@@ -126,6 +127,9 @@ pub struct Server {
     body: Vec<u8>,
     /// One response, before it is written.
     response: Vec<u8>,
+    /// The last `assemble` block and its JSON escape: a session asks for the same block turn
+    /// after turn.
+    block: EscapeMemo,
 }
 
 /// Buffers that grew past this between requests are given back rather than kept.
@@ -138,6 +142,7 @@ impl Server {
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),
             response: Vec::new(),
+            block: EscapeMemo::default(),
         }
     }
 
@@ -329,7 +334,7 @@ impl Server {
                     ));
                 }
                 let run = self.run_assembly(&p, &mut ())?;
-                print::assemble::write_json(&run, body).map_err(output_error)?;
+                print::assemble::append_json(&run, body, &mut self.block);
                 trim_newline(body);
                 Ok(())
             }

@@ -12,9 +12,43 @@ pub const OUTPUT_BUFFER: usize = 64 << 10;
 /// output whenever it holds [`OUTPUT_BUFFER`] bytes and when a line ends. Strings are escaped
 /// as `serde_json` escapes them, eight bytes at a time, and any `Serialize` value can be put in
 /// between, so a command writes its hot records by hand and the rest through `serde`.
+/// The last string written by [`JsonWriter::string_memo`] and its escaped form. `serve` answers
+/// every turn of a session with the same rules block, tens of kilobytes: comparing it with the
+/// last one costs a small part of escaping it again.
+#[derive(Default)]
+pub struct EscapeMemo {
+    source: String,
+    escaped: Vec<u8>,
+}
+
+impl EscapeMemo {
+    /// Longer strings are not kept: the memo holds two copies of its string.
+    pub const MAX_BYTES: usize = 1 << 20;
+}
+
 pub struct JsonWriter<W> {
     out: W,
     buffer: Vec<u8>,
+    /// The buffer goes to the output when it holds this many bytes ([`OUTPUT_BUFFER`], or never
+    /// for a writer [`over`](JsonWriter::over) a buffer).
+    spill_at: usize,
+}
+
+impl JsonWriter<io::Sink> {
+    /// A writer that appends to `buffer` and nowhere else: what a caller that wants the bytes
+    /// in memory uses, so that they are not copied from the writer's buffer into its own.
+    pub fn over(buffer: Vec<u8>) -> Self {
+        JsonWriter {
+            out: io::sink(),
+            buffer,
+            spill_at: usize::MAX,
+        }
+    }
+
+    /// The bytes written, after those the buffer held before.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buffer
+    }
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -22,6 +56,7 @@ impl<W: Write> JsonWriter<W> {
         JsonWriter {
             out,
             buffer: Vec::with_capacity(OUTPUT_BUFFER),
+            spill_at: OUTPUT_BUFFER,
         }
     }
 
@@ -37,7 +72,7 @@ impl<W: Write> JsonWriter<W> {
     /// [`OUTPUT_BUFFER`] bytes whatever the response.
     #[inline(always)]
     fn spill(&mut self) -> io::Result<()> {
-        if self.buffer.len() >= OUTPUT_BUFFER {
+        if self.buffer.len() >= self.spill_at {
             self.pass_on()?;
         }
         Ok(())
@@ -48,6 +83,25 @@ impl<W: Write> JsonWriter<W> {
         self.out.write_all(&self.buffer)?;
         self.buffer.clear();
         Ok(())
+    }
+
+    /// Writes `s` as a JSON string, quotes included, taking its escaped form from `memo` when
+    /// `memo` holds the same text, and keeping it there otherwise.
+    pub fn string_memo(&mut self, s: &str, memo: &mut EscapeMemo) -> io::Result<()> {
+        if s.len() > EscapeMemo::MAX_BYTES {
+            *memo = EscapeMemo::default();
+            return self.string(s);
+        }
+        if memo.source != s {
+            memo.source.clear();
+            memo.source.push_str(s);
+            memo.escaped.clear();
+            escape_into(&mut memo.escaped, s.as_bytes());
+        }
+        self.buffer.push(b'"');
+        self.buffer.extend_from_slice(&memo.escaped);
+        self.buffer.push(b'"');
+        self.spill()
     }
 
     /// Writes `s` as a JSON string, quotes included.
@@ -111,27 +165,9 @@ impl<W: Write> JsonWriter<W> {
         Ok(())
     }
 
-    /// Appends the bytes of a string escaped as `serde_json` does: `"`, `\` and the controls
-    /// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
-    /// included, as it is.
+    /// Appends the bytes of a string escaped as `serde_json` does (see [`escape_into`]).
     fn escape_bytes(&mut self, bytes: &[u8]) {
-        let buffer = &mut self.buffer;
-        // Shorter than a word: a warning's quoted marker or key, mostly with nothing to escape.
-        if bytes.len() < 8 && bytes.iter().all(|&b| ESCAPE[usize::from(b)] == 0) {
-            buffer.extend(bytes.iter().copied());
-            return;
-        }
-        buffer.reserve(bytes.len());
-        let mut rest = bytes;
-        // Each run up to the next byte to escape is found a word at a time and copied whole:
-        // rule text escapes a line break every line or so, and one copy of a line costs less
-        // than a copy of every word of it.
-        while let Some(k) = first_to_escape(rest) {
-            buffer.extend_from_slice(&rest[..k]);
-            push_escape(buffer, rest[k]);
-            rest = &rest[k + 1..];
-        }
-        buffer.extend_from_slice(rest);
+        escape_into(&mut self.buffer, bytes);
     }
 
     /// Ends a response: a line feed, then everything to the output, flushed.
@@ -145,6 +181,28 @@ impl<W: Write> JsonWriter<W> {
         self.buffer.clear();
         self.out.flush()
     }
+}
+
+/// Appends the bytes of a string escaped as `serde_json` does: `"`, `\` and the controls
+/// below U+0020 (`\n`, `\t`, … or `\u00XX` with lower-case hex); everything else, non-ASCII
+/// included, as it is.
+fn escape_into(buffer: &mut Vec<u8>, bytes: &[u8]) {
+    // Shorter than a word: a warning's quoted marker or key, mostly with nothing to escape.
+    if bytes.len() < 8 && bytes.iter().all(|&b| ESCAPE[usize::from(b)] == 0) {
+        buffer.extend(bytes.iter().copied());
+        return;
+    }
+    buffer.reserve(bytes.len());
+    let mut rest = bytes;
+    // Each run up to the next byte to escape is found a word at a time and copied whole:
+    // rule text escapes a line break every line or so, and one copy of a line costs less
+    // than a copy of every word of it.
+    while let Some(k) = first_to_escape(rest) {
+        buffer.extend_from_slice(&rest[..k]);
+        push_escape(buffer, rest[k]);
+        rest = &rest[k + 1..];
+    }
+    buffer.extend_from_slice(rest);
 }
 
 /// Flags (bit 7 of each byte) the bytes of `word` (little-endian) that need escaping inside a

@@ -1,7 +1,7 @@
 //! `assemble`'s JSON form (`docs/assemble-json.md`): the block, its warnings, the per-file report
 //! and the stats, as one line.
 
-use crate::json::{JsonWriter, Seq, Text};
+use crate::json::{EscapeMemo, JsonWriter, Seq, Text};
 use pi_rules_core::Message;
 use pi_rules_host::assembly::{self, Run};
 use serde::Serialize;
@@ -12,7 +12,21 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Writes `run`'s JSON form to `out` as one line, with its newline.
 pub fn write_json(run: &Run, out: &mut dyn Write) -> io::Result<()> {
-    Report::new(run).write_line(out)
+    let mut writer = JsonWriter::new(out);
+    Report::new(run).write_line(&mut writer, None)?;
+    writer.into_inner()?;
+    Ok(())
+}
+
+/// Appends the JSON form of `run` to `buffer`, as [`write_json`] writes it, for `serve`: the block
+/// is escaped once for as long as it stays the same (`memo`), and nothing is copied from a
+/// writer's buffer into `buffer`.
+pub fn append_json(run: &Run, buffer: &mut Vec<u8>, memo: &mut EscapeMemo) {
+    let mut writer = JsonWriter::over(std::mem::take(buffer));
+    // A writer over a buffer writes nowhere else, so it cannot fail.
+    let written = Report::new(run).write_line(&mut writer, Some(memo));
+    debug_assert!(written.is_ok());
+    *buffer = writer.into_buffer();
 }
 
 /// The JSON form (`docs/assemble-json.md`).
@@ -52,12 +66,18 @@ impl<'a> Report<'a> {
     /// the line, goes through [`JsonWriter`]'s escaper, which works eight bytes at a time
     /// (`serde_json`'s looks at each byte: about a sixth of a warm `serve` request); the rest
     /// through `serde`.
-    fn write_line(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut writer = JsonWriter::new(out);
+    fn write_line<W: Write>(
+        &self,
+        writer: &mut JsonWriter<W>,
+        memo: Option<&mut EscapeMemo>,
+    ) -> io::Result<()> {
         writer.raw(b"{\"format\":")?;
         writer.value(&self.format)?;
         writer.raw(b",\"block\":")?;
-        writer.string(self.block)?;
+        match memo {
+            Some(memo) => writer.string_memo(self.block, memo)?,
+            None => writer.string(self.block)?,
+        }
         writer.raw(b",\"warnings\":")?;
         writer.value(&self.warnings)?;
         writer.raw(b",\"files\":")?;
@@ -66,9 +86,7 @@ impl<'a> Report<'a> {
         writer.value(&self.notes)?;
         writer.raw(b",\"stats\":")?;
         writer.value(&self.stats)?;
-        writer.raw(b"}\n")?;
-        writer.into_inner()?;
-        Ok(())
+        writer.raw(b"}\n")
     }
 
     fn new(run: &'a Run) -> Report<'a> {
@@ -108,9 +126,11 @@ impl<'a> Report<'a> {
 mod tests {
     use super::*;
 
-    /// The hand-written line is `serde_json`'s, whatever the block holds.
+    /// The hand-written line is `serde_json`'s, whatever the block holds, and so is the line
+    /// written with a memo of the block, whether the memo held another block, this one, or none.
     #[test]
     fn the_line_is_serde_jsons() {
+        let mut memo = EscapeMemo::default();
         let notes = vec!["a \"note\"\twith\u{1}controls".to_owned()];
         let blocks = [
             String::new(),
@@ -139,8 +159,9 @@ mod tests {
                     assemble_us: 4,
                 },
             };
-            let mut ours = Vec::new();
-            report().write_line(&mut ours).unwrap();
+            let mut writer = JsonWriter::new(Vec::new());
+            report().write_line(&mut writer, None).unwrap();
+            let ours = writer.into_inner().unwrap();
             let mut theirs = serde_json::to_vec(&report()).unwrap();
             theirs.push(b'\n');
             assert!(
@@ -148,6 +169,16 @@ mod tests {
                 "the lines differ for a block of {} bytes",
                 block.len()
             );
+            for time in ["first", "second"] {
+                let mut writer = JsonWriter::over(b"head".to_vec());
+                report().write_line(&mut writer, Some(&mut memo)).unwrap();
+                let memoed = writer.into_buffer();
+                assert!(
+                    memoed.strip_prefix(b"head") == Some(&theirs[..]),
+                    "the memo's line differs the {time} time, for a block of {} bytes",
+                    block.len()
+                );
+            }
         }
     }
 }
