@@ -23,6 +23,11 @@ impl<I> Seq<I> {
     pub fn new(items: I) -> Seq<I> {
         Seq(Cell::new(Some(items)))
     }
+
+    /// The items, for writing them by hand; `None` once they were taken or serialised.
+    pub fn take(&self) -> Option<I> {
+        self.0.take()
+    }
 }
 
 impl<I> Serialize for Seq<I>

@@ -4,8 +4,11 @@
 use crate::json::{EscapeMemo, JsonWriter, Seq, Text};
 use pi_rules_core::Message;
 use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::loader::Candidate;
 use serde::Serialize;
+use std::fmt;
 use std::io::{self, Write};
+use std::path::Path;
 
 /// The version of the JSON form, documented in `docs/assemble-json.md`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -44,9 +47,99 @@ struct Report<'a> {
 struct FileReport<'a> {
     name: &'a str,
     layer: Option<&'static str>,
-    path: Option<String>,
+    path: Option<Label<'a>>,
     status: &'static str,
-    shadowed: Vec<String>,
+    shadowed: Shadowed<'a>,
+}
+
+impl FileReport<'_> {
+    /// Writes the entry as `serde` writes it (the `Serialize` derive above), without building
+    /// a string for each path: a warm `serve` request reports every rule file.
+    fn write<W: Write>(&self, writer: &mut JsonWriter<W>) -> io::Result<()> {
+        writer.raw(b"{\"name\":")?;
+        writer.string(self.name)?;
+        writer.raw(b",\"layer\":")?;
+        match self.layer {
+            Some(layer) => writer.string(layer)?,
+            None => writer.raw(b"null")?,
+        }
+        writer.raw(b",\"path\":")?;
+        match &self.path {
+            Some(label) => label.write(writer)?,
+            None => writer.raw(b"null")?,
+        }
+        writer.raw(b",\"status\":")?;
+        writer.string(self.status)?;
+        writer.raw(b",\"shadowed\":[")?;
+        for (i, label) in self.shadowed.labels().enumerate() {
+            if i > 0 {
+                writer.raw(b",")?;
+            }
+            label.write(writer)?;
+        }
+        writer.raw(b"]}")
+    }
+}
+
+/// A candidate's path as the reports show it ([`Candidate::display_path`]): its path, or
+/// `<embedded>/NAME` for an embedded package rule.
+#[derive(Clone, Copy)]
+struct Label<'a> {
+    name: &'a str,
+    path: Option<&'a Path>,
+}
+
+impl<'a> Label<'a> {
+    fn of(candidate: &'a Candidate, name: &'a str) -> Label<'a> {
+        Label {
+            name,
+            path: candidate.path.as_deref(),
+        }
+    }
+
+    fn write<W: Write>(&self, writer: &mut JsonWriter<W>) -> io::Result<()> {
+        match self.path {
+            // `Path::display` replaces invalid UTF-8 as `to_string_lossy` does.
+            Some(path) => writer.string(&path.to_string_lossy()),
+            None => {
+                writer.raw(b"\"<embedded>/")?;
+                writer.contents(self.name)?;
+                writer.raw(b"\"")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.path {
+            Some(path) => path.display().fmt(f),
+            None => write!(f, "<embedded>/{}", self.name),
+        }
+    }
+}
+
+impl Serialize for Label<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// The providers of a name other than its winner, highest precedence first
+/// ([`assembly::NameEntry::shadowed`]).
+struct Shadowed<'a>(assembly::NameEntry<'a>);
+
+impl<'a> Shadowed<'a> {
+    fn labels(&self) -> impl Iterator<Item = Label<'a>> + 'a {
+        let name = self.0.report.name.as_str();
+        self.0.shadowed().map(move |c| Label::of(c, name))
+    }
+}
+
+impl Serialize for Shadowed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.labels())
+    }
 }
 
 #[derive(Serialize)]
@@ -80,8 +173,14 @@ impl<'a> Report<'a> {
         }
         writer.raw(b",\"warnings\":")?;
         writer.value(&self.warnings)?;
-        writer.raw(b",\"files\":")?;
-        writer.value(&self.files)?;
+        writer.raw(b",\"files\":[")?;
+        for (i, file) in self.files.take().into_iter().flatten().enumerate() {
+            if i > 0 {
+                writer.raw(b",")?;
+            }
+            file.write(writer)?;
+        }
+        writer.raw(b"]")?;
         writer.raw(b",\"notes\":")?;
         writer.value(&self.notes)?;
         writer.raw(b",\"stats\":")?;
@@ -98,9 +197,9 @@ impl<'a> Report<'a> {
                 FileReport {
                     name,
                     layer: winner.map(|w| w.layer.as_str()),
-                    path: winner.map(|w| w.display_path(name)),
+                    path: winner.map(|w| Label::of(w, name)),
                     status: entry.status(),
-                    shadowed: entry.shadowed().map(|c| c.display_path(name)).collect(),
+                    shadowed: Shadowed(entry),
                 }
             })
         });
@@ -125,12 +224,75 @@ impl<'a> Report<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_rules_host::loader::{Layer, NameReport, Outcome};
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::PathBuf;
 
     /// The hand-written line is `serde_json`'s, whatever the block holds, and so is the line
     /// written with a memo of the block, whether the memo held another block, this one, or none.
     #[test]
     fn the_line_is_serde_jsons() {
         let mut memo = EscapeMemo::default();
+        let candidate = |layer, path: Option<&str>| Candidate {
+            layer,
+            path: path.map(PathBuf::from),
+            is_symlink: false,
+        };
+        let taken = |name: &str, candidates: Vec<Candidate>| NameReport {
+            name: name.to_owned(),
+            outcome: Outcome::Taken {
+                winner: candidates[0].clone(),
+                masked: false,
+                fell_back_from: Vec::new(),
+                shadows: candidates[1..].to_vec(),
+            },
+            candidates,
+        };
+        let names = [
+            taken(
+                "90-x.md",
+                vec![
+                    candidate(Layer::Project, Some("/p/.pi/rules/90-x.md")),
+                    candidate(Layer::User, Some("/h/\"q\"\\/\u{1}ü.md")),
+                    candidate(Layer::Package, None),
+                ],
+            ),
+            taken(
+                "91-y.md",
+                vec![Candidate {
+                    layer: Layer::Project,
+                    // Not UTF-8: shown with U+FFFD, as `Path::display` shows it.
+                    path: Some(PathBuf::from(OsStr::from_bytes(b"/p/\xff\xfe.md"))),
+                    is_symlink: true,
+                }],
+            ),
+            taken("00-\"core\".md", vec![candidate(Layer::Package, None)]),
+            NameReport {
+                name: "50-gone.md".to_owned(),
+                outcome: Outcome::Unreadable {
+                    failures: Vec::new(),
+                },
+                candidates: vec![candidate(Layer::Project, Some("/p/.pi/rules/50-gone.md"))],
+            },
+        ];
+        let file_reports = || {
+            names.iter().map(|report| {
+                let entry = assembly::NameEntry {
+                    report,
+                    file: None,
+                    included: None,
+                };
+                let winner = report.winner();
+                FileReport {
+                    name: &report.name,
+                    layer: winner.map(|w| w.layer.as_str()),
+                    path: winner.map(|w| Label::of(w, &report.name)),
+                    status: entry.status(),
+                    shadowed: Shadowed(entry),
+                }
+            })
+        };
         let notes = vec!["a \"note\"\twith\u{1}controls".to_owned()];
         let blocks = [
             String::new(),
@@ -143,13 +305,7 @@ mod tests {
                 block,
                 // Warnings are written by `serde` either way.
                 warnings: Seq::new(Box::new(std::iter::empty())),
-                files: Seq::new(Box::new(std::iter::once(FileReport {
-                    name: "90-x.md",
-                    layer: Some("project"),
-                    path: Some("/p/.pi/rules/90-x.md".to_owned()),
-                    status: "included",
-                    shadowed: vec!["<embedded>/90-x.md".to_owned()],
-                }))),
+                files: Seq::new(Box::new(file_reports())),
                 notes: &notes,
                 stats: Stats {
                     files_read: 1,
