@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 pub use collation::{comparator_for, compare_names, sort_by_name};
 pub use confine::{Escape, Policy};
-pub use listing::is_rule_name;
+pub use listing::{is_rule_name, list_dir, Listed, Listing};
 pub use read::{read_raw, read_raw_checked, read_raw_in, RawRead};
 
 use crate::bounded::Directory;
