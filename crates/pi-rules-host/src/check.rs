@@ -18,8 +18,7 @@ use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, P
 use crate::session::Session;
 use crate::source::{self, Overlay};
 use pi_rules_core::lint::{
-    self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
-    Severity,
+    self, Content, Entry, Escape, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -125,24 +124,18 @@ fn gather_each(
                 each(&mut entry);
                 entries.push(entry);
             }
-            LayerInput::new(LayerKind::Package, entries)
+            LayerInput::new(Layer::Package, entries)
         }
         // A package directory is asked for by name, so its absence is a problem too.
-        PackageSource::Dir(dir) => list_layer(
-            LayerKind::Package,
-            dir,
-            true,
-            &policy,
-            overlay,
-            &display,
-            each,
-        ),
+        PackageSource::Dir(dir) => {
+            list_layer(Layer::Package, dir, true, &policy, overlay, &display, each)
+        }
     };
     let mut layers = vec![package];
     if let Some(home) = &session.home {
         let dir = home.join(".pi").join("agent").join("rules");
         layers.push(list_layer(
-            LayerKind::User,
+            Layer::User,
             &dir,
             false,
             &policy,
@@ -153,7 +146,7 @@ fn gather_each(
     }
     let dir = session.cwd.join(".pi").join("rules");
     layers.push(list_layer(
-        LayerKind::Project,
+        Layer::Project,
         &dir,
         false,
         &policy,
@@ -268,7 +261,7 @@ impl PathLabels {
 /// overlay's text, in place of what is on disk under that name.
 #[allow(clippy::too_many_arguments)]
 fn list_layer(
-    kind: LayerKind,
+    kind: Layer,
     dir: &Path,
     required: bool,
     policy: &Policy,
