@@ -14,11 +14,13 @@
 use crate::bounded;
 use crate::env::Env;
 use crate::error::Result;
-use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
+use crate::loader::{
+    self, comparator_for, Escape, FailureReason, Layer, PackageSource, Policy, RawRead,
+};
 use crate::session::Session;
 use crate::source::{self, Overlay};
 use pi_rules_core::lint::{
-    self, Content, Entry, Escape, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
+    self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -173,7 +175,8 @@ fn gather_each(
                 .flatten()
                 .filter(|real| !real.starts_with(&settings_root))
                 .map(|real| Escape::OutsideProject {
-                    real: real.display().to_string(),
+                    real,
+                    root: settings_root.clone(),
                 });
             settings.push(SettingsInput {
                 path,
@@ -330,17 +333,13 @@ fn list_layer(
         };
         // Where any other rule really is: links on the file and on the directories above it
         // followed (for an editor buffer, its directory's).
-        let escape = opened
-            .unwrap_or_else(|| match &listed.overlay {
-                Some(_) => policy.escape(layer, &source::real_path(&path), None),
-                None => rule
-                    .then(|| fs::canonicalize(&path).ok())
-                    .flatten()
-                    .and_then(|real| {
-                        policy.escape(layer, &real, fs::metadata(&real).ok().as_ref())
-                    }),
-            })
-            .map(|escape| lint_escape(escape, &path));
+        let escape = opened.unwrap_or_else(|| match &listed.overlay {
+            Some(_) => policy.escape(layer, &source::real_path(&path), None),
+            None => rule
+                .then(|| fs::canonicalize(&path).ok())
+                .flatten()
+                .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref())),
+        });
         let mut entry = Entry {
             name,
             path: display.path(&path),
@@ -356,21 +355,6 @@ fn list_layer(
         kind,
         entries,
         problem,
-    }
-}
-
-/// How the rule at `path` escapes, as the linter says it.
-fn lint_escape(escape: loader::Escape, path: &Path) -> Escape {
-    match escape {
-        loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
-            real: real.display().to_string(),
-        },
-        loader::Escape::SpecialFile { real } => Escape::SpecialFile {
-            real: real.display().to_string(),
-        },
-        loader::Escape::Unverifiable => Escape::SpecialFile {
-            real: path.display().to_string(),
-        },
     }
 }
 
@@ -400,9 +384,7 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
 /// ([`loader::read_raw_checked`] or [`loader::read_raw_in`]), the bytes kept undecoded so that
 /// invalid UTF-8 can be located; when it was read, also how it escapes, judged from the open
 /// file (`policy` never confines here, so nothing is refused).
-fn content_of(
-    (raw, escape): (RawRead, Option<loader::Escape>),
-) -> (Content, Option<Option<loader::Escape>>) {
+fn content_of((raw, escape): (RawRead, Option<Escape>)) -> (Content, Option<Option<Escape>>) {
     let content = match raw {
         // Read, so it was opened and judged.
         RawRead::Bytes { bytes, .. } => return (Content::Bytes(bytes), Some(escape)),

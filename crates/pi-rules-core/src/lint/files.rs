@@ -302,12 +302,12 @@ fn escaped(
     files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     match escape {
-        Escape::OutsideProject { real } if layer == Layer::Project => {
+        Escape::OutsideProject { real, .. } if layer == Layer::Project => {
             if let Some(d) = file(files, &entry.path).report(Code::LinkOutsideProject, None) {
                 d.message(format!(
                     "`{}` resolves to `{}`, outside the project",
                     excerpt(&entry.name, 80),
-                    excerpt(real, 200)
+                    excerpt(&real.display().to_string(), 200)
                 ))
                 .note(
                     "assemble reads it as the reference does and names it on stderr; with \
@@ -317,12 +317,18 @@ fn escaped(
             }
         }
         Escape::OutsideProject { .. } => {}
-        Escape::SpecialFile { real } => {
+        Escape::SpecialFile { .. } | Escape::Unverifiable => {
+            // Where it is cannot be established only when it was refused, which `check`
+            // never does: name the entry itself.
+            let real = match escape {
+                Escape::SpecialFile { real } => real.display().to_string(),
+                _ => entry.path.clone(),
+            };
             if let Some(d) = file(files, &entry.path).report(Code::SpecialFile, None) {
                 d.message(format!(
                     "`{}` resolves to `{}`, a special file",
                     excerpt(&entry.name, 80),
-                    excerpt(real, 200)
+                    excerpt(&real, 200)
                 ))
                 .note(
                     "whatever it gives goes into the prompt, and to the model provider; with \

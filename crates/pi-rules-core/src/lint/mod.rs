@@ -114,13 +114,7 @@ pub struct Link {
 }
 
 /// Where a file really is, when that is a problem: decided by the caller, who can resolve paths.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Escape {
-    /// A project rule or settings file whose real path is outside the project.
-    OutsideProject { real: String },
-    /// A rule that is, or links to, a special file (`/proc`, `/sys`, a device).
-    SpecialFile { real: String },
-}
+pub use crate::layer::Escape;
 
 /// What reading an entry gave (following links).
 #[derive(Debug, Clone, PartialEq, Eq)]
