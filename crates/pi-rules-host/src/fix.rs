@@ -169,7 +169,7 @@ fn layer_dir(
     } else {
         Err(format!(
             "its layer directory `{}` does not exist",
-            crate::escape::escape(&resolved.path().display().to_string())
+            resolved.path().display()
         ))
     }
 }
@@ -187,7 +187,7 @@ fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, St
     } else {
         Err(format!(
             "it is a link to `{}`, outside its layer directory",
-            crate::escape::escape(&target.display().to_string())
+            target.display()
         ))
     }
 }
@@ -297,7 +297,7 @@ fn write_one(dir: &LayerDir, file: &FileFix) -> io::Result<()> {
     if file.target.parent() != Some(dir.real()) {
         return Err(io::Error::other(format!(
             "its layer directory is now `{}`; run the check again",
-            crate::escape::escape(&dir.real().display().to_string())
+            dir.real().display()
         )));
     }
     let now = dir.read(&file.name, file.before.len() as u64 + 1)?;
