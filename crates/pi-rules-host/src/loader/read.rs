@@ -116,7 +116,7 @@ pub fn read_raw_checked(
 }
 
 /// [`read_raw_checked`], reading the text of `overlay` instead when `path` is in it (see
-/// [`read_overlaid_raw`]).
+/// `read_overlaid_raw`).
 pub fn read_raw_in(
     overlay: &Overlay,
     path: &Path,
