@@ -439,3 +439,44 @@ fn bad_messages_are_answered_with_errors() {
     client.notify("exit", Value::Null);
     assert_eq!(client.server.take().unwrap().join().unwrap(), Ending::Clean);
 }
+
+#[test]
+fn another_layer_opened_or_closed_rechecks_the_open_rule() {
+    let (_root, folder, home) = project();
+    let project_rule = folder.join(".pi/rules/80-x.md");
+    let user_rule = home.join(".pi/agent/rules/80-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let (p, u) = (uri(&project_rule), uri(&user_rule));
+    // An empty project rule with no lower copy masks nothing.
+    client.open(&project_rule, "");
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    // A user copy, only in the editor: now the empty project file masks it.
+    client.open(&user_rule, "User rule text.\n");
+    let params = client.diagnostics(&p);
+    let d = find(&params, "PR403");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("masks the user layer's copy"),
+        "{d}"
+    );
+    client.diagnostics(&u);
+    // Closed, and not on disk: the user copy is gone again.
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    assert_eq!(client.diagnostics(&u)["diagnostics"], json!([]));
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn settings_files_are_served_and_checked() {
+    let (_root, folder, home) = project();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.open(&settings, "{\n  \"dcoo\": true\n}\n");
+    let params = client.diagnostics(&uri(&settings));
+    let d = find(&params, "PR703");
+    assert_eq!(d["range"]["start"]["line"], 1, "{d}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
