@@ -148,7 +148,8 @@ impl Layers {
     }
 
     /// Reads `candidate` of the rule `name` byte for byte, as the loader would (bounded, never
-    /// from a FIFO, under `--confine`); embedded package rules come from the binary.
+    /// from a FIFO, under `--confine`, an editor buffer in place of the file); embedded package
+    /// rules come from the binary.
     pub fn read_copy(&self, name: &str, candidate: &Candidate) -> Result<RuleCopy, Unusable> {
         let failed = |reason: String| Unusable {
             reason,
@@ -165,7 +166,8 @@ impl Layers {
                 })
                 .ok_or_else(|| failed("it is not embedded in this build".to_owned()));
         };
-        let (read, escape) = loader::read_raw_checked(
+        let (read, escape) = loader::read_raw_in(
+            &self.dirs.overlay,
             path,
             candidate.is_symlink,
             None,

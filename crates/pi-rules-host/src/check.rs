@@ -4,8 +4,9 @@
 //! Gathering lists the three layer directories with every entry, ignored ones included (so that
 //! `x.MD` or a directory named `x.md` can be reported), reads rule files bounded to 131073 bytes
 //! (a FIFO or socket is never opened), notes where project-layer links point, and reads the
-//! settings files in `<repo root>/.pi` and `$HOME/.pi` through [`Session`]. The checks themselves
-//! live in [`pi_rules_core::lint`].
+//! settings files in `<repo root>/.pi` and `$HOME/.pi` through [`Session`]. The editor buffers of
+//! the session's overlay ([`crate::source`]) stand in for the files at their paths, as they do for
+//! the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
@@ -15,6 +16,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
 use crate::session::Session;
+use crate::source::{self, Overlay};
 use pi_rules_core::lint::{
     self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
     Severity,
@@ -111,6 +113,7 @@ fn gather_each(
     let session = opts.session;
     let display = PathLabels::new(&opts.session.env);
     let policy = session.policy(false);
+    let overlay = session.env.overlay();
 
     let package = match &opts.package {
         PackageSource::Embedded(rules) => {
@@ -124,9 +127,15 @@ fn gather_each(
             LayerInput::new(LayerKind::Package, entries)
         }
         // A package directory is asked for by name, so its absence is a problem too.
-        PackageSource::Dir(dir) => {
-            list_layer(LayerKind::Package, dir, true, &policy, &display, each)
-        }
+        PackageSource::Dir(dir) => list_layer(
+            LayerKind::Package,
+            dir,
+            true,
+            &policy,
+            overlay,
+            &display,
+            each,
+        ),
     };
     let mut layers = vec![package];
     if let Some(home) = &session.home {
@@ -136,6 +145,7 @@ fn gather_each(
             &dir,
             false,
             &policy,
+            overlay,
             &display,
             each,
         ));
@@ -146,6 +156,7 @@ fn gather_each(
         &dir,
         false,
         &policy,
+        overlay,
         &display,
         each,
     ));
@@ -164,7 +175,7 @@ fn gather_each(
                 continue;
             }
             let escape = is_project
-                .then(|| fs::canonicalize(&found.path).ok())
+                .then(|| real_path(overlay, &found.path))
                 .flatten()
                 .filter(|real| !real.starts_with(&settings_root))
                 .map(|real| Escape::OutsideProject {
@@ -184,6 +195,9 @@ fn gather_each(
             let Some(path) = dir.as_ref().map(|d| d.join(name)) else {
                 continue;
             };
+            if overlay.contains(&path) {
+                continue;
+            }
             let (Ok(_), Err(err)) = (fs::symlink_metadata(&path), fs::metadata(&path)) else {
                 continue;
             };
@@ -203,6 +217,16 @@ fn gather_each(
         }
     }
     Ok((layers, settings))
+}
+
+/// Where the file at `path` really is: for an editor buffer, its directory's real path joined
+/// with its name; else the path resolved, `None` when it cannot be.
+fn real_path(overlay: &Overlay, path: &Path) -> Option<PathBuf> {
+    if overlay.contains(path) {
+        Some(source::real_path(path))
+    } else {
+        fs::canonicalize(path).ok()
+    }
 }
 
 /// `path` resolved, or as it is when it cannot be.
@@ -237,26 +261,64 @@ impl PathLabels {
 /// Lists one layer directory, every entry included. A missing directory is an empty layer, and
 /// a problem when it was asked for by name (`required`); a directory that cannot be listed is an
 /// empty layer with a problem. Each entry goes to `each` as soon as it is listed and read.
+///
+/// A rule name in `overlay` whose parent is `dir` is an entry too, a regular file with the
+/// overlay's text, in place of what is on disk under that name.
+#[allow(clippy::too_many_arguments)]
 fn list_layer(
     kind: LayerKind,
     dir: &Path,
     required: bool,
     policy: &Policy,
+    overlay: &Overlay,
     display: &PathLabels,
     each: &mut EachEntry<'_>,
 ) -> LayerInput {
-    let read_dir = match fs::read_dir(dir) {
-        Ok(read_dir) => read_dir,
+    let layer: Layer = kind;
+    let overlaid: Vec<(&Path, &str)> = overlay
+        .in_dir(dir)
+        .filter(|(_, name, _)| lint::is_rule_name(name))
+        .map(|(path, name, _)| (path, name))
+        .collect();
+    let mut input = match fs::read_dir(dir) {
+        Ok(read_dir) => list_disk(kind, dir, read_dir, policy, &overlaid, display, each),
         Err(err) => {
             let problem =
                 layer_problem(dir, &err, required).map(|reason| (display.path(dir), reason));
-            return LayerInput {
+            LayerInput {
                 kind,
                 entries: Vec::new(),
                 problem,
-            };
+            }
         }
     };
+    for (path, name) in overlaid {
+        let (content, opened) = content_of(loader::read_raw_in(
+            overlay, path, false, None, layer, policy,
+        ));
+        let escape = opened
+            .unwrap_or_else(|| policy.escape(layer, &source::real_path(path), None))
+            .map(|escape| lint_escape(escape, path));
+        let mut entry = Entry {
+            escape,
+            ..Entry::new(name, display.path(path), content)
+        };
+        each(&mut entry);
+        input.entries.push(entry);
+    }
+    input
+}
+
+/// The entries of `dir` on disk (see [`list_layer`]), but the names in `overlaid`.
+fn list_disk(
+    kind: LayerKind,
+    dir: &Path,
+    read_dir: fs::ReadDir,
+    policy: &Policy,
+    overlaid: &[(&Path, &str)],
+    display: &PathLabels,
+    each: &mut EachEntry<'_>,
+) -> LayerInput {
     let layer: Layer = kind;
     // The directory held open, to read its entries by name, as the loader does. Without it
     // (it went away since the listing began) each entry is read by its path.
@@ -275,6 +337,9 @@ fn list_layer(
         let Ok(file_type) = item.file_type() else {
             continue;
         };
+        if overlaid.iter().any(|(_, overlaid)| *overlaid == name) {
+            continue;
+        }
         if invalid_name {
             let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
             entry.invalid_name = true;
@@ -304,7 +369,13 @@ fn list_layer(
             let kind = bounded::kind_name(&file_type).to_owned();
             (Content::Special { kind }, None)
         } else {
-            read_bounded(&path, file_type.is_symlink(), open.as_ref(), layer, policy)
+            content_of(loader::read_raw_checked(
+                &path,
+                file_type.is_symlink(),
+                open.as_ref(),
+                layer,
+                policy,
+            ))
         };
         // Where any other rule really is: links on the file and on the directories above it
         // followed.
@@ -314,17 +385,7 @@ fn list_layer(
                     .flatten()
                     .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref()))
             })
-            .map(|escape| match escape {
-                loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
-                    real: real.display().to_string(),
-                },
-                loader::Escape::SpecialFile { real } => Escape::SpecialFile {
-                    real: real.display().to_string(),
-                },
-                loader::Escape::Unverifiable => Escape::SpecialFile {
-                    real: path.display().to_string(),
-                },
-            });
+            .map(|escape| lint_escape(escape, &path));
         let mut entry = Entry {
             name,
             path: display.path(&path),
@@ -340,6 +401,21 @@ fn list_layer(
         kind,
         entries,
         problem: None,
+    }
+}
+
+/// How the rule at `path` escapes, as the linter says it.
+fn lint_escape(escape: loader::Escape, path: &Path) -> Escape {
+    match escape {
+        loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
+            real: real.display().to_string(),
+        },
+        loader::Escape::SpecialFile { real } => Escape::SpecialFile {
+            real: real.display().to_string(),
+        },
+        loader::Escape::Unverifiable => Escape::SpecialFile {
+            real: path.display().to_string(),
+        },
     }
 }
 
@@ -365,17 +441,13 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
     }
 }
 
-/// Reads a rule entry with the loader's own bounded read, keeping the bytes undecoded so that
-/// invalid UTF-8 can be located; when it opens, also how it escapes, judged from the open file
-/// (`policy` never confines here, so nothing is refused).
-fn read_bounded(
-    path: &Path,
-    is_symlink: bool,
-    dir: Option<&bounded::Directory>,
-    layer: Layer,
-    policy: &Policy,
+/// What the linter is told of a rule entry read with the loader's own bounded read
+/// ([`loader::read_raw_checked`] or [`loader::read_raw_in`]), the bytes kept undecoded so that
+/// invalid UTF-8 can be located; when it was read, also how it escapes, judged from the open
+/// file (`policy` never confines here, so nothing is refused).
+fn content_of(
+    (raw, escape): (RawRead, Option<loader::Escape>),
 ) -> (Content, Option<Option<loader::Escape>>) {
-    let (raw, escape) = loader::read_raw_checked(path, is_symlink, dir, layer, policy);
     let content = match raw {
         // Read, so it was opened and judged.
         RawRead::Bytes { bytes, .. } => return (Content::Bytes(bytes), Some(escape)),

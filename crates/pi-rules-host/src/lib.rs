@@ -28,4 +28,5 @@ pub mod notes;
 pub mod repo;
 pub mod session;
 pub mod settings_source;
+pub mod source;
 pub mod writing;

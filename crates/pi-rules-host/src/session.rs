@@ -274,6 +274,7 @@ impl Session {
             None => PackageSource::Embedded(embedded::PACKAGE_RULES),
         };
         LayerDirs::standard(package, self.home.as_deref(), &self.cwd)
+            .with_overlay(std::sync::Arc::clone(self.env.shared_overlay()))
     }
 
     /// The repository root of `cwd` (SPEC §4), or `None` outside a repository.
@@ -340,7 +341,7 @@ impl Session {
     /// The paths of the two settings files (project, global): each the `.jsonc` when it exists,
     /// else the `.json`.
     pub fn settings_paths(&self) -> (&Path, Option<&Path>) {
-        self.settings_paths_with(&|p: &Path| p.exists())
+        self.settings_paths_with(&|p: &Path| self.env.overlay().exists(p))
     }
 
     /// [`Session::settings_paths`], asking `exists` whether a `.jsonc` exists (when they are not
@@ -388,8 +389,8 @@ impl Session {
             .extension()
             .is_some_and(|e| e == "jsonc")
             .then(|| path.with_extension("json"))
-            .filter(|json| json.exists());
-        let (file, text) = match read_settings_text(&path) {
+            .filter(|json| self.env.overlay().exists(json));
+        let (file, text) = match self.read_settings_text(&path) {
             Ok(None) => (SettingsFile::missing(), None),
             Ok(Some(text)) => (SettingsFile::parse(&self.schema, &text), Some(text)),
             Err(message) => (SettingsFile::unreadable(message), None),
@@ -400,6 +401,14 @@ impl Session {
             text,
             ignored_json,
         }
+    }
+
+    /// Reads a settings file, at most [`MAX_SETTINGS_BYTES`]: `Ok(None)` when there is none, `Err`
+    /// with a reason when it cannot be used (too large, not a regular file, unreadable). An
+    /// editor buffer in the `Env`'s overlay stands in for the file; else the file is opened
+    /// before it is examined, so a FIFO put in its place cannot hang us.
+    pub fn read_settings_text(&self, path: &Path) -> Result<Option<String>, String> {
+        self.env.overlay().read_text(path, MAX_SETTINGS_BYTES)
     }
 
     /// Resolves every key of the schema from the two files and the environment.
@@ -595,7 +604,7 @@ impl settings::SettingsFs for DiskSettings<'_> {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.metadata(path).is_some()
+        self.session.env.overlay().contains(path) || self.metadata(path).is_some()
     }
 
     fn mtime(&self, path: &Path) -> Option<std::time::SystemTime> {
@@ -603,8 +612,11 @@ impl settings::SettingsFs for DiskSettings<'_> {
     }
 
     fn read(&self, path: &Path) -> Option<String> {
-        let Some(texts) = self.texts else {
-            return read_settings_text(path).ok().flatten();
+        let Some(texts) = self
+            .texts
+            .filter(|_| !self.session.env.overlay().contains(path))
+        else {
+            return self.session.read_settings_text(path).ok().flatten();
         };
         let stamp = self
             .metadata(path)
@@ -616,7 +628,7 @@ impl settings::SettingsFs for DiskSettings<'_> {
             }
         }
         let read_at = std::time::SystemTime::now();
-        let text = read_settings_text(path).ok().flatten()?;
+        let text = self.session.read_settings_text(path).ok().flatten()?;
         match stamp {
             Some(stamp) if stamp.settled_before(read_at) => {
                 texts.borrow_mut().keep(path, stamp, &text)
@@ -681,13 +693,6 @@ impl LocationCache {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-}
-
-/// Reads a settings file, at most [`MAX_SETTINGS_BYTES`]: `Ok(None)` when there is none, `Err`
-/// with a reason when it cannot be used (too large, not a regular file, unreadable). The file is
-/// opened before it is examined, so a FIFO put in its place cannot hang us.
-fn read_settings_text(path: &Path) -> Result<Option<String>, String> {
-    bounded::read_text(path, MAX_SETTINGS_BYTES)
 }
 
 /// A settings file as a report shows it: which one, where, and what became of it.

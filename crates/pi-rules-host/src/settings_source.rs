@@ -184,6 +184,10 @@ impl SettingsSource for CachedSettings {
         let now = Instant::now();
         self.locate(session, now);
         self.unread_root_rules = session.unread_root_rules_note();
+        if overlays_settings(session) {
+            // An editor buffer changes without the file's time changing: read afresh.
+            return session.resolve_noting();
+        }
         let disk = DiskSettings::with_texts(session, &self.texts);
         let env = |name: &str| session.env.var(name);
         let resolved = self
@@ -206,6 +210,20 @@ impl SettingsSource for CachedSettings {
             notes: Vec::new(),
         }
     }
+}
+
+/// Whether an editor buffer in `session`'s overlay stands in for a settings file (any file
+/// named as one, wherever it is: the cache also reads other directories' files).
+fn overlays_settings(session: &Session) -> bool {
+    let overlay = session.env.overlay();
+    !overlay.is_empty()
+        && overlay.paths().any(|path| {
+            path.file_name().is_some_and(|name| {
+                pi_rules_core::settings::SETTINGS_FILE_NAMES
+                    .iter()
+                    .any(|known| name == *known)
+            })
+        })
 }
 
 #[cfg(test)]

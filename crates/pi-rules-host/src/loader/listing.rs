@@ -4,10 +4,12 @@ use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustix::fs::{AtFlags, Dir, FileType};
 
 use crate::bounded::Directory;
+use crate::source::Overlay;
 
 use super::Layer;
 
@@ -17,6 +19,8 @@ pub(super) struct Entry {
     pub(super) name: String,
     pub(super) path: PathBuf,
     pub(super) is_symlink: bool,
+    /// The editor buffer that stands in for the file (see [`crate::source`]).
+    pub(super) overlay: Option<Arc<str>>,
 }
 
 pub use pi_rules_core::lint::is_rule_name;
@@ -32,9 +36,39 @@ pub use pi_rules_core::lint::is_rule_name;
 ///
 /// The directory stays open in the returned [`Directory`] (when it could be listed), for reading
 /// its entries by name.
+///
+/// A rule name in `overlay` whose parent is `dir` is listed as a regular file with the overlay's
+/// text, in place of what is on disk under that name (if anything), even when `dir` cannot be
+/// listed.
 pub(super) fn list_layer(
     layer: Layer,
     dir: &Path,
+    overlay: &Overlay,
+    notes: &mut Vec<String>,
+) -> (Vec<Entry>, Option<Directory>) {
+    let overlaid: Vec<Entry> = overlay
+        .in_dir(dir)
+        .filter(|(_, name, _)| is_rule_name(name))
+        .map(|(path, name, text)| Entry {
+            name: name.to_owned(),
+            path: path.to_path_buf(),
+            is_symlink: false,
+            overlay: Some(Arc::clone(text)),
+        })
+        .collect();
+    let (mut entries, open) = list_disk(layer, dir, &overlaid, notes);
+    if !overlaid.is_empty() {
+        entries.extend(overlaid);
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    (entries, open)
+}
+
+/// [`list_layer`] on disk, leaving out the names in `overlaid`.
+fn list_disk(
+    layer: Layer,
+    dir: &Path,
+    overlaid: &[Entry],
     notes: &mut Vec<String>,
 ) -> (Vec<Entry>, Option<Directory>) {
     let layer = layer.as_str();
@@ -77,7 +111,7 @@ pub(super) fn list_layer(
                 continue;
             }
         };
-        if !is_rule_name(name) {
+        if !is_rule_name(name) || overlaid.iter().any(|entry| entry.name == name) {
             continue;
         }
         // The type comes from the directory entry itself (no extra syscall on most
@@ -105,6 +139,7 @@ pub(super) fn list_layer(
             path: path(),
             name: name.to_owned(),
             is_symlink: file_type == FileType::Symlink,
+            overlay: None,
         });
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));

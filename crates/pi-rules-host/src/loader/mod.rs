@@ -21,6 +21,10 @@
 //! would hang on one, so there is no compatible answer; this loader treats it like an unreadable
 //! candidate: it is skipped with a note and the next lower layer is tried
 //! ([`FailureReason::Special`]). Files are read afresh on every call; nothing is cached.
+//!
+//! An editor's open documents ([`LayerDirs::overlay`], see [`crate::source`]) stand in for the
+//! files at their paths: a rule name in the overlay whose parent is a layer directory is listed
+//! there as a regular file, and read as its text.
 
 mod collation;
 mod confine;
@@ -32,13 +36,15 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use collation::{comparator_for, compare_names, sort_by_name};
 pub use confine::{Escape, Policy};
 pub use listing::is_rule_name;
-pub use read::{read_raw, read_raw_checked, RawRead};
+pub use read::{read_raw, read_raw_checked, read_raw_in, RawRead};
 
 use crate::bounded::Directory;
+use crate::source::Overlay;
 use read::ReadOutcome;
 
 /// The largest rule file that is read (a file of more bytes is oversized): one limit for the
@@ -70,6 +76,8 @@ pub struct LayerDirs {
     pub user: Option<PathBuf>,
     /// The project layer, `<cwd>/.pi/rules`.
     pub project: PathBuf,
+    /// The editor buffers read in place of the files at their paths (see [`crate::source`]).
+    pub overlay: Arc<Overlay>,
 }
 
 impl LayerDirs {
@@ -80,7 +88,13 @@ impl LayerDirs {
             package,
             user: home.map(|home| home.join(".pi").join("agent").join("rules")),
             project: cwd.join(".pi").join("rules"),
+            overlay: Arc::default(),
         }
+    }
+
+    /// The same layers, with `overlay`'s texts read in place of the files at their paths.
+    pub fn with_overlay(self, overlay: Arc<Overlay>) -> LayerDirs {
+        LayerDirs { overlay, ..self }
     }
 }
 
@@ -294,6 +308,8 @@ impl fmt::Display for Escaped {
 enum Source {
     Embedded(&'static str),
     File(PathBuf),
+    /// An editor buffer standing in for the file at the path.
+    Overlay(PathBuf, Arc<str>),
 }
 
 /// A provider of a name, as listed.
@@ -310,7 +326,7 @@ impl Provider {
             layer: self.layer,
             path: match &self.source {
                 Source::Embedded(_) => None,
-                Source::File(path) => Some(path.clone()),
+                Source::File(path) | Source::Overlay(path, _) => Some(path.clone()),
             },
             is_symlink: self.is_symlink,
         }
@@ -355,13 +371,21 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
             }
         }
         PackageSource::Dir(dir) => {
-            open[Layer::Package as usize] = list_into(Layer::Package, dir, &mut notes, &mut add);
+            open[Layer::Package as usize] =
+                list_into(Layer::Package, dir, &dirs.overlay, &mut notes, &mut add);
         }
     }
     if let Some(user) = &dirs.user {
-        open[Layer::User as usize] = list_into(Layer::User, user, &mut notes, &mut add);
+        open[Layer::User as usize] =
+            list_into(Layer::User, user, &dirs.overlay, &mut notes, &mut add);
     }
-    open[Layer::Project as usize] = list_into(Layer::Project, &dirs.project, &mut notes, &mut add);
+    open[Layer::Project as usize] = list_into(
+        Layer::Project,
+        &dirs.project,
+        &dirs.overlay,
+        &mut notes,
+        &mut add,
+    );
 
     let mut loaded = Loaded {
         files: Vec::with_capacity(names.len()),
@@ -382,16 +406,21 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
 fn list_into(
     layer: Layer,
     dir: &Path,
+    overlay: &Overlay,
     notes: &mut Vec<String>,
     add: &mut impl FnMut(String, Provider),
 ) -> Option<Directory> {
-    let (entries, open) = listing::list_layer(layer, dir, notes);
+    let (entries, open) = listing::list_layer(layer, dir, overlay, notes);
     for entry in entries {
+        let source = match entry.overlay {
+            Some(text) => Source::Overlay(entry.path, text),
+            None => Source::File(entry.path),
+        };
         add(
             entry.name,
             Provider {
                 layer,
-                source: Source::File(entry.path),
+                source,
                 is_symlink: entry.is_symlink,
             },
         );
@@ -416,6 +445,7 @@ fn resolve_name(
         let lower = || candidates[at + 1..].to_vec();
         let (result, escape) = match &provider.source {
             Source::Embedded(text) => (embedded(text), None),
+            Source::Overlay(path, text) => read::read_overlaid(path, text, provider.layer, policy),
             Source::File(path) => read::read_candidate(
                 path,
                 provider.is_symlink,

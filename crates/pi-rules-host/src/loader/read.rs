@@ -11,6 +11,7 @@ use std::path::Path;
 use super::confine::{Escape, Policy};
 use super::{FailureReason, IoFailure, Layer, MAX_RULE_BYTES, READ_LIMIT};
 use crate::bounded::{self, Directory, Outcome};
+use crate::source::{self, Overlay};
 
 /// What reading one candidate gave.
 #[derive(Debug)]
@@ -114,6 +115,64 @@ pub fn read_raw_checked(
     (raw, escape)
 }
 
+/// [`read_raw_checked`], reading the text of `overlay` instead when `path` is in it (see
+/// [`read_overlaid_raw`]).
+pub fn read_raw_in(
+    overlay: &Overlay,
+    path: &Path,
+    is_symlink: bool,
+    dir: Option<&Directory>,
+    layer: Layer,
+    policy: &Policy,
+) -> (RawRead, Option<Escape>) {
+    match overlay.get(path) {
+        Some(text) => read_overlaid_raw(path, text, layer, policy),
+        None => read_raw_checked(path, is_symlink, dir, layer, policy),
+    }
+}
+
+/// An editor buffer standing in for the candidate at `path`: nothing is read from the disk.
+/// It is oversized only when the text is over [`MAX_RULE_BYTES`], never masked, and escapes
+/// as a file at its place would ([`source::real_path`]); under `--confine` an escaping one is
+/// refused.
+pub(super) fn read_overlaid_raw(
+    path: &Path,
+    text: &str,
+    layer: Layer,
+    policy: &Policy,
+) -> (RawRead, Option<Escape>) {
+    let escape = policy.escape(layer, &source::real_path(path), None);
+    if policy.confine {
+        if let Some(escape) = escape {
+            return (RawRead::Failed(FailureReason::Confined(escape)), None);
+        }
+    }
+    let size = text.len() as u64;
+    let raw = if size > MAX_RULE_BYTES {
+        RawRead::Oversized {
+            size,
+            by_read: false,
+        }
+    } else {
+        RawRead::Bytes {
+            bytes: text.as_bytes().to_vec(),
+            masked: false,
+        }
+    };
+    (raw, escape)
+}
+
+/// [`read_overlaid_raw`], decoded (the text is UTF-8 already).
+pub(super) fn read_overlaid(
+    path: &Path,
+    text: &str,
+    layer: Layer,
+    policy: &Policy,
+) -> (ReadOutcome, Option<Escape>) {
+    let (raw, escape) = read_overlaid_raw(path, text, layer, policy);
+    (decoded(raw), escape)
+}
+
 /// Reads and decodes the candidate at `path` (see [`read_raw_checked`]).
 pub(super) fn read_candidate(
     path: &Path,
@@ -123,7 +182,12 @@ pub(super) fn read_candidate(
     policy: &Policy,
 ) -> (ReadOutcome, Option<Escape>) {
     let (raw, escape) = read_raw_checked(path, is_symlink, dir, layer, policy);
-    let outcome = match raw {
+    (decoded(raw), escape)
+}
+
+/// What a raw read gives, its bytes decoded.
+fn decoded(raw: RawRead) -> ReadOutcome {
+    match raw {
         RawRead::Bytes { bytes, masked } => {
             let (text, had_invalid_utf8) = decode(bytes);
             ReadOutcome::Text {
@@ -134,8 +198,7 @@ pub(super) fn read_candidate(
         }
         RawRead::Oversized { size, by_read } => ReadOutcome::Oversized { size, by_read },
         RawRead::Failed(reason) => ReadOutcome::Failed(reason),
-    };
-    (outcome, escape)
+    }
 }
 
 /// Decodes UTF-8, replacing invalid sequences with U+FFFD as JavaScript's decoder does (a BOM is
