@@ -480,3 +480,15 @@ fn settings_files_are_served_and_checked() {
     assert_eq!(d["range"]["start"]["line"], 1, "{d}");
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+#[test]
+fn a_rule_over_the_size_limit_is_reported_not_read() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-big.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let big = "x".repeat(pi_rules_core::lint::MAX_RULE_BYTES as usize + 1);
+    client.open(&rule, &big);
+    let params = client.diagnostics(&uri(&rule));
+    assert_eq!(codes(&params), ["PR401"], "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
