@@ -822,3 +822,33 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn unsaved_buffers_count_through_the_overlay() {
+    let p = Project::new();
+    p.write(&p.project_settings(), r#"{"dco": false}"#);
+    let name = "20-code-review-loop.md";
+    let rule = p.cwd.join(".pi/rules").join(name);
+    let mut overlay = crate::source::Overlay::new();
+    overlay.insert(p.project_settings(), r#"{"dco": true}"#);
+    overlay.insert(rule.clone(), "{{IF:dco}}x{{/IF}}");
+    let session = Session::in_env(
+        p.env().with_overlay(std::sync::Arc::new(overlay)),
+        p.cwd.clone(),
+        Some(p.home.clone()),
+        Cow::Borrowed(Schema::embedded()),
+    );
+    let ctx = IdeContext::new(&session, &IdeOptions::default()).unwrap();
+    let text = "{{IF:dco}}x{{/IF}}";
+    let info = hover(&ctx, &project_rule(name), text, 5).unwrap();
+    assert!(
+        info.markdown.contains("**Now:** `true`"),
+        "{}",
+        info.markdown
+    );
+    // The rule exists only in the buffer, and overrides the package rule.
+    assert!(!rule.exists());
+    let refs = references(&ctx, &project_rule(name), text, 11);
+    assert_eq!(refs.len(), 2, "{refs:?}");
+    assert_eq!(refs[0].path, rule);
+}
