@@ -492,3 +492,119 @@ fn a_rule_over_the_size_limit_is_reported_not_read() {
     assert_eq!(codes(&params), ["PR401"], "{params:#}");
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+/// The `(line, character)` request parameters on `uri`.
+fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
+}
+
+#[test]
+fn hover_shows_the_value_and_its_source_from_unsaved_settings() {
+    let (_root, folder, home) = project();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    std::fs::write(&settings, "{\"dco\": true}\n").unwrap();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, init) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(init["capabilities"]["hoverProvider"], true);
+    let u = uri(&rule);
+    client.open(&rule, "😀 {{IF:dco}}\nsigned\n{{/IF}}\n");
+    client.diagnostics(&u);
+    let hover = |client: &mut Client| {
+        let r = client.request("textDocument/hover", at(&u, 0, 8));
+        let value = r.response_result.expect("hover");
+        value["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_owned()
+    };
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `true`"), "{text}");
+    assert!(text.contains("pi-config-settings.json"), "{text}");
+    assert!(text.contains("kept"), "{text}");
+    // The settings file's unsaved text decides.
+    client.open(&settings, "{\"dco\": false}\n");
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `false`"), "{text}");
+    assert!(text.contains("dropped"), "{text}");
+    // Inlay hints say the same after the opener.
+    let r = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}}),
+    );
+    let hints = r.response_result.expect("hints");
+    assert_eq!(
+        hints[0]["label"].as_str().map(|l| l.starts_with("dropped")),
+        Some(true),
+        "{hints:#}"
+    );
+    // After the emoji's two UTF-16 units, a space and `{{IF:dco}}` (10 units).
+    assert_eq!(hints[0]["position"], json!({"line": 0, "character": 13}));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn completion_symbols_definition_and_references() {
+    let (_root, folder, home) = project();
+    // The project's copy of an embedded package rule.
+    let rule = folder.join(".pi/rules/00-orchestrator-core.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(
+        &rule,
+        "# Core\n{{IF:dco}}\n{{IFNOT:review_loop_enforcement}}x{{/IFNOT}}\n{{/IF}}\n{{IF:",
+    );
+    client.diagnostics(&u);
+    let r = client.request("textDocument/completion", at(&u, 4, 5));
+    let items = r.response_result.expect("items");
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert!(
+        labels.contains(&"dco") && labels.contains(&"review_loop_enforcement"),
+        "{labels:?}"
+    );
+
+    let r = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let symbols = r.response_result.expect("symbols");
+    assert_eq!(symbols[0]["name"], "IF dco", "{symbols:#}");
+    assert_eq!(
+        symbols[0]["children"][0]["name"], "IFNOT review_loop_enforcement",
+        "{symbols:#}"
+    );
+
+    // Definition, from the text outside a marker: the package copy this file overrides,
+    // written to the cache, read-only.
+    let r = client.request("textDocument/definition", at(&u, 0, 0));
+    let targets = r.response_result.expect("definition");
+    let target = targets[0]["uri"].as_str().expect("a location");
+    let cached = home
+        .join(".cache/pi-rules")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("package/00-orchestrator-core.md");
+    assert_eq!(target, uri(&cached));
+    let meta = std::fs::metadata(&cached).expect("written");
+    assert!(meta.permissions().readonly());
+    // References: every copy of the name.
+    let r = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}}),
+    );
+    let refs = r.response_result.expect("references");
+    let uris: Vec<&str> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&u.as_str()) && uris.contains(&uri(&cached).as_str()),
+        "{uris:?}"
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
+}
