@@ -608,3 +608,52 @@ fn completion_symbols_definition_and_references() {
     );
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+#[test]
+fn every_method_with_wrong_parameters_is_answered_and_the_server_goes_on() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.open(&rule, BROKEN);
+    client.diagnostics(&uri(&rule));
+    let methods = [
+        "textDocument/hover",
+        "textDocument/completion",
+        "textDocument/inlayHint",
+        "textDocument/documentSymbol",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/codeAction",
+        "workspace/executeCommand",
+    ];
+    let wrong = [
+        Value::Null,
+        json!(1),
+        json!({"textDocument": {"uri": "untitled:x"}, "position": {"line": 0, "character": 0}}),
+        json!({"textDocument": {"uri": uri(&rule)}, "position": {"line": 4_000_000_000u32, "character": 4_000_000_000u32},
+               "range": {"start": {"line": 9, "character": 9}, "end": {"line": 0, "character": 0}},
+               "context": {"diagnostics": [], "includeDeclaration": true}}),
+        json!({"command": "pi-rules.override", "arguments": [{"name": "../../etc/passwd", "layer": "project"}]}),
+        json!({"command": "pi-rules.override", "arguments": ["x"]}),
+    ];
+    for method in methods {
+        for params in &wrong {
+            // An answer, an error or an empty result, and never a panic.
+            let r = client.request(method, params.clone());
+            if let Ok(value) = &r.response_result {
+                assert!(
+                    value.is_null() || value.is_array() || value.is_object(),
+                    "{method} {params}: {value}"
+                );
+            }
+        }
+    }
+    // Nothing was written outside the layers, and the server still checks.
+    assert!(!folder.join(".pi/rules/passwd").exists());
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rule), "version": 2}, "contentChanges": [{"text": FIXED}]}),
+    );
+    assert!(!codes(&client.diagnostics(&uri(&rule))).contains(&"PR101".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
