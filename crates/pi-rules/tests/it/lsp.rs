@@ -657,3 +657,76 @@ fn every_method_with_wrong_parameters_is_answered_and_the_server_goes_on() {
     assert!(!codes(&client.diagnostics(&uri(&rule))).contains(&"PR101".to_owned()));
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+/// The real binary over stdio: framed messages in, framed answers out, and its exit code.
+fn run_binary(
+    folder: &Path,
+    home: &Path,
+    bodies: &[Value],
+    tail: &[u8],
+) -> (Option<i32>, Vec<Value>) {
+    let mut input = Vec::new();
+    for body in bodies {
+        let text = body.to_string();
+        input.extend(format!("Content-Length: {}\r\n\r\n{text}", text.len()).bytes());
+    }
+    input.extend(tail);
+    let out = assert_cmd::Command::cargo_bin("pi-rules")
+        .expect("binary")
+        .arg("lsp")
+        .current_dir(folder)
+        .env_clear()
+        .env("HOME", home)
+        .write_stdin(input)
+        .timeout(WAIT)
+        .output()
+        .expect("runs");
+    let mut answers = Vec::new();
+    let mut rest = &out.stdout[..];
+    while let Some(incoming) = transport::read(&mut rest).expect("well framed") {
+        match incoming {
+            Incoming::Message(m) => answers.push(serde_json::to_value(m).expect("json")),
+            Incoming::Refused { message, .. } => {
+                panic!("the server wrote a bad message: {message}")
+            }
+        }
+    }
+    (out.status.code(), answers)
+}
+
+#[test]
+fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
+    let (_root, folder, home) = project();
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init.clone(), shutdown.clone(), exit.clone()],
+        b"",
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "pi-rules");
+    assert_eq!(answers[1], json!({"id": 2, "result": null}));
+    // `exit` without `shutdown`, and stdin's end without `exit`: 1.
+    assert_eq!(
+        run_binary(&folder, &home, &[init.clone(), exit], b"").0,
+        Some(1)
+    );
+    assert_eq!(
+        run_binary(&folder, &home, std::slice::from_ref(&init), b"").0,
+        Some(1)
+    );
+    // A broken header ends the stream: 1, after answering what came before.
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init, shutdown],
+        b"Content-Length: nope\r\n\r\n",
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(answers.len(), 2);
+}
