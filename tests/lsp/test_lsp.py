@@ -1,7 +1,11 @@
-"""Diagnostics, quick fixes and positions through a real client."""
+"""Diagnostics, quick fixes, positions, hover, completion and definition through a real client."""
+
+from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from conftest import HOME
 
 BROKEN = "# Rule\n\n😀 {{IF:dcoo}}\nsigned\n{{/IF}}\n"
 FIXED = "# Rule\n\n😀 {{IF:dco}}\nsigned\n{{/IF}}\n"
@@ -116,3 +120,69 @@ async def test_utf8_positions_for_a_client_that_offers_them(neovim: LanguageClie
     [d] = by_code(await diagnostics(client, uri), "PR101")
     # 😀 is four bytes of UTF-8.
     assert (d.range.start.line, d.range.start.character) == (2, 10)
+
+
+def position(uri: str, line: int, character: int) -> types.TextDocumentPositionParams:
+    return types.TextDocumentPositionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=character),
+    )
+
+
+async def test_hover_shows_the_value_and_its_source(vscode: LanguageClient):
+    client = vscode
+    settings = client.folder / ".pi" / "pi-config-settings.json"
+    settings.write_text('{"dco": true}\n')
+    uri = open_rule(client, FIXED)
+    await diagnostics(client, uri)
+    p = position(uri, 2, 9)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=p.text_document, position=p.position)
+    )
+    text = hover.contents.value
+    assert "**Now:** `true`" in text
+    assert "pi-config-settings.json" in text
+    assert "kept" in text
+
+
+async def test_completion_offers_the_keys(vscode: LanguageClient):
+    client = vscode
+    uri = open_rule(client, "# Rule\n\n{{IF:")
+    await diagnostics(client, uri)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=2, character=5),
+        )
+    )
+    items = result if isinstance(result, list) else result.items
+    labels = {item.label for item in items}
+    assert {"dco", "review_loop_enforcement"} <= labels
+
+
+async def test_definition_reaches_the_overridden_package_rule(vscode: LanguageClient):
+    client = vscode
+    path = client.folder / ".pi" / "rules" / "00-orchestrator-core.md"
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="markdown", version=1, text="# My core rules\n"
+            )
+        )
+    )
+    await diagnostics(client, uri)
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=2),
+        )
+    )
+    [location] = result
+    # The embedded package rule, copied to the cache under the server's $HOME.
+    assert location.uri.startswith(HOME.as_uri() + "/.cache/pi-rules/")
+    assert location.uri.endswith("/package/00-orchestrator-core.md")
+    # The editor can open it: a real file, the package's text.
+    target = unquote(urlparse(location.uri).path)
+    with open(target, encoding="utf-8") as f:
+        assert f.read().strip()

@@ -8,6 +8,7 @@
 
 use super::diagnostics::{self, Published};
 use super::documents::{Document, Documents};
+use super::features;
 use super::position::Encoding;
 use super::transport::{Incoming, Outgoing};
 use super::uri;
@@ -17,12 +18,14 @@ use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response}
 use lsp_types::notification::{self as notif, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::{
-    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, ExecuteCommandOptions,
-    InitializeParams, InitializeResult, PositionEncodingKind, PublishDiagnosticsParams,
-    SaveOptions, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    ExecuteCommandOptions, HoverProviderCapability, InitializeParams, InitializeResult, OneOf,
+    PositionEncodingKind, PublishDiagnosticsParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions,
 };
 use pi_rules_host::env::Env;
+use pi_rules_host::ide::{self, DocumentKind, IdeContext, IdeOptions};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -199,6 +202,15 @@ impl Server {
                 commands: vec![OVERRIDE_COMMAND.to_owned()],
                 ..ExecuteCommandOptions::default()
             }),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            completion_provider: Some(CompletionOptions {
+                trigger_characters: Some([":", "{", " ", "\"", "="].map(str::to_owned).to_vec()),
+                ..CompletionOptions::default()
+            }),
+            inlay_hint_provider: Some(OneOf::Left(true)),
+            document_symbol_provider: Some(OneOf::Left(true)),
+            definition_provider: Some(OneOf::Left(true)),
+            references_provider: Some(OneOf::Left(true)),
             ..ServerCapabilities::default()
         };
         let result = InitializeResult {
@@ -330,11 +342,81 @@ impl Server {
                 self.schedule(Duration::ZERO);
                 Ok(serde_json::Value::String(written.display().to_string()))
             }
+            req::HoverRequest::METHOD => {
+                let p = extract::<req::HoverRequest>(request)?.text_document_position_params;
+                let hover = self.ide(&p.text_document.uri, |ctx, kind, doc| {
+                    features::hover(ctx, kind, doc.text(), &doc.lines, p.position)
+                })?;
+                to_value(hover)
+            }
+            req::Completion::METHOD => {
+                let p = extract::<req::Completion>(request)?.text_document_position;
+                let items = self.ide(&p.text_document.uri, |ctx, kind, doc| {
+                    features::completion(ctx, kind, doc.text(), &doc.lines, p.position)
+                })?;
+                to_value(items)
+            }
+            req::InlayHintRequest::METHOD => {
+                let p = extract::<req::InlayHintRequest>(request)?;
+                let hints = self.ide(&p.text_document.uri, |ctx, kind, doc| {
+                    features::inlay_hints(ctx, kind, doc.text(), &doc.lines, p.range)
+                })?;
+                to_value(hints)
+            }
+            req::DocumentSymbolRequest::METHOD => {
+                let p = extract::<req::DocumentSymbolRequest>(request)?;
+                let symbols = self.ide(&p.text_document.uri, |_, kind, doc| {
+                    features::document_symbols(kind, doc.text(), &doc.lines)
+                })?;
+                to_value(symbols)
+            }
+            req::GotoDefinition::METHOD => {
+                let p = extract::<req::GotoDefinition>(request)?.text_document_position_params;
+                let targets = self.ide(&p.text_document.uri, |ctx, kind, doc| {
+                    features::definition(ctx, kind, doc.text(), &doc.lines, p.position)
+                })?;
+                to_value(targets)
+            }
+            req::References::METHOD => {
+                let p = extract::<req::References>(request)?.text_document_position;
+                let targets = self.ide(&p.text_document.uri, |ctx, kind, doc| {
+                    features::references(ctx, kind, doc.text(), &doc.lines, p.position)
+                })?;
+                to_value(targets)
+            }
             _ => Err((
                 ErrorCode::MethodNotFound,
                 format!("`{}` is not supported", request.method),
             )),
         }
+    }
+
+    /// Runs one of the editor queries (`features`) on the open document at `uri`, in its
+    /// workspace's session with the open documents' texts; the query's empty answer for a
+    /// document that is not open or not served.
+    fn ide<T: Default>(
+        &self,
+        uri: &lsp_types::Uri,
+        query: impl FnOnce(&IdeContext, &DocumentKind, &Document) -> T,
+    ) -> Result<T, (ErrorCode, String)> {
+        let Some(path) = uri::to_path(uri) else {
+            return Ok(T::default());
+        };
+        let (Some(doc), Some(index)) = (self.documents.get(&path), owner(&self.workspaces, &path))
+        else {
+            return Ok(T::default());
+        };
+        let overlay = std::sync::Arc::new(self.documents.overlay());
+        let session = self.workspaces[index].session(&self.env, &overlay);
+        let options = IdeOptions {
+            package_dir: self.options.package_dir.clone(),
+            coms_active: self.options.coms_active,
+            confine: self.options.confine,
+        };
+        let ctx = IdeContext::new(&session, &options)
+            .map_err(|err| (ErrorCode::RequestFailed, err.message().to_owned()))?;
+        let kind = ide::classify_with(&session, self.options.package_dir.as_deref(), &path);
+        Ok(query(&ctx, &kind, doc))
     }
 
     fn notification(&mut self, n: Notification) {

@@ -4,6 +4,7 @@ use pi_rules_core::lint::Report;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
 use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
+use pi_rules_host::ide::package_cache_dir;
 use pi_rules_host::loader::{Layer, PackageSource};
 use pi_rules_host::session::{Location, Session};
 use pi_rules_host::source::Overlay;
@@ -93,7 +94,7 @@ impl Workspace {
         layers.extend(dirs.user.clone().map(|dir| (Layer::User, dir)));
         let package = match &dirs.package {
             PackageSource::Dir(dir) => Some(super::uri::normal(&folder.join(dir))),
-            PackageSource::Embedded(_) => package_cache(env),
+            PackageSource::Embedded(_) => package_cache_dir(env),
         };
         layers.extend(package.map(|dir| (Layer::Package, dir)));
         let mut settings_dirs = vec![session.project_settings_dir()];
@@ -179,22 +180,6 @@ impl Workspace {
         }
         super::uri::normal(&self.folder.join(label))
     }
-}
-
-/// Where the embedded package rules are written for editors to open:
-/// `$XDG_CACHE_HOME/pi-rules/<version>/package`, else `$HOME/.cache/pi-rules/<version>/package`.
-fn package_cache(env: &Env) -> Option<PathBuf> {
-    let base = env
-        .var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| env.home().map(|home| home.join(".cache")))?;
-    Some(
-        base.join("pi-rules")
-            .join(env!("CARGO_PKG_VERSION"))
-            .join("package"),
-    )
 }
 
 #[cfg(test)]

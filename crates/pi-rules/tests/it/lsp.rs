@@ -480,3 +480,253 @@ fn settings_files_are_served_and_checked() {
     assert_eq!(d["range"]["start"]["line"], 1, "{d}");
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+#[test]
+fn a_rule_over_the_size_limit_is_reported_not_read() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-big.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let big = "x".repeat(pi_rules_core::lint::MAX_RULE_BYTES as usize + 1);
+    client.open(&rule, &big);
+    let params = client.diagnostics(&uri(&rule));
+    assert_eq!(codes(&params), ["PR401"], "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// The `(line, character)` request parameters on `uri`.
+fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
+}
+
+#[test]
+fn hover_shows_the_value_and_its_source_from_unsaved_settings() {
+    let (_root, folder, home) = project();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    std::fs::write(&settings, "{\"dco\": true}\n").unwrap();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, init) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(init["capabilities"]["hoverProvider"], true);
+    let u = uri(&rule);
+    client.open(&rule, "😀 {{IF:dco}}\nsigned\n{{/IF}}\n");
+    client.diagnostics(&u);
+    let hover = |client: &mut Client| {
+        let r = client.request("textDocument/hover", at(&u, 0, 8));
+        let value = r.response_result.expect("hover");
+        value["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_owned()
+    };
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `true`"), "{text}");
+    assert!(text.contains("pi-config-settings.json"), "{text}");
+    assert!(text.contains("kept"), "{text}");
+    // The settings file's unsaved text decides.
+    client.open(&settings, "{\"dco\": false}\n");
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `false`"), "{text}");
+    assert!(text.contains("dropped"), "{text}");
+    // Inlay hints say the same after the opener.
+    let r = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}}),
+    );
+    let hints = r.response_result.expect("hints");
+    assert_eq!(
+        hints[0]["label"].as_str().map(|l| l.starts_with("dropped")),
+        Some(true),
+        "{hints:#}"
+    );
+    // After the emoji's two UTF-16 units, a space and `{{IF:dco}}` (10 units).
+    assert_eq!(hints[0]["position"], json!({"line": 0, "character": 13}));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn completion_symbols_definition_and_references() {
+    let (_root, folder, home) = project();
+    // The project's copy of an embedded package rule.
+    let rule = folder.join(".pi/rules/00-orchestrator-core.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(
+        &rule,
+        "# Core\n{{IF:dco}}\n{{IFNOT:review_loop_enforcement}}x{{/IFNOT}}\n{{/IF}}\n{{IF:",
+    );
+    client.diagnostics(&u);
+    let r = client.request("textDocument/completion", at(&u, 4, 5));
+    let items = r.response_result.expect("items");
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert!(
+        labels.contains(&"dco") && labels.contains(&"review_loop_enforcement"),
+        "{labels:?}"
+    );
+
+    let r = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let symbols = r.response_result.expect("symbols");
+    assert_eq!(symbols[0]["name"], "IF dco", "{symbols:#}");
+    assert_eq!(
+        symbols[0]["children"][0]["name"], "IFNOT review_loop_enforcement",
+        "{symbols:#}"
+    );
+
+    // Definition, from the text outside a marker: the package copy this file overrides,
+    // written to the cache, read-only.
+    let r = client.request("textDocument/definition", at(&u, 0, 0));
+    let targets = r.response_result.expect("definition");
+    let target = targets[0]["uri"].as_str().expect("a location");
+    let cached = home
+        .join(".cache/pi-rules")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("package/00-orchestrator-core.md");
+    assert_eq!(target, uri(&cached));
+    let meta = std::fs::metadata(&cached).expect("written");
+    assert!(meta.permissions().readonly());
+    // References: every copy of the name.
+    let r = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}}),
+    );
+    let refs = r.response_result.expect("references");
+    let uris: Vec<&str> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&u.as_str()) && uris.contains(&uri(&cached).as_str()),
+        "{uris:?}"
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn every_method_with_wrong_parameters_is_answered_and_the_server_goes_on() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.open(&rule, BROKEN);
+    client.diagnostics(&uri(&rule));
+    let methods = [
+        "textDocument/hover",
+        "textDocument/completion",
+        "textDocument/inlayHint",
+        "textDocument/documentSymbol",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/codeAction",
+        "workspace/executeCommand",
+    ];
+    let wrong = [
+        Value::Null,
+        json!(1),
+        json!({"textDocument": {"uri": "untitled:x"}, "position": {"line": 0, "character": 0}}),
+        json!({"textDocument": {"uri": uri(&rule)}, "position": {"line": 4_000_000_000u32, "character": 4_000_000_000u32},
+               "range": {"start": {"line": 9, "character": 9}, "end": {"line": 0, "character": 0}},
+               "context": {"diagnostics": [], "includeDeclaration": true}}),
+        json!({"command": "pi-rules.override", "arguments": [{"name": "../../etc/passwd", "layer": "project"}]}),
+        json!({"command": "pi-rules.override", "arguments": ["x"]}),
+    ];
+    for method in methods {
+        for params in &wrong {
+            // An answer, an error or an empty result, and never a panic.
+            let r = client.request(method, params.clone());
+            if let Ok(value) = &r.response_result {
+                assert!(
+                    value.is_null() || value.is_array() || value.is_object(),
+                    "{method} {params}: {value}"
+                );
+            }
+        }
+    }
+    // Nothing was written outside the layers, and the server still checks.
+    assert!(!folder.join(".pi/rules/passwd").exists());
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rule), "version": 2}, "contentChanges": [{"text": FIXED}]}),
+    );
+    assert!(!codes(&client.diagnostics(&uri(&rule))).contains(&"PR101".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// The real binary over stdio: framed messages in, framed answers out, and its exit code.
+fn run_binary(
+    folder: &Path,
+    home: &Path,
+    bodies: &[Value],
+    tail: &[u8],
+) -> (Option<i32>, Vec<Value>) {
+    let mut input = Vec::new();
+    for body in bodies {
+        let text = body.to_string();
+        input.extend(format!("Content-Length: {}\r\n\r\n{text}", text.len()).bytes());
+    }
+    input.extend(tail);
+    let out = assert_cmd::Command::cargo_bin("pi-rules")
+        .expect("binary")
+        .arg("lsp")
+        .current_dir(folder)
+        .env_clear()
+        .env("HOME", home)
+        .write_stdin(input)
+        .timeout(WAIT)
+        .output()
+        .expect("runs");
+    let mut answers = Vec::new();
+    let mut rest = &out.stdout[..];
+    while let Some(incoming) = transport::read(&mut rest).expect("well framed") {
+        match incoming {
+            Incoming::Message(m) => answers.push(serde_json::to_value(m).expect("json")),
+            Incoming::Refused { message, .. } => {
+                panic!("the server wrote a bad message: {message}")
+            }
+        }
+    }
+    (out.status.code(), answers)
+}
+
+#[test]
+fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
+    let (_root, folder, home) = project();
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init.clone(), shutdown.clone(), exit.clone()],
+        b"",
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "pi-rules");
+    assert_eq!(answers[1], json!({"id": 2, "result": null}));
+    // `exit` without `shutdown`, and stdin's end without `exit`: 1.
+    assert_eq!(
+        run_binary(&folder, &home, &[init.clone(), exit], b"").0,
+        Some(1)
+    );
+    assert_eq!(
+        run_binary(&folder, &home, std::slice::from_ref(&init), b"").0,
+        Some(1)
+    );
+    // A broken header ends the stream: 1, after answering what came before.
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init, shutdown],
+        b"Content-Length: nope\r\n\r\n",
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(answers.len(), 2);
+}
