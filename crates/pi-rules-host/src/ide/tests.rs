@@ -921,7 +921,8 @@ fn clamp_mid(text: &str) -> usize {
 fn a_nested_block_names_the_dropped_block_it_is_in() {
     let p = Project::new();
     p.write(&p.project_settings(), r#"{"use_worktrees": true}"#);
-    let text = "{{IF:use_worktrees}}\n{{IF:dco}}\n{{IF:a}}\n{{IF:b}}x{{/IF}}\n{{/IF}}\n{{/IF}}\n{{/IF}}";
+    let text =
+        "{{IF:use_worktrees}}\n{{IF:dco}}\n{{IF:a}}\n{{IF:b}}x{{/IF}}\n{{/IF}}\n{{/IF}}\n{{/IF}}";
     let hints = inlay_hints(&p.ctx(), &project_rule("a.md"), text);
     let tooltips: Vec<&str> = hints
         .iter()
@@ -931,6 +932,35 @@ fn a_nested_block_names_the_dropped_block_it_is_in() {
     assert!(tooltips[1].ends_with("is falsy"), "{tooltips:?}");
     assert_eq!(
         tooltips[2..],
-        ["inside the dropped block at 2:1", "inside the dropped block at 2:1"]
+        [
+            "inside the dropped block at 2:1",
+            "inside the dropped block at 2:1"
+        ]
     );
+}
+
+/// The copy's path is named as the environment names the cache, through a link in it, so
+/// that a front end comparing it with `package_cache_dir` recognises it.
+#[test]
+fn the_cache_copy_is_named_as_the_environment_names_it() {
+    let p = Project::new();
+    let real = p.cwd.join("real-cache");
+    fs::create_dir_all(&real).unwrap();
+    let linked = p.home.join("linked-cache");
+    std::os::unix::fs::symlink(&real, &linked).unwrap();
+    let env = Env::from_vars(
+        p.cwd.clone(),
+        [
+            ("HOME", p.home.display().to_string()),
+            ("XDG_CACHE_HOME", linked.display().to_string()),
+        ],
+    );
+    let path = materialize_package_rule(&env, "00-orchestrator-core.md").unwrap();
+    assert_eq!(path.parent(), package_cache_dir(&env).as_deref());
+    assert!(path.starts_with(&linked));
+    assert!(real
+        .join("pi-rules")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("package/00-orchestrator-core.md")
+        .is_file());
 }
