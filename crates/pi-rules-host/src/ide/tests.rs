@@ -289,8 +289,8 @@ fn hover_on_the_frontmatter_gate() {
     // The gate as explain words it: the setting is false, so the file is gated.
     assert!(
         md.contains(
-            "**This file:** gated — gated (requires_setting: review_loop_enforcement = false \
-             from default)"
+            "**This file:** gated (requires_setting: review_loop_enforcement = false from \
+             default)"
         ),
         "{md}"
     );
