@@ -51,13 +51,9 @@ fn rule_hover(
             describe_feature(ctx, value, &mut md);
         }
         let evaluation = ctx.evaluate(kind, text);
-        if let Some((included, words)) = &evaluation.gate {
-            let _ = write!(
-                md,
-                "\n\n**This file:** {} — {}",
-                if *included { "included" } else { "gated" },
-                words
-            );
+        if let Some((_, words)) = &evaluation.gate {
+            // Explain's words start with `included` or `gated`.
+            let _ = write!(md, "\n\n**This file:** {words}");
         }
         push_not_in_prompt(ctx, kind, &mut md);
         return Some(HoverInfo {
@@ -110,14 +106,8 @@ fn rule_hover(
                         block.why
                     );
                 }
-                if evaluation
-                    .gate
-                    .as_ref()
-                    .is_some_and(|(included, _)| !included)
-                {
-                    if let Some((_, words)) = &evaluation.gate {
-                        let _ = write!(md, "\n\n**This file:** gated — {words}");
-                    }
+                if let Some((false, words)) = &evaluation.gate {
+                    let _ = write!(md, "\n\n**This file:** {words}");
                 }
                 push_not_in_prompt(ctx, kind, &mut md);
             }

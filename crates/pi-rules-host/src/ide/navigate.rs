@@ -133,7 +133,7 @@ fn cache_base(env: &Env) -> Option<(PathBuf, Vec<&'static str>)> {
 }
 
 /// Writes the embedded package rule `name` to [`package_cache_dir`], read-only (mode 0444), and
-/// returns its path. A copy that already holds the same bytes is left alone; one that does not
+/// returns its path there (as [`package_cache_dir`] names it, links in it unresolved). A copy that already holds the same bytes is left alone; one that does not
 /// is replaced atomically. The directories are created and opened one at a time without
 /// following a link that leads outside the cache's base directory (`$XDG_CACHE_HOME` or
 /// `$HOME`), as every write of the host is ([`crate::writing`]).
@@ -154,6 +154,7 @@ pub fn materialize_package_rule(env: &Env, name: &str) -> Result<PathBuf> {
     }
     let root = std::fs::canonicalize(&base)
         .map_err(|err| Error::input(format!("cannot resolve `{shown}`: {err}")))?;
+    let below_names = below.clone();
     let place = Place::new(
         Bound::Home,
         root,
@@ -172,5 +173,10 @@ pub fn materialize_package_rule(env: &Env, name: &str) -> Result<PathBuf> {
             escape(&dir.real().join(name).display().to_string())
         ))
     })?;
-    Ok(dir.real().join(name))
+    // The path as the environment names it (as `package_cache_dir` gives it), so that a
+    // front end that knows the cache directory recognises the file it opens.
+    let mut path = base;
+    path.extend(below_names);
+    path.push(name);
+    Ok(path)
 }

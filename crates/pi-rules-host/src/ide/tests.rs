@@ -289,8 +289,8 @@ fn hover_on_the_frontmatter_gate() {
     // The gate as explain words it: the setting is false, so the file is gated.
     assert!(
         md.contains(
-            "**This file:** gated — gated (requires_setting: review_loop_enforcement = false \
-             from default)"
+            "**This file:** gated (requires_setting: review_loop_enforcement = false from \
+             default)"
         ),
         "{md}"
     );
@@ -851,4 +851,116 @@ fn unsaved_buffers_count_through_the_overlay() {
     let refs = references(&ctx, &project_rule(name), text, 11);
     assert_eq!(refs.len(), 2, "{refs:?}");
     assert_eq!(refs[0].path, rule);
+}
+
+/// Not a test: prints how long each query takes on a typical package rule and on 128 KiB of
+/// adversarial text (`cargo test --release -p pi-rules-host --lib ide::tests::timings --
+/// --ignored --nocapture`).
+#[test]
+#[ignore]
+#[allow(clippy::print_stdout)]
+fn timings() {
+    let p = Project::new();
+    let ctx = p.ctx();
+    let typical = crate::embedded::PACKAGE_RULES
+        .iter()
+        .find(|(n, _)| *n == "20-code-review-loop.md")
+        .unwrap()
+        .1;
+    let nested = "{{IF:dco}}".repeat(6000) + &"{{/IF}}".repeat(6000);
+    let blocks = "{{IF:log_rules == debug}}x{{/IF}}\n".repeat(3800);
+    let strays = "{{/IF}}".repeat(18700);
+    for (label, text) in [
+        ("typical", typical.to_owned()),
+        ("nested", nested),
+        ("blocks", blocks),
+        ("strays", strays),
+    ] {
+        let kind = project_rule("a.md");
+        let middle = clamp_mid(&text);
+        // On a key when the text has one.
+        let on_key = text.find("{{IF:").map_or(middle, |at| at + 5);
+        let time = |what: &str, f: &mut dyn FnMut()| {
+            let runs = 20;
+            let start = std::time::Instant::now();
+            for _ in 0..runs {
+                f();
+            }
+            println!(
+                "{label:8} {:6} bytes {what:12} {:?}",
+                text.len(),
+                start.elapsed() / runs
+            );
+        };
+        time("context", &mut || drop(p.ctx()));
+        time("hover", &mut || drop(hover(&ctx, &kind, &text, on_key)));
+        time("fresh+hover", &mut || {
+            drop(hover(&p.ctx(), &kind, &text, on_key))
+        });
+        time("completion", &mut || {
+            drop(completions(&ctx, &kind, &text, middle))
+        });
+        time("inlay", &mut || drop(inlay_hints(&ctx, &kind, &text)));
+        time("symbols", &mut || drop(symbols(&kind, &text)));
+        time("definition", &mut || {
+            drop(definition(&ctx, &kind, &text, middle))
+        });
+    }
+}
+
+fn clamp_mid(text: &str) -> usize {
+    let mut at = text.len() / 2;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// A block deep inside a dropped one names the innermost dropped block around it, however deep.
+#[test]
+fn a_nested_block_names_the_dropped_block_it_is_in() {
+    let p = Project::new();
+    p.write(&p.project_settings(), r#"{"use_worktrees": true}"#);
+    let text =
+        "{{IF:use_worktrees}}\n{{IF:dco}}\n{{IF:a}}\n{{IF:b}}x{{/IF}}\n{{/IF}}\n{{/IF}}\n{{/IF}}";
+    let hints = inlay_hints(&p.ctx(), &project_rule("a.md"), text);
+    let tooltips: Vec<&str> = hints
+        .iter()
+        .map(|h| h.tooltip.as_deref().unwrap())
+        .collect();
+    assert!(tooltips[0].ends_with("is truthy"), "{tooltips:?}");
+    assert!(tooltips[1].ends_with("is falsy"), "{tooltips:?}");
+    assert_eq!(
+        tooltips[2..],
+        [
+            "inside the dropped block at 2:1",
+            "inside the dropped block at 2:1"
+        ]
+    );
+}
+
+/// The copy's path is named as the environment names the cache, through a link in it, so
+/// that a front end comparing it with `package_cache_dir` recognises it.
+#[test]
+fn the_cache_copy_is_named_as_the_environment_names_it() {
+    let p = Project::new();
+    let real = p.cwd.join("real-cache");
+    fs::create_dir_all(&real).unwrap();
+    let linked = p.home.join("linked-cache");
+    std::os::unix::fs::symlink(&real, &linked).unwrap();
+    let env = Env::from_vars(
+        p.cwd.clone(),
+        [
+            ("HOME", p.home.display().to_string()),
+            ("XDG_CACHE_HOME", linked.display().to_string()),
+        ],
+    );
+    let path = materialize_package_rule(&env, "00-orchestrator-core.md").unwrap();
+    assert_eq!(path.parent(), package_cache_dir(&env).as_deref());
+    assert!(path.starts_with(&linked));
+    assert!(real
+        .join("pi-rules")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("package/00-orchestrator-core.md")
+        .is_file());
 }

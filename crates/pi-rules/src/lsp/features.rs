@@ -429,4 +429,46 @@ mod tests {
         assert_eq!(uri.as_str(), "file:///a%20b/%C3%A9%23%3F.md");
         assert!(file_uri(Path::new("relative.md")).is_none());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any text, any position (past a line's end, past the last line, inside a surrogate
+        /// pair), either encoding: every feature answers, and every position it gives is on a
+        /// line of the text.
+        #[test]
+        fn every_feature_is_total(
+            text in "(\\{\\{(IF|IFNOT|/IF|/IFNOT)?:?|\\}\\}|dco|log_rules == |---\n|requires: |\"|:|,|\\{|😀|é|\r\n|\n|[a-z ]{0,3}){0,30}",
+            line in 0u32..12,
+            character in 0u32..40,
+            utf8 in proptest::bool::ANY,
+        ) {
+            let p = Project::new();
+            let ctx = p.ctx();
+            let encoding = if utf8 { Encoding::Utf8 } else { Encoding::Utf16 };
+            let lines = LineIndex::new(&text, encoding);
+            let last = lines.line_count() as u32;
+            let on_text = |position: Position| position.line < last;
+            let at = pos(line, character);
+            let whole = Range { start: pos(0, 0), end: pos(u32::MAX, u32::MAX) };
+            for kind in [rule(), DocumentKind::Settings { scope: ide::SettingsScope::Global }] {
+                if let Some(Hover { range: Some(r), .. }) = hover(&ctx, &kind, &text, &lines, at) {
+                    proptest::prop_assert!(on_text(r.start) && on_text(r.end));
+                }
+                for item in completion(&ctx, &kind, &text, &lines, at) {
+                    if let Some(CompletionTextEdit::Edit(edit)) = item.text_edit {
+                        proptest::prop_assert!(on_text(edit.range.start) && on_text(edit.range.end));
+                    }
+                }
+                for hint in inlay_hints(&ctx, &kind, &text, &lines, whole) {
+                    proptest::prop_assert!(on_text(hint.position));
+                }
+                for symbol in document_symbols(&kind, &text, &lines) {
+                    proptest::prop_assert!(on_text(symbol.range.start) && on_text(symbol.range.end));
+                }
+                let _ = definition(&ctx, &kind, &text, &lines, at);
+                let _ = references(&ctx, &kind, &text, &lines, at);
+            }
+        }
+    }
 }
