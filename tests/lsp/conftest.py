@@ -30,6 +30,14 @@ def new_project(name: str) -> pathlib.Path:
 
 
 async def start(client: LanguageClient, folder: pathlib.Path, spec: str, options=None):
+    # The server registers file watchers, as editors that offer dynamic registration (VS Code
+    # among them) accept; this client accepts and keeps them.
+    client.registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams):
+        client.registrations.extend(params.registrations)
+
     result = await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities(spec),

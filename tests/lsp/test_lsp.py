@@ -186,3 +186,38 @@ async def test_definition_reaches_the_overridden_package_rule(vscode: LanguageCl
     target = unquote(urlparse(location.uri).path)
     with open(target, encoding="utf-8") as f:
         assert f.read().strip()
+
+
+
+async def test_a_layer_changed_on_disk_rechecks_through_the_watchers(vscode: LanguageClient):
+    client = vscode
+    path = client.folder / ".pi" / "rules" / "80-watch.md"
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="")
+        )
+    )
+    assert by_code(await diagnostics(client, uri), "PR403") == []
+    # VS Code offers to watch files for the server: it asked for every layer and the settings
+    # files.
+    [registration] = client.registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    patterns = [w["globPattern"] for w in registration.register_options["watchers"]]
+    user_rules = HOME / ".pi" / "agent" / "rules"
+    assert str(user_rules / "*.md") in patterns
+    assert str(client.folder / ".pi" / "pi-config-settings.json*") in patterns
+    # Another program writes a user copy of the rule: the empty project file now masks it.
+    user_rules.mkdir(parents=True, exist_ok=True)
+    user_copy = user_rules / "80-watch.md"
+    try:
+        user_copy.write_text("User rule text.\n")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=user_copy.as_uri(), type=types.FileChangeType.Created)]
+            )
+        )
+        [masked] = by_code(await diagnostics(client, uri), "PR403")
+        assert "masks the user layer's copy" in masked.message
+    finally:
+        user_copy.unlink()

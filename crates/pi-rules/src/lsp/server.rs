@@ -58,6 +58,8 @@ pub struct Server {
     due: Option<Instant>,
     shutdown: bool,
     show_document: bool,
+    /// The client registers file watchers on request (`workspace/didChangeWatchedFiles`).
+    watch_files: bool,
     next_id: i32,
 }
 
@@ -158,6 +160,13 @@ impl Server {
         } else {
             Encoding::Utf16
         };
+        let watch_files = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
         let show_document = params
             .capabilities
             .window
@@ -231,6 +240,7 @@ impl Server {
             due: None,
             shutdown: false,
             show_document,
+            watch_files,
             next_id: 0,
         };
         (server, result)
@@ -391,6 +401,44 @@ impl Server {
         }
     }
 
+    /// Asks the client to tell of changes on disk to the files a check reads: every layer's
+    /// rule files and the settings files, of each workspace.
+    fn watch(&mut self) {
+        if !self.watch_files {
+            return;
+        }
+        let mut patterns: Vec<String> = Vec::new();
+        for workspace in &self.workspaces {
+            for pattern in workspace.watched() {
+                if !patterns.contains(&pattern) {
+                    patterns.push(pattern);
+                }
+            }
+        }
+        let watchers = patterns
+            .into_iter()
+            .map(|pattern| lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String(pattern),
+                kind: None,
+            })
+            .collect();
+        let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = lsp_types::RegistrationParams {
+            registrations: vec![lsp_types::Registration {
+                id: "pi-rules-watch".to_owned(),
+                method: notif::DidChangeWatchedFiles::METHOD.to_owned(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        self.next_id += 1;
+        let request = Request::new(
+            RequestId::from(format!("pi-rules-{}", self.next_id)),
+            req::RegisterCapability::METHOD.to_owned(),
+            params,
+        );
+        self.send(Outgoing::Message(Message::Request(request)));
+    }
+
     /// Runs one of the editor queries (`features`) on the open document at `uri`, in its
     /// workspace's session with the open documents' texts; the query's empty answer for a
     /// document that is not open or not served.
@@ -455,6 +503,10 @@ impl Server {
                 doc.apply(params.text_document.version, &params.content_changes);
                 self.schedule(DEBOUNCE);
             }
+            notif::Initialized::METHOD => self.watch(),
+            // A layer's file or a settings file changed on disk (saved here or elsewhere, made,
+            // removed): the open rule files may read it.
+            notif::DidChangeWatchedFiles::METHOD => self.schedule(DEBOUNCE),
             notif::DidSaveTextDocument::METHOD => {
                 // The file on disk changed too: another layer or a settings file may read it.
                 self.schedule(Duration::ZERO);

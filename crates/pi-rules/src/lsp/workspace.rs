@@ -138,6 +138,30 @@ impl Workspace {
         self.layer_of(path).is_some() || self.is_settings(path)
     }
 
+    /// Glob patterns of every file a check here reads: each layer's rule files, the settings
+    /// files.
+    pub fn watched(&self) -> Vec<String> {
+        let glob = |dir: &Path, name: &str| {
+            let mut pattern = dir.display().to_string();
+            // Glob syntax in a directory's name is matched literally.
+            pattern = pattern
+                .replace('[', "[[]")
+                .replace('*', "[*]")
+                .replace('?', "[?]");
+            pattern = pattern.replace('{', "[{]");
+            format!("{pattern}/{name}")
+        };
+        let mut patterns: Vec<String> = self
+            .layers
+            .iter()
+            .map(|(_, dir)| glob(dir, "*.md"))
+            .collect();
+        for dir in &self.settings_dirs {
+            patterns.push(glob(dir, "pi-config-settings.json*"));
+        }
+        patterns
+    }
+
     /// A session on this folder that reads the open documents' texts.
     pub fn session(&self, env: &Env, overlay: &Arc<Overlay>) -> Session {
         let env = env

@@ -754,3 +754,51 @@ fn a_burst_of_changes_is_checked_once_when_the_typing_pauses() {
     assert!(client.rx.try_recv().is_err(), "nothing more");
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+#[test]
+fn a_file_changed_on_disk_rechecks_the_open_rules_through_the_watchers() {
+    let (_root, folder, home) = project();
+    let project_rule = folder.join(".pi/rules/80-x.md");
+    let user_rule = home.join(".pi/agent/rules/80-x.md");
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    let p = uri(&project_rule);
+    client.open(&project_rule, "");
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    // The server asked to watch every layer and the settings files.
+    let register = client
+        .seen
+        .iter()
+        .find_map(|m| match m {
+            Message::Request(r) if r.method == "client/registerCapability" => {
+                Some(r.params.clone())
+            }
+            _ => None,
+        })
+        .expect("a registration");
+    let watchers = &register["registrations"][0]["registerOptions"]["watchers"];
+    let patterns: Vec<&str> = watchers
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["globPattern"].as_str())
+        .collect();
+    let user_pattern = format!("{}/*.md", home.join(".pi/agent/rules").display());
+    assert!(patterns.contains(&user_pattern.as_str()), "{patterns:?}");
+    assert!(
+        patterns
+            .iter()
+            .any(|p| p.ends_with("/.pi/pi-config-settings.json*")),
+        "{patterns:?}"
+    );
+    // A user copy written by something else: the empty project file now masks it.
+    std::fs::create_dir_all(user_rule.parent().unwrap()).unwrap();
+    std::fs::write(&user_rule, "User rule text.\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&user_rule), "type": 1}]}),
+    );
+    assert!(codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
