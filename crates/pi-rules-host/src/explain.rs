@@ -512,7 +512,7 @@ impl<'r> Report<'r> {
         closers_into(found, body_start, closers, open);
         let mut cursor = Cursor::new(text);
         let mut decisions = decided.iter().peekable();
-        // Enclosing blocks: (end of closer, position of the block if it was dropped).
+        // Enclosing blocks: (end of closer, position of the dropped block it is or is in).
         stack.clear();
         for (i, marker) in found.iter().enumerate() {
             if marker.closer {
@@ -539,9 +539,11 @@ impl<'r> Report<'r> {
                 None if unbalanced_at == Some(start) => (State::Unbalanced, None),
                 None if unbalanced_at.is_some_and(|u| u < start) => (State::Leaked, None),
                 None => {
-                    let parent = stack.iter().rev().find_map(|(_, dropped)| *dropped);
+                    // Each entry holds the dropped block it is in (its own position when it
+                    // is the dropped one), so the top answers without a walk down the stack.
+                    let parent = stack.last().and_then(|(_, dropped)| *dropped);
                     if let Some(close) = closers[i] {
-                        stack.push((close, None));
+                        stack.push((close, parent));
                     }
                     (State::NotEvaluated, parent)
                 }

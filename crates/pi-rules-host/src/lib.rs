@@ -22,6 +22,7 @@ pub mod escape;
 pub mod explain;
 pub mod export;
 pub mod fix;
+pub mod ide;
 pub mod loader;
 pub mod notes;
 pub mod repo;

@@ -324,6 +324,28 @@ impl LayerDir {
         Ok(bytes)
     }
 
+    /// Makes the regular file `name` of this directory read-only for everyone (mode 0444); a
+    /// link is not followed, and anything but a regular file is refused.
+    pub fn make_read_only(&self, name: &str) -> io::Result<()> {
+        check_name(name)?;
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let file = File::from(fd);
+        let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            return Err(io::Error::other("it is not a regular file"));
+        }
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o7777 != 0o444 {
+            rustix::fs::fchmod(&file, Mode::from_raw_mode(0o444))?;
+        }
+        Ok(())
+    }
+
     /// Writes `bytes` to the file `name` of this directory atomically. With `replace`, an
     /// existing entry is replaced (a regular file keeps its permission bits; a link is replaced
     /// itself, its target untouched); without it, an existing entry is left untouched and the

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod invocation;
 pub mod json;
 pub mod lines;
+pub mod lsp;
 pub mod output;
 pub mod print;
 pub mod report;

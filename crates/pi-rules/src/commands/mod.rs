@@ -13,6 +13,7 @@ pub mod eval;
 pub mod explain;
 pub mod export;
 pub mod import;
+pub mod lsp;
 pub mod man;
 pub mod new;
 pub mod override_rule;
@@ -69,6 +70,7 @@ pub enum Command {
     Check(check::Args),
     Eval(eval::Args),
     Serve(serve::Args),
+    Lsp(lsp::Args),
     Show(show::Args),
     #[command(name = "override")]
     Override(override_rule::Args),
@@ -94,6 +96,7 @@ impl Command {
             Command::Check(args) => apart(check::run, &args, cx),
             Command::Eval(args) => apart(eval::run, &args, cx),
             Command::Serve(args) => apart(serve::run, &args, cx),
+            Command::Lsp(args) => apart(lsp::run, &args, cx),
             Command::Show(args) => apart(show::run, &args, cx),
             Command::Override(args) => apart(override_rule::run, &args, cx),
             Command::New(args) => apart(new::run, &args, cx),

@@ -18,6 +18,7 @@ mod git_spawn;
 mod layers_conformance;
 mod lint_noise;
 mod loader;
+mod lsp;
 mod raw_messages;
 mod readme_examples;
 mod serve;

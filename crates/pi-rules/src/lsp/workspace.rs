@@ -1,0 +1,249 @@
+//! A workspace folder: the session it stands for, which documents it serves, and its check.
+
+use pi_rules_core::lint::Report;
+use pi_rules_core::settings::SETTINGS_FILE_NAMES;
+use pi_rules_host::check::{self, CheckOptions};
+use pi_rules_host::env::Env;
+use pi_rules_host::ide::package_cache_dir;
+use pi_rules_host::loader::{Layer, PackageSource};
+use pi_rules_host::session::{Location, Session};
+use pi_rules_host::source::Overlay;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// `initializationOptions`, each as the CLI flag of the same name.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--package-dir`.
+    pub package_dir: Option<PathBuf>,
+    /// `--coms-active`.
+    pub coms_active: Option<bool>,
+    /// `--confine`.
+    pub confine: bool,
+    /// `--strict`: warnings are errors.
+    pub strict: bool,
+    /// Options that were given with the wrong type, said once after `initialize`.
+    pub warnings: Vec<String>,
+}
+
+impl Options {
+    pub fn from_json(value: Option<&serde_json::Value>) -> Options {
+        let mut options = Options::default();
+        let Some(object) = value.and_then(serde_json::Value::as_object) else {
+            if value.is_some_and(|v| !v.is_null()) {
+                options
+                    .warnings
+                    .push("pi-rules: initializationOptions is not an object; ignored".to_owned());
+            }
+            return options;
+        };
+        let mut flag = |name: &str| -> Option<bool> {
+            match object.get(name)? {
+                serde_json::Value::Bool(b) => Some(*b),
+                serde_json::Value::Null => None,
+                _ => {
+                    options.warnings.push(format!(
+                        "pi-rules: initializationOptions.{name} is not a boolean; ignored"
+                    ));
+                    None
+                }
+            }
+        };
+        let coms_active = flag("comsActive");
+        let confine = flag("confine").unwrap_or(false);
+        let strict = flag("strict").unwrap_or(false);
+        options.coms_active = coms_active;
+        options.confine = confine;
+        options.strict = strict;
+        match object.get("packageDir") {
+            Some(serde_json::Value::String(dir)) if !dir.is_empty() => {
+                options.package_dir = Some(PathBuf::from(dir));
+            }
+            None | Some(serde_json::Value::Null) => {}
+            Some(_) => options.warnings.push(
+                "pi-rules: initializationOptions.packageDir is not a path; ignored".to_owned(),
+            ),
+        }
+        options
+    }
+}
+
+/// One workspace folder, as the working directory of a session.
+#[derive(Debug)]
+pub struct Workspace {
+    folder: PathBuf,
+    home: Option<PathBuf>,
+    /// The layer directories: project, user, and the package directory when there is one.
+    layers: Vec<(Layer, PathBuf)>,
+    /// The directories of the two settings files.
+    settings_dirs: Vec<PathBuf>,
+    /// What discovery found, reused by every check.
+    location: Location,
+}
+
+impl Workspace {
+    pub fn new(env: &Env, folder: PathBuf, options: &Options) -> Workspace {
+        let session = Session::in_env(
+            env.with_cwd(folder.clone()),
+            folder.clone(),
+            env.home(),
+            std::borrow::Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        );
+        let dirs = session.layer_dirs(options.package_dir.as_deref());
+        let mut layers = vec![(Layer::Project, dirs.project.clone())];
+        layers.extend(dirs.user.clone().map(|dir| (Layer::User, dir)));
+        let package = match &dirs.package {
+            PackageSource::Dir(dir) => Some(super::uri::normal(&folder.join(dir))),
+            PackageSource::Embedded(_) => package_cache_dir(env),
+        };
+        layers.extend(package.map(|dir| (Layer::Package, dir)));
+        let mut settings_dirs = vec![session.project_settings_dir()];
+        settings_dirs.extend(session.global_settings_dir());
+        Workspace {
+            location: session.location(),
+            home: session.home.clone(),
+            folder,
+            layers,
+            settings_dirs,
+        }
+    }
+
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
+    /// The layer of a rule file this workspace sees, if `path` is one.
+    pub fn layer_of(&self, path: &Path) -> Option<Layer> {
+        if path.extension().is_none_or(|e| e != "md") {
+            return None;
+        }
+        let parent = path.parent()?;
+        self.layers
+            .iter()
+            .find(|(_, dir)| dir == parent)
+            .map(|(layer, _)| *layer)
+    }
+
+    /// Whether `path` is one of the two settings files.
+    pub fn is_settings(&self, path: &Path) -> bool {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        self.settings_dirs.iter().any(|dir| dir == parent)
+            && SETTINGS_FILE_NAMES.iter().any(|n| name == *n)
+    }
+
+    /// Whether the server keeps and checks `path` for this workspace.
+    pub fn serves(&self, path: &Path) -> bool {
+        self.layer_of(path).is_some() || self.is_settings(path)
+    }
+
+    /// Glob patterns of every file a check here reads: each layer's rule files, the settings
+    /// files.
+    pub fn watched(&self) -> Vec<String> {
+        let glob = |dir: &Path, name: &str| {
+            let mut pattern = dir.display().to_string();
+            // Glob syntax in a directory's name is matched literally.
+            pattern = pattern
+                .replace('[', "[[]")
+                .replace('*', "[*]")
+                .replace('?', "[?]");
+            pattern = pattern.replace('{', "[{]");
+            format!("{pattern}/{name}")
+        };
+        let mut patterns: Vec<String> = self
+            .layers
+            .iter()
+            .map(|(_, dir)| glob(dir, "*.md"))
+            .collect();
+        for dir in &self.settings_dirs {
+            patterns.push(glob(dir, "pi-config-settings.json*"));
+        }
+        patterns
+    }
+
+    /// A session on this folder that reads the open documents' texts.
+    pub fn session(&self, env: &Env, overlay: &Arc<Overlay>) -> Session {
+        let env = env
+            .with_cwd(self.folder.clone())
+            .with_overlay(Arc::clone(overlay));
+        let session = Session::in_env(
+            env,
+            self.folder.clone(),
+            self.home.clone(),
+            std::borrow::Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        );
+        session.locate_from(&self.location);
+        session
+    }
+
+    /// `pi-rules check` on this folder with the open documents' texts.
+    pub fn check(
+        &self,
+        env: &Env,
+        overlay: &Arc<Overlay>,
+        options: &Options,
+    ) -> Result<Report, String> {
+        let session = self.session(env, overlay);
+        let package = session.layer_dirs(options.package_dir.as_deref()).package;
+        check::check(&CheckOptions {
+            session: &session,
+            package,
+            strict: options.strict,
+        })
+        .map_err(|err| err.message().to_owned())
+    }
+
+    /// The path a report's label stands for: labels are relative to the folder when the file is
+    /// in it; an embedded package rule (`<embedded>/NAME`) is its copy in the cache.
+    pub fn path_of_label(&self, label: &str) -> PathBuf {
+        if let Some(name) = label.strip_prefix("<embedded>/") {
+            if let Some((_, dir)) = self.layers.iter().find(|(l, _)| *l == Layer::Package) {
+                return dir.join(name);
+            }
+        }
+        super::uri::normal(&self.folder.join(label))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn options_as_the_flags_say() {
+        let o = Options::from_json(Some(&json!({
+            "packageDir": "/pkg", "comsActive": true, "confine": true, "strict": true
+        })));
+        assert_eq!(o.package_dir.as_deref(), Some(Path::new("/pkg")));
+        assert_eq!(
+            (o.coms_active, o.confine, o.strict),
+            (Some(true), true, true)
+        );
+        assert!(o.warnings.is_empty());
+        let o = Options::from_json(Some(&json!({"strict": "yes", "packageDir": 3})));
+        assert!(!o.strict);
+        assert_eq!(o.warnings.len(), 2, "{:?}", o.warnings);
+        let o = Options::from_json(None);
+        assert!(!o.strict && o.warnings.is_empty());
+    }
+
+    #[test]
+    fn serves_rule_files_and_settings_files() {
+        let env = Env::from_vars(PathBuf::from("/w"), [("HOME", "/home/u")]);
+        let w = Workspace::new(&env, PathBuf::from("/w"), &Options::default());
+        assert_eq!(
+            w.layer_of(Path::new("/w/.pi/rules/10-a.md")),
+            Some(Layer::Project)
+        );
+        assert_eq!(
+            w.layer_of(Path::new("/home/u/.pi/agent/rules/10-a.md")),
+            Some(Layer::User)
+        );
+        assert!(w.is_settings(Path::new("/home/u/.pi/pi-config-settings.json")));
+        assert!(!w.serves(Path::new("/w/.pi/rules/a.txt")));
+        assert!(!w.serves(Path::new("/w/README.md")));
+        assert!(!w.serves(Path::new("/w/.pi/rules/sub/a.md")));
+    }
+}

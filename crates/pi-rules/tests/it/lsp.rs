@@ -1,0 +1,804 @@
+//! `pi-rules lsp` in process: the server's message loop on channels, driven as a client would.
+
+use crossbeam_channel::{Receiver, Sender};
+use lsp_server::{Message, Notification, Request, RequestId, Response};
+use pi_rules::lsp::server::{self, Ending};
+use pi_rules::lsp::transport::{self, Incoming, Outgoing};
+use pi_rules_host::env::Env;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Client {
+    tx: Option<Sender<Incoming>>,
+    rx: Receiver<Outgoing>,
+    server: Option<JoinHandle<Ending>>,
+    next_id: i32,
+    /// Notifications and server requests seen while waiting for something else.
+    seen: Vec<Message>,
+}
+
+impl Client {
+    fn start(env: Env) -> Client {
+        let (tx, in_rx) = crossbeam_channel::unbounded();
+        let (out_tx, rx) = crossbeam_channel::unbounded();
+        let server = std::thread::spawn(move || server::run(env, in_rx, out_tx));
+        Client {
+            tx: Some(tx),
+            rx,
+            server: Some(server),
+            next_id: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    /// A server on a project folder with `$HOME` at `home`, initialized with `capabilities` and
+    /// `options`.
+    fn initialized(
+        folder: &Path,
+        home: &Path,
+        capabilities: Value,
+        options: Value,
+    ) -> (Client, Value) {
+        let env = Env::from_vars(folder.to_path_buf(), [("HOME", home.as_os_str())]);
+        let mut client = Client::start(env);
+        let result = client.request(
+            "initialize",
+            json!({
+                "capabilities": capabilities,
+                "workspaceFolders": [{"uri": uri(folder), "name": "p"}],
+                "initializationOptions": options,
+            }),
+        );
+        let result = result.response_result.expect("initialize succeeds");
+        client.notify("initialized", json!({}));
+        (client, result)
+    }
+
+    fn send(&self, incoming: Incoming) {
+        self.tx
+            .as_ref()
+            .expect("open")
+            .send(incoming)
+            .expect("server running");
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(Incoming::Message(Message::Notification(Notification::new(
+            method.to_owned(),
+            params,
+        ))));
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Response {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.send(Incoming::Message(Message::Request(Request::new(
+            id.clone(),
+            method.to_owned(),
+            params,
+        ))));
+        loop {
+            match self.next() {
+                Outgoing::Message(Message::Response(r)) if r.id == id => return r,
+                Outgoing::Message(other) => self.seen.push(other),
+                Outgoing::NullIdError { .. } => panic!("unexpected error"),
+            }
+        }
+    }
+
+    fn next(&self) -> Outgoing {
+        self.rx
+            .recv_timeout(WAIT)
+            .expect("the server answers in time")
+    }
+
+    /// The next `publishDiagnostics` for `uri`.
+    fn diagnostics(&mut self, for_uri: &str) -> Value {
+        if let Some(i) = self.seen.iter().position(|m| is_diagnostics(m, for_uri)) {
+            let Message::Notification(n) = self.seen.remove(i) else {
+                unreachable!()
+            };
+            return n.params;
+        }
+        loop {
+            match self.next() {
+                Outgoing::Message(m) if is_diagnostics(&m, for_uri) => {
+                    let Message::Notification(n) = m else {
+                        unreachable!()
+                    };
+                    return n.params;
+                }
+                Outgoing::Message(other) => self.seen.push(other),
+                Outgoing::NullIdError { .. } => panic!("unexpected error"),
+            }
+        }
+    }
+
+    fn open(&self, path: &Path, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
+        );
+    }
+
+    /// Ends the server with `exit`, after `shutdown` when `shutdown`.
+    fn exit(mut self, shutdown: bool) -> Ending {
+        if shutdown {
+            let r = self.request("shutdown", Value::Null);
+            assert_eq!(r.response_result.clone().ok(), Some(Value::Null));
+        }
+        self.notify("exit", Value::Null);
+        self.server
+            .take()
+            .expect("running")
+            .join()
+            .expect("no panic")
+    }
+}
+
+fn is_diagnostics(m: &Message, for_uri: &str) -> bool {
+    matches!(m, Message::Notification(n)
+        if n.method == "textDocument/publishDiagnostics" && n.params["uri"] == for_uri)
+}
+
+fn uri(path: &Path) -> String {
+    pi_rules::lsp::uri::from_path(path).as_str().to_owned()
+}
+
+/// A project folder (a repository, so that discovery stops there) and an empty `$HOME`.
+fn project() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let root = tempfile::tempdir().expect("tempdir");
+    let base = root.path().canonicalize().expect("canonical");
+    let folder = base.join("p");
+    let home = base.join("home");
+    std::fs::create_dir_all(folder.join(".git")).expect("git");
+    std::fs::create_dir_all(folder.join(".pi/rules")).expect("rules");
+    std::fs::create_dir_all(&home).expect("home");
+    (root, folder, home)
+}
+
+const BROKEN: &str = "# Rule\n\n😀 {{IF:dcoo}}\nsigned\n{{/IF}}\n";
+const FIXED: &str = "# Rule\n\n😀 {{IF:dco}}\nsigned\n{{/IF}}\n";
+
+fn codes(params: &Value) -> Vec<String> {
+    params["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn find<'a>(params: &'a Value, code: &str) -> &'a Value {
+    params["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {params:#}"))
+}
+
+#[test]
+fn diagnostics_of_unsaved_text_appear_and_clear_and_close() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    // On disk the key is right: the findings come from the editor's text.
+    std::fs::write(&rule, FIXED).expect("rule");
+    let (mut client, init) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    let u = uri(&rule);
+    client.open(&rule, BROKEN);
+    let params = client.diagnostics(&u);
+    assert_eq!(params["version"], 1);
+    let d = find(&params, "PR101");
+    assert_eq!(d["severity"], 1, "an error");
+    assert_eq!(d["source"], "pi-rules");
+    // After 😀 (two UTF-16 units), a space and `{{IF:`.
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 12}})
+    );
+    assert!(d["message"].as_str().unwrap().contains("dcoo"), "{d}");
+    assert!(
+        d["data"]["description"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{d}"
+    );
+
+    // Delete the second `o`: the finding goes.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 11}, "end": {"line": 2, "character": 12}}, "text": ""}]}),
+    );
+    let params = client.diagnostics(&u);
+    assert_eq!(params["version"], 2);
+    assert!(!codes(&params).contains(&"PR101".to_owned()), "{params:#}");
+
+    // Break it again, then close: the diagnostics are cleared.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": BROKEN}]}),
+    );
+    assert!(codes(&client.diagnostics(&u)).contains(&"PR101".to_owned()));
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    let params = client.diagnostics(&u);
+    assert_eq!(params["diagnostics"], json!([]));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn utf8_positions_when_the_client_offers_them() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let capabilities = json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}});
+    let (mut client, init) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
+    client.open(&rule, BROKEN);
+    let params = client.diagnostics(&uri(&rule));
+    // 😀 is four bytes.
+    assert_eq!(
+        find(&params, "PR101")["range"]["start"],
+        json!({"line": 2, "character": 10})
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn the_quick_fix_is_the_check_fix_edit_and_preferred() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(&rule, BROKEN);
+    let params = client.diagnostics(&u);
+    let d = find(&params, "PR101").clone();
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": [d]}}),
+    );
+    let actions = r.response_result.expect("actions");
+    let fixes: Vec<&Value> = actions
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|a| a["kind"] == "quickfix")
+        .collect();
+    assert_eq!(fixes.len(), 1, "{actions:#}");
+    let fix = fixes[0];
+    assert_eq!(fix["isPreferred"], true);
+    assert_eq!(fix["title"], "replace `dcoo` with `dco`");
+    let edits = &fix["edit"]["changes"][u.as_str()];
+    assert_eq!(
+        edits,
+        &json!([{"range": {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 12}}, "newText": "dco"}])
+    );
+    // A project rule has no override action.
+    assert!(actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["kind"] != "refactor"));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn strict_makes_warnings_errors() {
+    let (_root, folder, home) = project();
+    // Outside the project layer's prefix range: a warning (PR404).
+    let rule = folder.join(".pi/rules/50-x.md");
+    for (options, severity) in [(Value::Null, 2), (json!({"strict": true}), 1)] {
+        let (mut client, _) = Client::initialized(&folder, &home, json!({}), options);
+        client.open(&rule, FIXED);
+        let params = client.diagnostics(&uri(&rule));
+        assert_eq!(find(&params, "PR404")["severity"], severity);
+        assert_eq!(client.exit(true), Ending::Clean);
+    }
+}
+
+#[test]
+fn override_a_package_rule_in_the_project() {
+    let (root, folder, home) = project();
+    let package = root.path().canonicalize().unwrap().join("pkg");
+    std::fs::create_dir_all(&package).unwrap();
+    let rule = package.join("10-pkg.md");
+    std::fs::write(&rule, "Package text.\n").unwrap();
+    let capabilities = json!({"window": {"showDocument": {"support": true}}});
+    let options = json!({"packageDir": package});
+    let (mut client, init) = Client::initialized(&folder, &home, capabilities, options);
+    assert_eq!(
+        init["capabilities"]["executeCommandProvider"]["commands"],
+        json!(["pi-rules.override"])
+    );
+    let u = uri(&rule);
+    client.open(&rule, "Package text.\n");
+    client.diagnostics(&u);
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+               "context": {"diagnostics": []}}),
+    );
+    let actions = r.response_result.expect("actions");
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["command"]["title"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        titles,
+        ["Override in the project", "Override in the user layer"],
+        "{actions:#}"
+    );
+    let command = &actions[0]["command"];
+    let r = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    let written = folder.join(".pi/rules/10-pkg.md");
+    assert_eq!(
+        r.response_result.clone().ok(),
+        Some(json!(written.display().to_string())),
+        "{r:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&written).unwrap(),
+        "Package text.\n"
+    );
+    // The editor is asked to show the new copy.
+    let show = loop {
+        if let Some(Message::Request(r)) = client
+            .seen
+            .iter()
+            .find(|m| matches!(m, Message::Request(r) if r.method == "window/showDocument"))
+        {
+            break r.clone();
+        }
+        match client.next() {
+            Outgoing::Message(m) => client.seen.push(m),
+            Outgoing::NullIdError { .. } => panic!("unexpected error"),
+        }
+    };
+    assert_eq!(show.params["uri"], uri(&written));
+    // A second time, the copy exists: an error, and the file is kept.
+    std::fs::write(&written, "mine\n").unwrap();
+    let r = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    assert!(r
+        .response_result
+        .expect_err("refused")
+        .message
+        .contains("already exists"));
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), "mine\n");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn exit_without_shutdown_is_unclean() {
+    let (_root, folder, home) = project();
+    let (client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(client.exit(false), Ending::Unclean);
+    let (client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(client.exit(true), Ending::Clean);
+    // The input ending without `exit` is unclean too.
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.tx = None;
+    assert_eq!(
+        client.server.take().unwrap().join().unwrap(),
+        Ending::Unclean
+    );
+}
+
+#[test]
+fn bad_messages_are_answered_with_errors() {
+    let (_root, folder, home) = project();
+    let env = Env::from_vars(folder.clone(), [("HOME", home.as_os_str())]);
+    let mut client = Client::start(env);
+    // Before initialize: not initialized.
+    let r = client.request("textDocument/codeAction", json!({}));
+    assert_eq!(r.response_result.expect_err("an error").code, -32002);
+    client.request("initialize", json!({"capabilities": {}}));
+    // An unknown method, and parameters of the wrong shape.
+    let r = client.request("textDocument/unknown", json!({}));
+    assert_eq!(r.response_result.expect_err("an error").code, -32601);
+    let r = client.request("textDocument/codeAction", json!({"textDocument": 3}));
+    assert_eq!(r.response_result.expect_err("an error").code, -32602);
+    // A message over the limit, read from a real byte stream, is refused with a null id and
+    // the server goes on.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":99,"method":"x","params":"{}"}}"#,
+        "a".repeat(transport::MAX_MESSAGE_BYTES)
+    );
+    let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let incoming = transport::read(&mut framed.as_bytes())
+        .expect("read")
+        .expect("a message");
+    client.send(incoming);
+    match client.next() {
+        Outgoing::NullIdError { code, message } => {
+            assert_eq!(code, transport::INVALID_REQUEST);
+            assert!(message.contains("over the limit"), "{message}");
+        }
+        other => panic!("a refusal, got {other:?}"),
+    }
+    // Notifications of the wrong shape are dropped; documents outside the layers ignored.
+    client.notify("textDocument/didOpen", json!({"textDocument": 1}));
+    client.open(&folder.join("README.md"), "{{IF:dcoo}}");
+    let r = client.request("shutdown", Value::Null);
+    assert!(r.response_result.is_ok());
+    assert!(client.seen.iter().all(
+        |m| !matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics")
+    ));
+    client.notify("exit", Value::Null);
+    assert_eq!(client.server.take().unwrap().join().unwrap(), Ending::Clean);
+}
+
+#[test]
+fn another_layer_opened_or_closed_rechecks_the_open_rule() {
+    let (_root, folder, home) = project();
+    let project_rule = folder.join(".pi/rules/80-x.md");
+    let user_rule = home.join(".pi/agent/rules/80-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let (p, u) = (uri(&project_rule), uri(&user_rule));
+    // An empty project rule with no lower copy masks nothing.
+    client.open(&project_rule, "");
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    // A user copy, only in the editor: now the empty project file masks it.
+    client.open(&user_rule, "User rule text.\n");
+    let params = client.diagnostics(&p);
+    let d = find(&params, "PR403");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("masks the user layer's copy"),
+        "{d}"
+    );
+    client.diagnostics(&u);
+    // Closed, and not on disk: the user copy is gone again.
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    assert_eq!(client.diagnostics(&u)["diagnostics"], json!([]));
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn settings_files_are_served_and_checked() {
+    let (_root, folder, home) = project();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.open(&settings, "{\n  \"dcoo\": true\n}\n");
+    let params = client.diagnostics(&uri(&settings));
+    let d = find(&params, "PR703");
+    assert_eq!(d["range"]["start"]["line"], 1, "{d}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn a_rule_over_the_size_limit_is_reported_not_read() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-big.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let big = "x".repeat(pi_rules_core::lint::MAX_RULE_BYTES as usize + 1);
+    client.open(&rule, &big);
+    let params = client.diagnostics(&uri(&rule));
+    assert_eq!(codes(&params), ["PR401"], "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// The `(line, character)` request parameters on `uri`.
+fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
+}
+
+#[test]
+fn hover_shows_the_value_and_its_source_from_unsaved_settings() {
+    let (_root, folder, home) = project();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    std::fs::write(&settings, "{\"dco\": true}\n").unwrap();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, init) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    assert_eq!(init["capabilities"]["hoverProvider"], true);
+    let u = uri(&rule);
+    client.open(&rule, "😀 {{IF:dco}}\nsigned\n{{/IF}}\n");
+    client.diagnostics(&u);
+    let hover = |client: &mut Client| {
+        let r = client.request("textDocument/hover", at(&u, 0, 8));
+        let value = r.response_result.expect("hover");
+        value["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_owned()
+    };
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `true`"), "{text}");
+    assert!(text.contains("pi-config-settings.json"), "{text}");
+    assert!(text.contains("kept"), "{text}");
+    // The settings file's unsaved text decides.
+    client.open(&settings, "{\"dco\": false}\n");
+    let text = hover(&mut client);
+    assert!(text.contains("**Now:** `false`"), "{text}");
+    assert!(text.contains("dropped"), "{text}");
+    // Inlay hints say the same after the opener.
+    let r = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}}),
+    );
+    let hints = r.response_result.expect("hints");
+    assert_eq!(
+        hints[0]["label"].as_str().map(|l| l.starts_with("dropped")),
+        Some(true),
+        "{hints:#}"
+    );
+    // After the emoji's two UTF-16 units, a space and `{{IF:dco}}` (10 units).
+    assert_eq!(hints[0]["position"], json!({"line": 0, "character": 13}));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn completion_symbols_definition_and_references() {
+    let (_root, folder, home) = project();
+    // The project's copy of an embedded package rule.
+    let rule = folder.join(".pi/rules/00-orchestrator-core.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(
+        &rule,
+        "# Core\n{{IF:dco}}\n{{IFNOT:review_loop_enforcement}}x{{/IFNOT}}\n{{/IF}}\n{{IF:",
+    );
+    client.diagnostics(&u);
+    let r = client.request("textDocument/completion", at(&u, 4, 5));
+    let items = r.response_result.expect("items");
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    assert!(
+        labels.contains(&"dco") && labels.contains(&"review_loop_enforcement"),
+        "{labels:?}"
+    );
+
+    let r = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let symbols = r.response_result.expect("symbols");
+    assert_eq!(symbols[0]["name"], "IF dco", "{symbols:#}");
+    assert_eq!(
+        symbols[0]["children"][0]["name"], "IFNOT review_loop_enforcement",
+        "{symbols:#}"
+    );
+
+    // Definition, from the text outside a marker: the package copy this file overrides,
+    // written to the cache, read-only.
+    let r = client.request("textDocument/definition", at(&u, 0, 0));
+    let targets = r.response_result.expect("definition");
+    let target = targets[0]["uri"].as_str().expect("a location");
+    let cached = home
+        .join(".cache/pi-rules")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("package/00-orchestrator-core.md");
+    assert_eq!(target, uri(&cached));
+    let meta = std::fs::metadata(&cached).expect("written");
+    assert!(meta.permissions().readonly());
+    // References: every copy of the name.
+    let r = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}}),
+    );
+    let refs = r.response_result.expect("references");
+    let uris: Vec<&str> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&u.as_str()) && uris.contains(&uri(&cached).as_str()),
+        "{uris:?}"
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn every_method_with_wrong_parameters_is_answered_and_the_server_goes_on() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    client.open(&rule, BROKEN);
+    client.diagnostics(&uri(&rule));
+    let methods = [
+        "textDocument/hover",
+        "textDocument/completion",
+        "textDocument/inlayHint",
+        "textDocument/documentSymbol",
+        "textDocument/definition",
+        "textDocument/references",
+        "textDocument/codeAction",
+        "workspace/executeCommand",
+    ];
+    let wrong = [
+        Value::Null,
+        json!(1),
+        json!({"textDocument": {"uri": "untitled:x"}, "position": {"line": 0, "character": 0}}),
+        json!({"textDocument": {"uri": uri(&rule)}, "position": {"line": 4_000_000_000u32, "character": 4_000_000_000u32},
+               "range": {"start": {"line": 9, "character": 9}, "end": {"line": 0, "character": 0}},
+               "context": {"diagnostics": [], "includeDeclaration": true}}),
+        json!({"command": "pi-rules.override", "arguments": [{"name": "../../etc/passwd", "layer": "project"}]}),
+        json!({"command": "pi-rules.override", "arguments": ["x"]}),
+    ];
+    for method in methods {
+        for params in &wrong {
+            // An answer, an error or an empty result, and never a panic.
+            let r = client.request(method, params.clone());
+            if let Ok(value) = &r.response_result {
+                assert!(
+                    value.is_null() || value.is_array() || value.is_object(),
+                    "{method} {params}: {value}"
+                );
+            }
+        }
+    }
+    // Nothing was written outside the layers, and the server still checks.
+    assert!(!folder.join(".pi/rules/passwd").exists());
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&rule), "version": 2}, "contentChanges": [{"text": FIXED}]}),
+    );
+    assert!(!codes(&client.diagnostics(&uri(&rule))).contains(&"PR101".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// The real binary over stdio: framed messages in, framed answers out, and its exit code.
+fn run_binary(
+    folder: &Path,
+    home: &Path,
+    bodies: &[Value],
+    tail: &[u8],
+) -> (Option<i32>, Vec<Value>) {
+    let mut input = Vec::new();
+    for body in bodies {
+        let text = body.to_string();
+        input.extend(format!("Content-Length: {}\r\n\r\n{text}", text.len()).bytes());
+    }
+    input.extend(tail);
+    let out = assert_cmd::Command::cargo_bin("pi-rules")
+        .expect("binary")
+        .arg("lsp")
+        .current_dir(folder)
+        .env_clear()
+        .env("HOME", home)
+        .write_stdin(input)
+        .timeout(WAIT)
+        .output()
+        .expect("runs");
+    let mut answers = Vec::new();
+    let mut rest = &out.stdout[..];
+    while let Some(incoming) = transport::read(&mut rest).expect("well framed") {
+        match incoming {
+            Incoming::Message(m) => answers.push(serde_json::to_value(m).expect("json")),
+            Incoming::Refused { message, .. } => {
+                panic!("the server wrote a bad message: {message}")
+            }
+        }
+    }
+    (out.status.code(), answers)
+}
+
+#[test]
+fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
+    let (_root, folder, home) = project();
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init.clone(), shutdown.clone(), exit.clone()],
+        b"",
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "pi-rules");
+    assert_eq!(answers[1], json!({"id": 2, "result": null}));
+    // `exit` without `shutdown`, and stdin's end without `exit`: 1.
+    assert_eq!(
+        run_binary(&folder, &home, &[init.clone(), exit], b"").0,
+        Some(1)
+    );
+    assert_eq!(
+        run_binary(&folder, &home, std::slice::from_ref(&init), b"").0,
+        Some(1)
+    );
+    // A broken header ends the stream: 1, after answering what came before.
+    let (code, answers) = run_binary(
+        &folder,
+        &home,
+        &[init, shutdown],
+        b"Content-Length: nope\r\n\r\n",
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(answers.len(), 2);
+}
+
+#[test]
+fn a_burst_of_changes_is_checked_once_when_the_typing_pauses() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(&rule, FIXED);
+    assert_eq!(client.diagnostics(&u)["version"], 1);
+    for version in 2..=6 {
+        let text = if version % 2 == 1 { BROKEN } else { FIXED };
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+    // One publication, of the last version (its text is FIXED's).
+    let params = client.diagnostics(&u);
+    assert_eq!(params["version"], 6);
+    assert!(!codes(&params).contains(&"PR101".to_owned()));
+    std::thread::sleep(server::DEBOUNCE * 3);
+    assert!(client.rx.try_recv().is_err(), "nothing more");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+#[test]
+fn a_file_changed_on_disk_rechecks_the_open_rules_through_the_watchers() {
+    let (_root, folder, home) = project();
+    let project_rule = folder.join(".pi/rules/80-x.md");
+    let user_rule = home.join(".pi/agent/rules/80-x.md");
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    let p = uri(&project_rule);
+    client.open(&project_rule, "");
+    assert!(!codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    // The server asked to watch every layer and the settings files.
+    let register = client
+        .seen
+        .iter()
+        .find_map(|m| match m {
+            Message::Request(r) if r.method == "client/registerCapability" => {
+                Some(r.params.clone())
+            }
+            _ => None,
+        })
+        .expect("a registration");
+    let watchers = &register["registrations"][0]["registerOptions"]["watchers"];
+    let patterns: Vec<&str> = watchers
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["globPattern"].as_str())
+        .collect();
+    let user_pattern = format!("{}/*.md", home.join(".pi/agent/rules").display());
+    assert!(patterns.contains(&user_pattern.as_str()), "{patterns:?}");
+    assert!(
+        patterns
+            .iter()
+            .any(|p| p.ends_with("/.pi/pi-config-settings.json*")),
+        "{patterns:?}"
+    );
+    // A user copy written by something else: the empty project file now masks it.
+    std::fs::create_dir_all(user_rule.parent().unwrap()).unwrap();
+    std::fs::write(&user_rule, "User rule text.\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&user_rule), "type": 1}]}),
+    );
+    assert!(codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
+    assert_eq!(client.exit(true), Ending::Clean);
+}
