@@ -7,7 +7,7 @@
 //! `LineIndex` of that file's text (the editor's buffer when it is open, else the file as saved),
 //! in the same encoding.
 
-use super::position::{Encoding, LineIndex};
+use super::position::LineIndex;
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, DocumentSymbol, Documentation, Hover,
     HoverContents, InlayHint, InlayHintLabel, InlayHintTooltip, Location, MarkupContent,
@@ -145,8 +145,7 @@ pub fn definition(
     lines: &LineIndex,
     at: Position,
 ) -> Vec<Location> {
-    let targets = ide::definition(ctx, kind, text, lines.offset(at));
-    locations(ctx, targets, lines.encoding())
+    locations(ctx, ide::definition, kind, text, lines, at)
 }
 
 /// Every place that has what is at `at` ([`ide::references`]), as locations.
@@ -157,14 +156,21 @@ pub fn references(
     lines: &LineIndex,
     at: Position,
 ) -> Vec<Location> {
-    let targets = ide::references(ctx, kind, text, lines.offset(at));
-    locations(ctx, targets, lines.encoding())
+    locations(ctx, ide::references, kind, text, lines, at)
 }
 
-/// The targets as locations; a range in another file is converted with that file's lines, in
-/// `encoding`. A target whose path cannot be a URI is left out.
-fn locations(ctx: &IdeContext, targets: Vec<Target>, encoding: Encoding) -> Vec<Location> {
-    targets
+/// The targets `query` gives at `at`, as locations; a range in another file is converted with
+/// that file's lines, in the same encoding. A target whose path cannot be a URI is left out.
+fn locations(
+    ctx: &IdeContext,
+    query: fn(&IdeContext, &DocumentKind, &str, usize) -> Vec<Target>,
+    kind: &DocumentKind,
+    text: &str,
+    lines: &LineIndex,
+    at: Position,
+) -> Vec<Location> {
+    let encoding = lines.encoding();
+    query(ctx, kind, text, lines.offset(at))
         .into_iter()
         .filter_map(|target| {
             let uri = file_uri(&target.path)?;
@@ -218,6 +224,7 @@ fn markdown(value: String) -> MarkupContent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::position::Encoding;
     use pi_rules_core::settings::Schema;
     use pi_rules_host::env::Env;
     use pi_rules_host::ide::IdeOptions;
