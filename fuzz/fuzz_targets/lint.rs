@@ -8,8 +8,9 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use pi_rules_core::layer::Layer;
 use pi_rules_core::lint::{
-    lint, Content, Entry, LayerInput, LayerKind, LintInput, SchemaInfo, SettingsInput, FEATURES,
+    lint, Content, Entry, LayerInput, LintInput, SchemaInfo, SettingsInput, FEATURES,
 };
 use pi_rules_core::settings::{Schema, SettingsFile};
 use pi_rules_core::span;
@@ -29,7 +30,7 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let kinds = [LayerKind::Package, LayerKind::User, LayerKind::Project];
+    let kinds = [Layer::Package, Layer::User, Layer::Project];
     let mut layers: Vec<LayerInput> = kinds
         .iter()
         .map(|&kind| LayerInput::new(kind, Vec::new()))

@@ -18,6 +18,7 @@ pub mod condition;
 pub mod event;
 pub mod find;
 pub mod frontmatter;
+pub mod layer;
 pub mod lint;
 pub mod markers;
 pub mod placeholder;

@@ -6,7 +6,6 @@ use crate::embedded;
 use crate::env::Env;
 use crate::error::UsageError;
 use crate::error::{Error, Result};
-use crate::escape::escape;
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
 use crate::session::Session;
 use crate::writing::{LayerDir, Place};
@@ -85,7 +84,7 @@ impl Layers {
                 let list = backticked(several.iter().map(|r| r.name.as_str()));
                 return Err(UsageError(format!(
                     "`{}` names several rules: {list}; give the whole file name",
-                    escape(query)
+                    query
                 ))
                 .into());
             }
@@ -94,12 +93,12 @@ impl Layers {
         let message = if near.is_empty() {
             format!(
                 "no rule is named `{}` in any layer; `pi-rules explain` lists the rules",
-                escape(query)
+                query
             )
         } else {
             format!(
                 "no rule is named `{}`; near names: {}",
-                escape(query),
+                query,
                 backticked(near.into_iter())
             )
         };
@@ -274,7 +273,7 @@ pub fn prefix_of(name: &str) -> Option<(&str, &str)> {
 /// `` `a`, `b` `` for messages.
 fn backticked<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names
-        .map(|n| format!("`{}`", escape(n)))
+        .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -14,14 +14,16 @@
 use crate::bounded;
 use crate::env::Env;
 use crate::error::Result;
-use crate::loader::{self, comparator_for, FailureReason, Layer, PackageSource, Policy, RawRead};
+use crate::loader::{
+    self, comparator_for, Escape, FailureReason, Layer, PackageSource, Policy, RawRead,
+};
 use crate::session::Session;
 use crate::source::{self, Overlay};
 use pi_rules_core::lint::{
-    self, Content, Entry, Escape, LayerInput, LayerKind, Link, Report, SchemaInfo, SettingsInput,
-    Severity,
+    self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
+use rustix::fs::FileType;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -124,24 +126,18 @@ fn gather_each(
                 each(&mut entry);
                 entries.push(entry);
             }
-            LayerInput::new(LayerKind::Package, entries)
+            LayerInput::new(Layer::Package, entries)
         }
         // A package directory is asked for by name, so its absence is a problem too.
-        PackageSource::Dir(dir) => list_layer(
-            LayerKind::Package,
-            dir,
-            true,
-            &policy,
-            overlay,
-            &display,
-            each,
-        ),
+        PackageSource::Dir(dir) => {
+            list_layer(Layer::Package, dir, true, &policy, overlay, &display, each)
+        }
     };
     let mut layers = vec![package];
     if let Some(home) = &session.home {
         let dir = home.join(".pi").join("agent").join("rules");
         layers.push(list_layer(
-            LayerKind::User,
+            Layer::User,
             &dir,
             false,
             &policy,
@@ -152,7 +148,7 @@ fn gather_each(
     }
     let dir = session.cwd.join(".pi").join("rules");
     layers.push(list_layer(
-        LayerKind::Project,
+        Layer::Project,
         &dir,
         false,
         &policy,
@@ -179,7 +175,8 @@ fn gather_each(
                 .flatten()
                 .filter(|real| !real.starts_with(&settings_root))
                 .map(|real| Escape::OutsideProject {
-                    real: real.display().to_string(),
+                    real,
+                    root: settings_root.clone(),
                 });
             settings.push(SettingsInput {
                 path,
@@ -258,15 +255,16 @@ impl PathLabels {
     }
 }
 
-/// Lists one layer directory, every entry included. A missing directory is an empty layer, and
-/// a problem when it was asked for by name (`required`); a directory that cannot be listed is an
-/// empty layer with a problem. Each entry goes to `each` as soon as it is listed and read.
+/// Lists one layer directory, every entry included, with the loader's listing
+/// ([`loader::list_dir`]). A missing directory is an empty layer, and a problem when it was asked
+/// for by name (`required`); a directory that cannot be listed is an empty layer with a problem.
+/// Each entry goes to `each` as soon as it is listed and read.
 ///
 /// A rule name in `overlay` whose parent is `dir` is an entry too, a regular file with the
 /// overlay's text, in place of what is on disk under that name.
 #[allow(clippy::too_many_arguments)]
 fn list_layer(
-    kind: LayerKind,
+    kind: Layer,
     dir: &Path,
     required: bool,
     policy: &Policy,
@@ -275,79 +273,34 @@ fn list_layer(
     each: &mut EachEntry<'_>,
 ) -> LayerInput {
     let layer: Layer = kind;
-    let overlaid: Vec<(&Path, &str)> = overlay
-        .in_dir(dir)
-        .filter(|(_, name, _)| lint::is_rule_name(name))
-        .map(|(path, name, _)| (path, name))
-        .collect();
-    let mut input = match fs::read_dir(dir) {
-        Ok(read_dir) => list_disk(kind, dir, read_dir, policy, &overlaid, display, each),
-        Err(err) => {
+    let listing = loader::list_dir(dir, overlay, |_| true);
+    // The directory held open, to read its entries by name, as the loader does.
+    let (open, problem) = match listing.dir {
+        Ok(open) => (Some(open), None),
+        Err(errno) => {
+            let err = io::Error::from(errno);
             let problem =
                 layer_problem(dir, &err, required).map(|reason| (display.path(dir), reason));
-            LayerInput {
-                kind,
-                entries: Vec::new(),
-                problem,
-            }
+            (None, problem)
         }
     };
-    for (path, name) in overlaid {
-        let (content, opened) = content_of(loader::read_raw_in(
-            overlay, path, false, None, layer, policy,
-        ));
-        let escape = opened
-            .unwrap_or_else(|| policy.escape(layer, &source::real_path(path), None))
-            .map(|escape| lint_escape(escape, path));
-        let mut entry = Entry {
-            escape,
-            ..Entry::new(name, display.path(path), content)
-        };
-        each(&mut entry);
-        input.entries.push(entry);
-    }
-    input
-}
-
-/// The entries of `dir` on disk (see [`list_layer`]), but the names in `overlaid`.
-fn list_disk(
-    kind: LayerKind,
-    dir: &Path,
-    read_dir: fs::ReadDir,
-    policy: &Policy,
-    overlaid: &[(&Path, &str)],
-    display: &PathLabels,
-    each: &mut EachEntry<'_>,
-) -> LayerInput {
-    let layer: Layer = kind;
-    // The directory held open, to read its entries by name, as the loader does. Without it
-    // (it went away since the listing began) each entry is read by its path.
-    let open = bounded::Directory::open(dir).ok();
     let mut entries = Vec::new();
-    for item in read_dir {
-        let Ok(item) = item else { continue };
-        let path = item.path();
-        let (name, invalid_name) = match item.file_name().into_string() {
-            Ok(name) => (name, false),
-            Err(raw) if raw.as_encoded_bytes().ends_with(b".md") => {
-                (raw.to_string_lossy().into_owned(), true)
-            }
-            Err(_) => continue,
-        };
-        let Ok(file_type) = item.file_type() else {
+    for item in listing.entries {
+        let Ok(listed) = item else { continue };
+        let Ok(file_type) = listed.file_type else {
             continue;
         };
-        if overlaid.iter().any(|(_, overlaid)| *overlaid == name) {
-            continue;
-        }
-        if invalid_name {
+        let path = listed.path;
+        let name = listed.name;
+        if listed.invalid_name {
             let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
             entry.invalid_name = true;
             each(&mut entry);
             entries.push(entry);
             continue;
         }
-        let link = file_type.is_symlink().then(|| Link {
+        let is_symlink = file_type == FileType::Symlink;
+        let link = is_symlink.then(|| Link {
             target: fs::read_link(&path)
                 .unwrap_or_default()
                 .display()
@@ -357,35 +310,36 @@ fn list_disk(
         // Where a rule that was opened really is comes from its open descriptor, as the loader
         // finds it (`None` here when it was not opened).
         let (content, opened) = if !rule {
-            let content = if file_type.is_dir() {
+            let content = if file_type == FileType::Directory {
                 Content::Directory
             } else {
                 Content::NotRead
             };
             (content, None)
-        } else if file_type.is_dir() {
+        } else if file_type == FileType::Directory {
             (Content::Directory, None)
-        } else if !(file_type.is_file() || file_type.is_symlink()) {
-            let kind = bounded::kind_name(&file_type).to_owned();
+        } else if !matches!(file_type, FileType::RegularFile | FileType::Symlink) {
+            let kind = bounded::raw_kind_name(file_type).to_owned();
             (Content::Special { kind }, None)
         } else {
-            content_of(loader::read_raw_checked(
+            content_of(loader::read_raw_in(
+                overlay,
                 &path,
-                file_type.is_symlink(),
+                is_symlink,
                 open.as_ref(),
                 layer,
                 policy,
             ))
         };
         // Where any other rule really is: links on the file and on the directories above it
-        // followed.
-        let escape = opened
-            .unwrap_or_else(|| {
-                rule.then(|| fs::canonicalize(&path).ok())
-                    .flatten()
-                    .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref()))
-            })
-            .map(|escape| lint_escape(escape, &path));
+        // followed (for an editor buffer, its directory's).
+        let escape = opened.unwrap_or_else(|| match &listed.overlay {
+            Some(_) => policy.escape(layer, &source::real_path(&path), None),
+            None => rule
+                .then(|| fs::canonicalize(&path).ok())
+                .flatten()
+                .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref())),
+        });
         let mut entry = Entry {
             name,
             path: display.path(&path),
@@ -400,22 +354,7 @@ fn list_disk(
     LayerInput {
         kind,
         entries,
-        problem: None,
-    }
-}
-
-/// How the rule at `path` escapes, as the linter says it.
-fn lint_escape(escape: loader::Escape, path: &Path) -> Escape {
-    match escape {
-        loader::Escape::OutsideProject { real, .. } => Escape::OutsideProject {
-            real: real.display().to_string(),
-        },
-        loader::Escape::SpecialFile { real } => Escape::SpecialFile {
-            real: real.display().to_string(),
-        },
-        loader::Escape::Unverifiable => Escape::SpecialFile {
-            real: path.display().to_string(),
-        },
+        problem,
     }
 }
 
@@ -445,9 +384,7 @@ fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> 
 /// ([`loader::read_raw_checked`] or [`loader::read_raw_in`]), the bytes kept undecoded so that
 /// invalid UTF-8 can be located; when it was read, also how it escapes, judged from the open
 /// file (`policy` never confines here, so nothing is refused).
-fn content_of(
-    (raw, escape): (RawRead, Option<loader::Escape>),
-) -> (Content, Option<Option<loader::Escape>>) {
+fn content_of((raw, escape): (RawRead, Option<Escape>)) -> (Content, Option<Option<Escape>>) {
     let content = match raw {
         // Read, so it was opened and judged.
         RawRead::Bytes { bytes, .. } => return (Content::Bytes(bytes), Some(escape)),

@@ -30,8 +30,8 @@ impl ErrorKind {
     }
 }
 
-/// A failed operation: its kind and its whole message (escaped for a terminal where it quotes
-/// a name or a path).
+/// A failed operation: its kind and its whole message, raw where it quotes a name or a path (the
+/// command line escapes the message when it prints it).
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,

@@ -18,8 +18,9 @@
 use crate::check::{gather, CheckOptions};
 use crate::error::Result;
 use crate::writing::{LayerDir, Place, WriteError};
+use pi_rules_core::layer::Layer;
 use pi_rules_core::lint::{
-    self, apply_edits, Content, Edit, Entry, LayerInput, LayerKind, LintInput, SchemaInfo,
+    self, apply_edits, Content, Edit, Entry, LayerInput, LintInput, SchemaInfo,
 };
 use std::fs;
 use std::io;
@@ -34,7 +35,7 @@ pub struct FileFix {
     /// The path as reports show it.
     pub path: String,
     /// The layer the file is in.
-    pub layer: LayerKind,
+    pub layer: Layer,
     /// The name of the file to write in the layer directory (a link inside its layer is
     /// followed to its target).
     pub name: String,
@@ -63,7 +64,7 @@ pub struct Plan {
     pub files: Vec<FileFix>,
     pub refused: Vec<Refusal>,
     /// Where the layers of `files` are, for [`apply`].
-    places: Vec<(LayerKind, Place)>,
+    places: Vec<(Layer, Place)>,
 }
 
 /// Works out the fixes for every rule file the check reads.
@@ -100,7 +101,7 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
             if fixed == 0 {
                 continue;
             }
-            if layer.kind == LayerKind::Package {
+            if layer.kind == Layer::Package {
                 plan.refused.push(refuse(
                     "the package layer is never rewritten: copy the rule to the user or project \
                      layer to change it"
@@ -146,9 +147,9 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
 }
 
 /// Where a writable layer is: its place (bound by the project or `$HOME`).
-fn place(session: &crate::session::Session, kind: LayerKind) -> Result<Place, WriteError> {
+fn place(session: &crate::session::Session, kind: Layer) -> Result<Place, WriteError> {
     match kind {
-        LayerKind::User => Place::user(session),
+        Layer::User => Place::user(session),
         _ => Place::project(session),
     }
 }
@@ -157,8 +158,8 @@ fn place(session: &crate::session::Session, kind: LayerKind) -> Result<Place, Wr
 /// directories on its way leads out of the project (or `$HOME`). Its place is kept in `places`.
 fn layer_dir(
     session: &crate::session::Session,
-    kind: LayerKind,
-    places: &mut Vec<(LayerKind, Place)>,
+    kind: Layer,
+    places: &mut Vec<(Layer, Place)>,
 ) -> Result<PathBuf, String> {
     let place = place(session, kind).map_err(|e| e.to_string())?;
     let resolved = place.resolve().map_err(|e| e.to_string())?;
@@ -168,7 +169,7 @@ fn layer_dir(
     } else {
         Err(format!(
             "its layer directory `{}` does not exist",
-            crate::escape::escape(&resolved.path().display().to_string())
+            resolved.path().display()
         ))
     }
 }
@@ -186,12 +187,12 @@ fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, St
     } else {
         Err(format!(
             "it is a link to `{}`, outside its layer directory",
-            crate::escape::escape(&target.display().to_string())
+            target.display()
         ))
     }
 }
 
-fn has_fixes(schema: &SchemaInfo, kind: LayerKind, entry: &Entry, text: &str) -> bool {
+fn has_fixes(schema: &SchemaInfo, kind: Layer, entry: &Entry, text: &str) -> bool {
     lint_alone(schema, kind, entry, text)
         .iter()
         .any(|d| d.fix.is_some())
@@ -200,7 +201,7 @@ fn has_fixes(schema: &SchemaInfo, kind: LayerKind, entry: &Entry, text: &str) ->
 /// The findings of `text` as the file of `entry`, linted on its own.
 fn lint_alone(
     schema: &SchemaInfo,
-    kind: LayerKind,
+    kind: Layer,
     entry: &Entry,
     text: &str,
 ) -> Vec<lint::Diagnostic> {
@@ -228,12 +229,7 @@ fn lint_alone(
 
 /// Applies the fixes of `text`'s findings until none is left (at most [`MAX_PASSES`] rounds);
 /// returns the new text and how many findings were fixed.
-pub fn fix_text(
-    schema: &SchemaInfo,
-    kind: LayerKind,
-    entry: &Entry,
-    text: &str,
-) -> (String, usize) {
+pub fn fix_text(schema: &SchemaInfo, kind: Layer, entry: &Entry, text: &str) -> (String, usize) {
     let mut current = text.to_owned();
     let mut fixed = 0;
     for _ in 0..MAX_PASSES {
@@ -273,7 +269,7 @@ pub fn fix_text(
 /// written, with the error.
 pub fn apply(plan: &Plan) -> Vec<(String, io::Error)> {
     let mut failed = Vec::new();
-    let mut dirs: Vec<(LayerKind, Result<LayerDir, String>)> = Vec::new();
+    let mut dirs: Vec<(Layer, Result<LayerDir, String>)> = Vec::new();
     for file in &plan.files {
         let at = match dirs.iter().position(|(kind, _)| *kind == file.layer) {
             Some(at) => at,
@@ -301,7 +297,7 @@ fn write_one(dir: &LayerDir, file: &FileFix) -> io::Result<()> {
     if file.target.parent() != Some(dir.real()) {
         return Err(io::Error::other(format!(
             "its layer directory is now `{}`; run the check again",
-            crate::escape::escape(&dir.real().display().to_string())
+            dir.real().display()
         )));
     }
     let now = dir.read(&file.name, file.before.len() as u64 + 1)?;

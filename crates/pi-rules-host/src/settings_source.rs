@@ -3,7 +3,6 @@
 //! through the settings and location caches of a long-running front end ([`CachedSettings`]).
 
 use crate::error::UsageError;
-use crate::escape::escape;
 use crate::session::{
     DiskSettings, FoundSettingsFile, LocationCache, Session, SettingsFileState, SettingsRead,
     SettingsTexts,
@@ -59,7 +58,7 @@ impl SettingsOverrides {
             let Some((key, text)) = pair.split_once('=') else {
                 return Err(UsageError(format!(
                     "`--set {}` needs the form KEY=VALUE, e.g. `--set dco=true`",
-                    escape(pair)
+                    pair
                 )));
             };
             let key = key.trim();
@@ -70,7 +69,7 @@ impl SettingsOverrides {
                 };
                 return Err(UsageError(format!(
                     "unknown settings key `{}` in `--set`{hint}",
-                    escape(key)
+                    key
                 )));
             }
             let raw: serde_json::Value = serde_json::from_str(text)
@@ -81,8 +80,7 @@ impl SettingsOverrides {
             if let Some(rejected) = file.rejected().first() {
                 return Err(UsageError(format!(
                     "`--set {}`: the value is rejected: {}",
-                    escape(pair),
-                    escape(&rejected.reason.to_string())
+                    pair, rejected.reason
                 )));
             }
             values.retain(|(k, _)| k != key);

@@ -77,13 +77,10 @@ impl Overlay {
         &'a self,
         dir: &Path,
     ) -> impl Iterator<Item = (&'a Path, &'a str, &'a Arc<str>)> + 'a {
-        let dir = if self.files.is_empty() {
-            PathBuf::new()
-        } else {
-            normal(dir).into_owned()
-        };
+        // Nothing to compare when nothing is overlaid: the common case costs no allocation.
+        let dir = (!self.files.is_empty()).then(|| normal(dir).into_owned());
         self.files.iter().filter_map(move |(path, text)| {
-            if dir.as_os_str().is_empty() || path.parent() != Some(dir.as_path()) {
+            if path.parent() != dir.as_deref() {
                 return None;
             }
             let name = path.file_name()?.to_str()?;

@@ -20,7 +20,6 @@
 //! file system lacks it, a hard link, which refuses too): a file that appears between a check
 //! and the write is never clobbered.
 
-use crate::escape::escape;
 use crate::session::Session;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
@@ -75,8 +74,9 @@ fn errno(doing: impl Into<String>) -> impl FnOnce(Errno) -> WriteError {
     }
 }
 
+/// A path as messages name it, raw (the front ends escape messages).
 fn shown(path: &Path) -> String {
-    escape(&path.display().to_string()).into_owned()
+    path.display().to_string()
 }
 
 /// What a layer directory must stay inside.

@@ -87,7 +87,8 @@ impl RpcError {
     /// request's parameter.
     fn application(err: &Error) -> RpcError {
         let message = match err.not_a_directory() {
-            Some(cwd) => cwd.for_param("params.cwd"),
+            // Escaped as the host once escaped it, so that a client that shows it raw is safe.
+            Some(cwd) => crate::terminal::escape(&cwd.for_param("params.cwd")).into_owned(),
             None => err.message().to_owned(),
         };
         RpcError {

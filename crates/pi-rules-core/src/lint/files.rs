@@ -8,7 +8,8 @@
 
 use super::codes::Code;
 use super::diagnostic::{excerpt, file, FileDiagnostics, FilePath};
-use super::{Content, Entry, Escape, LayerInput, LayerKind, MAX_RULE_BYTES};
+use super::{Content, Entry, Escape, LayerInput, MAX_RULE_BYTES};
+use crate::layer::Layer;
 use indexmap::IndexMap;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -39,7 +40,7 @@ type Collate<'c> = &'c dyn Fn(&str, &str) -> Ordering;
 /// One copy of a name: its layer and entry.
 #[derive(Clone, Copy)]
 struct Copy<'a> {
-    layer: LayerKind,
+    layer: Layer,
     entry: &'a Entry,
 }
 
@@ -132,9 +133,7 @@ pub(crate) fn check_layers(
     }
 
     let numbered = Numbered::sorted(collate, &names, |range| {
-        copies
-            .get(range.start)
-            .map_or(LayerKind::Package, |c| c.layer)
+        copies.get(range.start).map_or(Layer::Package, |c| c.layer)
     });
     let mut shadowed = HashMap::new();
     let mut order: Vec<Copy<'_>> = Vec::new();
@@ -161,7 +160,7 @@ struct Numbered {
     /// among all names.
     sorted: Vec<(Range<usize>, u64, usize, usize)>,
     /// The lowest layer that has each sorted name, by the same index as `sorted`.
-    layers: Vec<LayerKind>,
+    layers: Vec<Layer>,
     /// For the user and the project layer, at each index of `sorted`: the first index from
     /// there on of a name from a layer below it, and how many such names there are from there
     /// on. One more entry than `sorted`, for the end.
@@ -173,7 +172,7 @@ impl Numbered {
     fn sorted(
         collate: Collate<'_>,
         names: &IndexMap<&str, Range<usize>>,
-        layer: impl Fn(&Range<usize>) -> LayerKind,
+        layer: impl Fn(&Range<usize>) -> Layer,
     ) -> Numbered {
         let mut text = String::new();
         let mut sorted = Vec::new();
@@ -185,15 +184,15 @@ impl Numbered {
             }
         }
         sorted.sort_by(|a, b| collate(&text[a.0.clone()], &text[b.0.clone()]));
-        let layers: Vec<LayerKind> = sorted
+        let layers: Vec<Layer> = sorted
             .iter()
             .map(|e| {
                 names
                     .get_index(e.3)
-                    .map_or(LayerKind::Package, |(_, r)| layer(r))
+                    .map_or(Layer::Package, |(_, r)| layer(r))
             })
             .collect();
-        let below = [LayerKind::User, LayerKind::Project].map(|upper| {
+        let below = [Layer::User, Layer::Project].map(|upper| {
             let mut below = vec![(sorted.len(), 0); sorted.len() + 1];
             for i in (0..sorted.len()).rev() {
                 let (next, count) = below[i + 1];
@@ -219,15 +218,15 @@ impl Numbered {
         &self,
         collate: Collate<'_>,
         name: &str,
-        layer: LayerKind,
-    ) -> Option<(&str, LayerKind, usize)> {
+        layer: Layer,
+    ) -> Option<(&str, Layer, usize)> {
         let from = self
             .sorted
             .partition_point(|e| collate(&self.text[e.0.clone()], name).is_le());
         let below = match layer {
-            LayerKind::Package => return None,
-            LayerKind::User => &self.below[0],
-            LayerKind::Project => &self.below[1],
+            Layer::Package => return None,
+            Layer::User => &self.below[0],
+            Layer::Project => &self.below[1],
         };
         let &(first, count) = below.get(from)?;
         let lower = *self.layers.get(first)?;
@@ -265,7 +264,7 @@ fn ignored(entry: &Entry, why: &str, files: &mut IndexMap<FilePath, FileDiagnost
 
 /// A layer directory that cannot be listed.
 fn unusable_layer(
-    layer: LayerKind,
+    layer: Layer,
     path: &str,
     reason: &str,
     files: &mut IndexMap<FilePath, FileDiagnostics>,
@@ -277,7 +276,7 @@ fn unusable_layer(
             excerpt(path, 200)
         ))
         .note("none of its rules load, and nothing else says so")
-        .help(if layer == LayerKind::Package {
+        .help(if layer == Layer::Package {
             "correct --package-dir or PI_RULES_PACKAGE_DIR, or leave both unset for the embedded rules"
         } else {
             "make it a readable directory, or remove it"
@@ -297,18 +296,18 @@ fn non_utf8_name(entry: &Entry, files: &mut IndexMap<FilePath, FileDiagnostics>)
 
 /// A rule that resolves outside the project, or to a special file.
 fn escaped(
-    layer: LayerKind,
+    layer: Layer,
     entry: &Entry,
     escape: &Escape,
     files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     match escape {
-        Escape::OutsideProject { real } if layer == LayerKind::Project => {
+        Escape::OutsideProject { real, .. } if layer == Layer::Project => {
             if let Some(d) = file(files, &entry.path).report(Code::LinkOutsideProject, None) {
                 d.message(format!(
                     "`{}` resolves to `{}`, outside the project",
                     excerpt(&entry.name, 80),
-                    excerpt(real, 200)
+                    excerpt(&real.display().to_string(), 200)
                 ))
                 .note(
                     "assemble reads it as the reference does and names it on stderr; with \
@@ -318,12 +317,18 @@ fn escaped(
             }
         }
         Escape::OutsideProject { .. } => {}
-        Escape::SpecialFile { real } => {
+        Escape::SpecialFile { .. } | Escape::Unverifiable => {
+            // Where it is cannot be established only when it was refused, which `check`
+            // never does: name the entry itself.
+            let real = match escape {
+                Escape::SpecialFile { real } => real.display().to_string(),
+                _ => entry.path.clone(),
+            };
             if let Some(d) = file(files, &entry.path).report(Code::SpecialFile, None) {
                 d.message(format!(
                     "`{}` resolves to `{}`, a special file",
                     excerpt(&entry.name, 80),
-                    excerpt(real, 200)
+                    excerpt(&real, 200)
                 ))
                 .note(
                     "whatever it gives goes into the prompt, and to the model provider; with \

@@ -50,38 +50,14 @@ pub const FEATURES: &[&str] = &["coms_active", "external_ai_agents"];
 /// A rule file over this many bytes is not loaded.
 pub const MAX_RULE_BYTES: u64 = 131_072;
 
-/// A rule layer, lowest precedence first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum LayerKind {
-    Package,
-    User,
-    Project,
-}
-
-impl LayerKind {
-    /// `package`, `user` or `project`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LayerKind::Package => "package",
-            LayerKind::User => "user",
-            LayerKind::Project => "project",
-        }
-    }
-
-    /// The conventional prefix range of new names in this layer (SPEC §8), inclusive.
-    pub fn prefix_range(self) -> (u64, u64) {
-        match self {
-            LayerKind::Package => (0, 69),
-            LayerKind::User => (70, 89),
-            LayerKind::Project => (90, 99),
-        }
-    }
-}
+/// The rule layers: moved to [`crate::layer`]; this name is kept while other branches still use it.
+pub use crate::layer::Layer as LayerKind;
+use crate::layer::Layer;
 
 /// One layer directory as listed: every entry, including those the loader ignores.
 #[derive(Debug, Clone)]
 pub struct LayerInput {
-    pub kind: LayerKind,
+    pub kind: Layer,
     pub entries: Vec<Entry>,
     /// Why the layer directory cannot be listed, when it exists but is unusable, or when a
     /// package directory that was asked for is missing: (path, reason).
@@ -121,7 +97,7 @@ impl Entry {
 
 impl LayerInput {
     /// A layer of `entries` whose directory was listed without a problem.
-    pub fn new(kind: LayerKind, entries: Vec<Entry>) -> LayerInput {
+    pub fn new(kind: Layer, entries: Vec<Entry>) -> LayerInput {
         LayerInput {
             kind,
             entries,
@@ -138,13 +114,7 @@ pub struct Link {
 }
 
 /// Where a file really is, when that is a problem: decided by the caller, who can resolve paths.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Escape {
-    /// A project rule or settings file whose real path is outside the project.
-    OutsideProject { real: String },
-    /// A rule that is, or links to, a special file (`/proc`, `/sys`, a device).
-    SpecialFile { real: String },
-}
+pub use crate::layer::Escape;
 
 /// What reading an entry gave (following links).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -314,7 +284,7 @@ impl<'a> Linter<'a> {
             report.files += 1;
         }
         // Sorted by layer (settings files last), then path; within a file by position.
-        let rank: std::collections::HashMap<&str, LayerKind, foldhash::fast::RandomState> = sorted
+        let rank: std::collections::HashMap<&str, Layer, foldhash::fast::RandomState> = sorted
             .iter()
             .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
             .collect();
@@ -432,7 +402,7 @@ pub(crate) mod testing {
     /// Lints one project rule `90-x.md` holding `text`.
     pub fn lint_one(text: &str) -> Report {
         let layers = [LayerInput {
-            kind: LayerKind::Project,
+            kind: Layer::Project,
             entries: vec![Entry::new(
                 "90-x.md",
                 "90-x.md",

@@ -64,11 +64,12 @@ pub(crate) fn check(
                 .help("move what you need into the `.jsonc` file and delete this one");
         }
     }
-    if let Some(Escape::OutsideProject { real } | Escape::SpecialFile { real }) = &input.escape {
+    if let Some(Escape::OutsideProject { real, .. } | Escape::SpecialFile { real }) = &input.escape
+    {
         if let Some(d) = file(files, &input.path).report(Code::LinkOutsideProject, None) {
             d.message(format!(
                 "the project settings file resolves to `{}`, outside the project",
-                excerpt(real, 200)
+                excerpt(&real.display().to_string(), 200)
             ))
             .note("its settings change every rule and agent prompt of the project")
             .help("commit the file itself, or put personal settings in ~/.pi");

@@ -20,11 +20,11 @@ fn run(layers: &[LayerInput]) -> Vec<(String, Code)> {
         .collect()
 }
 
-fn layer(kind: LayerKind, entries: Vec<Entry>) -> LayerInput {
+fn layer(kind: Layer, entries: Vec<Entry>) -> LayerInput {
     LayerInput::new(kind, entries)
 }
 
-fn prefixed(kind: LayerKind, entries: Vec<(&str, Content)>) -> LayerInput {
+fn prefixed(kind: Layer, entries: Vec<(&str, Content)>) -> LayerInput {
     let dir = kind.as_str();
     layer(
         kind,
@@ -41,7 +41,7 @@ fn prefixed(kind: LayerKind, entries: Vec<(&str, Content)>) -> LayerInput {
 #[test]
 fn layer_table() {
     use Code::*;
-    use LayerKind::*;
+    use Layer::*;
     let long = "x".repeat(400);
     type Case<'a> = (&'a str, Vec<LayerInput>, Vec<(&'a str, Code)>);
     let cases: Vec<Case<'_>> = vec![
@@ -180,11 +180,11 @@ fn layer_table() {
 fn shadowed_copies_are_checked_and_noted() {
     let layers = vec![
         prefixed(
-            LayerKind::Package,
+            Layer::Package,
             vec![("00-a.md", bytes("{{/IF}} a long enough text"))],
         ),
         prefixed(
-            LayerKind::Project,
+            Layer::Project,
             vec![("00-a.md", bytes("Override{{IF:dco}} when signing{{/IF}}."))],
         ),
     ];
@@ -202,7 +202,7 @@ fn shadowed_copies_are_checked_and_noted() {
 #[test]
 fn a_misnamed_file_is_reported_once_with_the_files_it_displaces() {
     let layers = vec![prefixed(
-        LayerKind::Package,
+        Layer::Package,
         vec![
             ("00-a.md", bytes("a")),
             ("100-x.md", bytes("x")),
@@ -243,11 +243,11 @@ fn a_name_without_prefix_is_placed_by_the_collator() {
     };
     let layers = vec![
         prefixed(
-            LayerKind::Package,
+            Layer::Package,
             vec![("00-core.md", bytes("c")), ("60-tasks.md", bytes("t"))],
         ),
         prefixed(
-            LayerKind::Project,
+            Layer::Project,
             vec![
                 ("_x.md", bytes("x")),
                 ("90-a.md", bytes("a")),
@@ -278,7 +278,7 @@ fn a_name_without_prefix_is_placed_by_the_collator() {
 #[test]
 fn blocks_inside_dropped_blocks_are_checked() {
     let layers = vec![prefixed(
-        LayerKind::Package,
+        Layer::Package,
         vec![("00-a.md", bytes("A{{IF:dco}}{{IF:dcoo}}x{{/IF}}{{/IF}}"))],
     )];
     assert_eq!(
@@ -293,10 +293,7 @@ fn one_directory_listed_as_two_layers_keeps_each_copys_fixes_to_itself() {
     // findings share one list. Each copy's look-alike markers are repaired on its own text.
     let text = "{{if:dco}}a{{/IF}}\n{{ IF:dco}}b";
     let copy = || vec![Entry::new("90-x.md", "same/90-x.md", bytes(text))];
-    let layers = vec![
-        layer(LayerKind::Package, copy()),
-        layer(LayerKind::Project, copy()),
-    ];
+    let layers = vec![layer(Layer::Package, copy()), layer(Layer::Project, copy())];
     let report = testing::lint_layers(&layers, None);
     let fixed = |d: &&Diagnostic| d.code == Code::NearMissMarker && d.fix.is_some();
     // Two look-alikes in each copy, each with its fix.
@@ -364,10 +361,10 @@ mod properties {
         fn any_text_lints_without_panic_and_spans_are_valid(bytes in text(), lower in text()) {
             let texts = [("p", String::from_utf8_lossy(&lower).into_owned()), ("q", String::from_utf8_lossy(&bytes).into_owned())];
             let layers = vec![
-                LayerInput::new(LayerKind::Package, vec![
+                LayerInput::new(Layer::Package, vec![
                     Entry::new("00-a.md", "p/00-a.md", Content::Bytes(lower)),
                 ]),
-                LayerInput::new(LayerKind::Project, vec![
+                LayerInput::new(Layer::Project, vec![
                     Entry::new("00-a.md", "q/00-a.md", Content::Bytes(bytes)),
                 ]),
             ];
@@ -413,7 +410,7 @@ mod properties {
         ) {
             // Names out of the loader's order, one without a prefix and one that is in both
             // layers.
-            let layer = |kind: LayerKind, dir: &str, texts: &[Vec<u8>]| {
+            let layer = |kind: Layer, dir: &str, texts: &[Vec<u8>]| {
                 let entries = texts
                     .iter()
                     .enumerate()
@@ -425,8 +422,8 @@ mod properties {
                 LayerInput::new(kind, entries)
             };
             let layers = vec![
-                layer(LayerKind::Project, "q", &project),
-                layer(LayerKind::Package, "p", &package),
+                layer(Layer::Project, "q", &project),
+                layer(Layer::Package, "p", &package),
             ];
             let schema = testing::schema();
             let collate = |a: &str, b: &str| a.cmp(b);

@@ -16,7 +16,6 @@ pub mod section;
 pub mod settings;
 pub mod targets;
 
-use crate::escape::escape;
 use crate::writing::{Bound, Place, WriteError};
 use std::ffi::OsString;
 use std::fmt;
@@ -66,7 +65,8 @@ impl LayerChoice {
     }
 }
 
-/// Why an export did not happen. Every message names the file, escaped for a terminal.
+/// Why an export did not happen. Every message names the file; messages are raw (the front end
+/// escapes them).
 #[derive(Debug)]
 pub enum ExportError {
     /// An owned target's path holds a file pi-rules did not write.
@@ -131,7 +131,7 @@ impl Located {
 /// Finds `target`'s file under the canonical project `root`. A directory on the way, or the file
 /// itself, that is a link leading out of the project is refused.
 pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
-    let shown = escape(target.path()).into_owned();
+    let shown = target.path().to_owned();
     let (dirs, name) = target.split_path();
     let below: Vec<OsString> = dirs.iter().map(OsString::from).collect();
     let place = Place::new(Bound::Project, root.to_path_buf(), below);
@@ -176,8 +176,8 @@ pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
         if !real.starts_with(root) {
             return Err(refused(format!(
                 "it is a link to `{}`, outside the project `{}`; refusing to write through it",
-                escape(&real.display().to_string()),
-                escape(&root.display().to_string())
+                real.display(),
+                root.display()
             )));
         }
         let (Some(parent), Some(file)) = (real.parent(), real.file_name()) else {

@@ -8,7 +8,6 @@
 //! unreadable: the next lower copy is used. `/dev/null` is neither: a link to it is how a user
 //! masks a rule.
 
-use std::fmt;
 use std::fs::Metadata;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -24,34 +23,8 @@ pub struct Policy {
     pub confine: bool,
 }
 
-/// How a candidate escapes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Escape {
-    /// A project rule whose real path is outside the project root.
-    OutsideProject { real: PathBuf, root: PathBuf },
-    /// A rule that is, or links to, a special file: under `/proc`, `/sys` or `/dev` (other than
-    /// `/dev/null`), or a device.
-    SpecialFile { real: PathBuf },
-    /// With `--confine`, a candidate whose real path could not be established.
-    Unverifiable,
-}
-
-impl fmt::Display for Escape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Escape::OutsideProject { real, root } => write!(
-                f,
-                "it resolves to `{}`, outside the project `{}`",
-                real.display(),
-                root.display()
-            ),
-            Escape::SpecialFile { real } => {
-                write!(f, "it resolves to `{}`, a special file", real.display())
-            }
-            Escape::Unverifiable => f.write_str("its real path cannot be established"),
-        }
-    }
-}
+/// How a candidate escapes: the core's one type, which the linter reports too.
+pub use pi_rules_core::layer::Escape;
 
 const DEV_NULL: &str = "/dev/null";
 

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 pub use collation::{comparator_for, compare_names, sort_by_name};
 pub use confine::{Escape, Policy};
-pub use listing::is_rule_name;
+pub use listing::{is_rule_name, list_dir, Listed, Listing};
 pub use read::{read_raw, read_raw_checked, read_raw_in, RawRead};
 
 use crate::bounded::Directory;
@@ -54,9 +54,9 @@ pub use pi_rules_core::lint::MAX_RULE_BYTES;
 /// The most bytes ever read from one candidate; reaching it means the candidate is oversized.
 pub const READ_LIMIT: u64 = MAX_RULE_BYTES + 1;
 
-/// A rule layer, lowest precedence first (so `Ord` is precedence): the linter's, so that the
-/// loader, `check` and the commands name the layers with one type.
-pub use pi_rules_core::lint::LayerKind as Layer;
+/// A rule layer, lowest precedence first (so `Ord` is precedence): the core's one type, so that
+/// the loader, the linter, `check` and the commands name the layers alike.
+pub use pi_rules_core::layer::Layer;
 
 /// Where the package layer comes from.
 #[derive(Clone, Debug)]

@@ -173,7 +173,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 format_args!(
                     "pi-rules: not fixed: `{}`: {}",
                     crate::terminal::escape(&refusal.path),
-                    refusal.reason
+                    crate::terminal::escape(&refusal.reason)
                 ),
             );
         }
@@ -194,8 +194,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 Some((_, err)) => note(
                     cx.err,
                     format_args!(
-                        "pi-rules: not fixed: `{}`: {err}",
-                        crate::terminal::escape(&file.path)
+                        "pi-rules: not fixed: `{}`: {}",
+                        crate::terminal::escape(&file.path),
+                        crate::terminal::escape(&err.to_string())
                     ),
                 ),
                 None => note(

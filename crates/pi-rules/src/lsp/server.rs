@@ -479,10 +479,15 @@ impl Server {
         }
     }
 
-    /// Asks for a check `after` from now, unless one is due sooner.
+    /// Asks for a check `after` from now. A check asked for at once (open, save, a command)
+    /// stays due at once; a change's check moves to `after` from the latest change, so that it
+    /// runs when the typing pauses.
     fn schedule(&mut self, after: Duration) {
-        let due = Instant::now() + after;
-        self.due = Some(self.due.map_or(due, |d| d.min(due)));
+        let now = Instant::now();
+        self.due = Some(match self.due {
+            Some(due) if due <= now || after.is_zero() => due.min(now + after),
+            _ => now + after,
+        });
     }
 
     /// Checks every workspace with an open document and publishes each one's diagnostics.

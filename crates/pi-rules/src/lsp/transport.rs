@@ -10,7 +10,7 @@ use std::io::{self, BufRead, Write};
 /// The largest message body read (16 MiB).
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// The longest header line read.
-const MAX_HEADER_LINE: u64 = 1024;
+pub const MAX_HEADER_LINE: u64 = 1024;
 
 /// JSON-RPC's codes for a message that could not be read.
 pub const PARSE_ERROR: i32 = -32700;

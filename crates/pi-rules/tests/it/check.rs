@@ -537,7 +537,8 @@ fn codes_are_documented_in_the_explanations() {
 /// Every renderer on reports over generated hostile texts: no panic, valid JSON and SARIF.
 #[test]
 fn renderers_handle_hostile_text() {
-    use pi_rules_core::lint::{self, Content, Entry, LayerInput, LayerKind, LintInput, SchemaInfo};
+    use pi_rules_core::layer::Layer;
+    use pi_rules_core::lint::{self, Content, Entry, LayerInput, LintInput, SchemaInfo};
     const PIECES: &[&str] = &[
         "{{",
         "}}",
@@ -577,7 +578,7 @@ fn renderers_handle_hostile_text() {
             .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
             .collect();
         let layers = vec![LayerInput::new(
-            LayerKind::Project,
+            Layer::Project,
             vec![Entry::new(
                 "90-x.md",
                 "90-x.md",

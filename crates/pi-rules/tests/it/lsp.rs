@@ -730,3 +730,27 @@ fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
     assert_eq!(code, Some(1));
     assert_eq!(answers.len(), 2);
 }
+
+#[test]
+fn a_burst_of_changes_is_checked_once_when_the_typing_pauses() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    client.open(&rule, FIXED);
+    assert_eq!(client.diagnostics(&u)["version"], 1);
+    for version in 2..=6 {
+        let text = if version % 2 == 1 { BROKEN } else { FIXED };
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+    // One publication, of the last version (its text is FIXED's).
+    let params = client.diagnostics(&u);
+    assert_eq!(params["version"], 6);
+    assert!(!codes(&params).contains(&"PR101".to_owned()));
+    std::thread::sleep(server::DEBOUNCE * 3);
+    assert!(client.rx.try_recv().is_err(), "nothing more");
+    assert_eq!(client.exit(true), Ending::Clean);
+}

@@ -19,6 +19,7 @@ mod layers_conformance;
 mod lint_noise;
 mod loader;
 mod lsp;
+mod raw_messages;
 mod readme_examples;
 mod serve;
 mod show_trust;
