@@ -8,17 +8,16 @@
 //! in the same encoding.
 
 use super::position::LineIndex;
+use super::uri;
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, DocumentSymbol, Documentation, Hover,
     HoverContents, InlayHint, InlayHintLabel, InlayHintTooltip, Location, MarkupContent,
-    MarkupKind, Position, Range, SymbolKind, TextEdit, Uri,
+    MarkupKind, Position, Range, SymbolKind, TextEdit,
 };
 use pi_rules_host::bounded::{self, MAX_SETTINGS_BYTES};
 use pi_rules_host::ide::{self, CompletionKind, DocumentKind, IdeContext, Symbol, Target};
 use pi_rules_host::loader::READ_LIMIT;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::str::FromStr;
 
 /// The hover at `at`: the host's Markdown and the range it is about.
 pub fn hover(
@@ -160,7 +159,7 @@ pub fn references(
 }
 
 /// The targets `query` gives at `at`, as locations; a range in another file is converted with
-/// that file's lines, in the same encoding. A target whose path cannot be a URI is left out.
+/// that file's lines, in the same encoding.
 fn locations(
     ctx: &IdeContext,
     query: fn(&IdeContext, &DocumentKind, &str, usize) -> Vec<Target>,
@@ -172,8 +171,8 @@ fn locations(
     let encoding = lines.encoding();
     query(ctx, kind, text, lines.offset(at))
         .into_iter()
-        .filter_map(|target| {
-            let uri = file_uri(&target.path)?;
+        .map(|target| {
+            let uri = uri::from_path(&target.path);
             let range = match target.range {
                 None => Range::default(),
                 Some(bytes) => match target_text(ctx, &target.path) {
@@ -181,7 +180,7 @@ fn locations(
                     None => Range::default(),
                 },
             };
-            Some(Location { uri, range })
+            Location { uri, range }
         })
         .collect()
 }
@@ -193,25 +192,6 @@ fn target_text(ctx: &IdeContext, path: &Path) -> Option<String> {
     }
     let limit = READ_LIMIT.max(MAX_SETTINGS_BYTES);
     bounded::read_text(path, limit).ok().flatten()
-}
-
-/// A `file://` URI for an absolute path: every byte outside the unreserved characters and `/`
-/// percent-encoded.
-pub fn file_uri(path: &Path) -> Option<Uri> {
-    let bytes = path.as_os_str().as_bytes();
-    if !bytes.starts_with(b"/") {
-        return None;
-    }
-    let mut out = String::with_capacity(bytes.len() + 8);
-    out.push_str("file://");
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    Uri::from_str(&out).ok()
 }
 
 fn markdown(value: String) -> MarkupContent {
@@ -411,7 +391,7 @@ mod tests {
             let lines = LineIndex::new(text, encoding);
             let found = definition(&ctx, &rule(), text, &lines, pos(0, 6));
             assert_eq!(found.len(), 1);
-            assert_eq!(found[0].uri, file_uri(&settings).unwrap());
+            assert_eq!(found[0].uri, uri::from_path(&settings));
             assert_eq!(
                 found[0].range,
                 Range {
@@ -428,13 +408,6 @@ mod tests {
         let refs = references(&ctx, &rule(), text, &lines, pos(0, 11));
         assert_eq!(refs.len(), 1);
         assert_eq!(refs[0].range, Range::default());
-    }
-
-    #[test]
-    fn file_uris_are_percent_encoded() {
-        let uri = file_uri(Path::new("/a b/é#?.md")).unwrap();
-        assert_eq!(uri.as_str(), "file:///a%20b/%C3%A9%23%3F.md");
-        assert!(file_uri(Path::new("relative.md")).is_none());
     }
 
     proptest::proptest! {
