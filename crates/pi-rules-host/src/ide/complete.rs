@@ -181,11 +181,7 @@ fn key_completion(
     replace: Range<usize>,
     insert: String,
 ) -> Completion {
-    let now = ctx
-        .resolved
-        .resolve_key(&spec.name)
-        .to_json()
-        .unwrap_or_else(|| "undefined".to_owned());
+    let now = ctx.value_json(&spec.name);
     let mut documentation = spec
         .description
         .as_deref()

@@ -19,10 +19,22 @@ pub fn inlay_hints(ctx: &IdeContext, kind: &DocumentKind, text: &str) -> Vec<Inl
         return Vec::new();
     }
     let evaluation = ctx.evaluate(kind, text);
+    // A gated file's blocks are never reached: the gate is the reason.
+    let gated = match &evaluation.gate {
+        Some((false, words)) => Some(words.clone()),
+        _ => None,
+    };
     evaluation
         .blocks
         .into_iter()
         .map(|block| {
+            if let (Some(words), State::NotEvaluated) = (&gated, block.state) {
+                return InlayHint {
+                    offset: block.opener.end,
+                    label: "not evaluated: the file is gated".to_owned(),
+                    tooltip: Some(words.clone()),
+                };
+            }
             let state = match block.state {
                 State::Kept => "kept",
                 State::Dropped => "dropped",

@@ -193,15 +193,15 @@ fn describe_key(ctx: &IdeContext, key: &str, md: &mut String) {
         return;
     };
     schema_text(spec, md);
-    let value = ctx
-        .resolved
-        .resolve_key(key)
-        .to_json()
-        .unwrap_or_else(|| "undefined".to_owned());
+    push_now(ctx, key, md);
+}
+
+/// `key`'s value now, as JSON, and where it comes from.
+fn push_now(ctx: &IdeContext, key: &str, md: &mut String) {
     let _ = write!(
         md,
         "\n\n**Now:** {} ({})",
-        code(&value),
+        code(&ctx.value_json(key)),
         source_words(ctx, key)
     );
 }
@@ -306,17 +306,7 @@ fn settings_hover(
             md.push_str("; the project settings file sets it too, and its value wins");
         }
     }
-    let now = ctx
-        .resolved
-        .resolve_key(&key.name)
-        .to_json()
-        .unwrap_or_else(|| "undefined".to_owned());
-    let _ = write!(
-        md,
-        "\n\n**Now:** {} ({})",
-        code(&now),
-        source_words(ctx, &key.name)
-    );
+    push_now(ctx, &key.name, &mut md);
     Some(HoverInfo {
         range: key.range.clone(),
         markdown: md,

@@ -223,6 +223,14 @@ impl IdeContext {
         self.layers()?.names.iter().find(|r| r.name == name)
     }
 
+    /// `key`'s value now as JSON text (`undefined` when it has none).
+    fn value_json(&self, key: &str) -> String {
+        self.resolved
+            .resolve_key(key)
+            .to_json()
+            .unwrap_or_else(|| "undefined".to_owned())
+    }
+
     /// A short form of where `key`'s value comes from: `default`, `env NAME`, `project
     /// settings`, `global settings`.
     fn short_source(&self, key: &str) -> &'static str {

@@ -964,3 +964,16 @@ fn the_cache_copy_is_named_as_the_environment_names_it() {
         .join("package/00-orchestrator-core.md")
         .is_file());
 }
+
+#[test]
+fn a_gated_files_blocks_say_so() {
+    let p = Project::new();
+    let text = "---\nrequires: coms_active\n---\n{{IF:dco}}x{{/IF}}";
+    let hints = inlay_hints(&p.ctx(), &project_rule("a.md"), text);
+    assert_eq!(hints.len(), 1);
+    assert_eq!(hints[0].label, "not evaluated: the file is gated");
+    assert_eq!(
+        hints[0].tooltip.as_deref(),
+        Some("gated (requires: coms_active is off)")
+    );
+}

@@ -7,18 +7,17 @@
 //! `LineIndex` of that file's text (the editor's buffer when it is open, else the file as saved),
 //! in the same encoding.
 
-use super::position::{Encoding, LineIndex};
+use super::position::LineIndex;
+use super::uri;
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, DocumentSymbol, Documentation, Hover,
     HoverContents, InlayHint, InlayHintLabel, InlayHintTooltip, Location, MarkupContent,
-    MarkupKind, Position, Range, SymbolKind, TextEdit, Uri,
+    MarkupKind, Position, Range, SymbolKind, TextEdit,
 };
 use pi_rules_host::bounded::{self, MAX_SETTINGS_BYTES};
 use pi_rules_host::ide::{self, CompletionKind, DocumentKind, IdeContext, Symbol, Target};
 use pi_rules_host::loader::READ_LIMIT;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::str::FromStr;
 
 /// The hover at `at`: the host's Markdown and the range it is about.
 pub fn hover(
@@ -145,8 +144,7 @@ pub fn definition(
     lines: &LineIndex,
     at: Position,
 ) -> Vec<Location> {
-    let targets = ide::definition(ctx, kind, text, lines.offset(at));
-    locations(ctx, targets, lines.encoding())
+    locations(ctx, ide::definition, kind, text, lines, at)
 }
 
 /// Every place that has what is at `at` ([`ide::references`]), as locations.
@@ -157,17 +155,24 @@ pub fn references(
     lines: &LineIndex,
     at: Position,
 ) -> Vec<Location> {
-    let targets = ide::references(ctx, kind, text, lines.offset(at));
-    locations(ctx, targets, lines.encoding())
+    locations(ctx, ide::references, kind, text, lines, at)
 }
 
-/// The targets as locations; a range in another file is converted with that file's lines, in
-/// `encoding`. A target whose path cannot be a URI is left out.
-fn locations(ctx: &IdeContext, targets: Vec<Target>, encoding: Encoding) -> Vec<Location> {
-    targets
+/// The targets `query` gives at `at`, as locations; a range in another file is converted with
+/// that file's lines, in the same encoding.
+fn locations(
+    ctx: &IdeContext,
+    query: fn(&IdeContext, &DocumentKind, &str, usize) -> Vec<Target>,
+    kind: &DocumentKind,
+    text: &str,
+    lines: &LineIndex,
+    at: Position,
+) -> Vec<Location> {
+    let encoding = lines.encoding();
+    query(ctx, kind, text, lines.offset(at))
         .into_iter()
-        .filter_map(|target| {
-            let uri = file_uri(&target.path)?;
+        .map(|target| {
+            let uri = uri::from_path(&target.path);
             let range = match target.range {
                 None => Range::default(),
                 Some(bytes) => match target_text(ctx, &target.path) {
@@ -175,7 +180,7 @@ fn locations(ctx: &IdeContext, targets: Vec<Target>, encoding: Encoding) -> Vec<
                     None => Range::default(),
                 },
             };
-            Some(Location { uri, range })
+            Location { uri, range }
         })
         .collect()
 }
@@ -189,25 +194,6 @@ fn target_text(ctx: &IdeContext, path: &Path) -> Option<String> {
     bounded::read_text(path, limit).ok().flatten()
 }
 
-/// A `file://` URI for an absolute path: every byte outside the unreserved characters and `/`
-/// percent-encoded.
-pub fn file_uri(path: &Path) -> Option<Uri> {
-    let bytes = path.as_os_str().as_bytes();
-    if !bytes.starts_with(b"/") {
-        return None;
-    }
-    let mut out = String::with_capacity(bytes.len() + 8);
-    out.push_str("file://");
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    Uri::from_str(&out).ok()
-}
-
 fn markdown(value: String) -> MarkupContent {
     MarkupContent {
         kind: MarkupKind::Markdown,
@@ -218,6 +204,7 @@ fn markdown(value: String) -> MarkupContent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsp::position::Encoding;
     use pi_rules_core::settings::Schema;
     use pi_rules_host::env::Env;
     use pi_rules_host::ide::IdeOptions;
@@ -404,7 +391,7 @@ mod tests {
             let lines = LineIndex::new(text, encoding);
             let found = definition(&ctx, &rule(), text, &lines, pos(0, 6));
             assert_eq!(found.len(), 1);
-            assert_eq!(found[0].uri, file_uri(&settings).unwrap());
+            assert_eq!(found[0].uri, uri::from_path(&settings));
             assert_eq!(
                 found[0].range,
                 Range {
@@ -421,13 +408,6 @@ mod tests {
         let refs = references(&ctx, &rule(), text, &lines, pos(0, 11));
         assert_eq!(refs.len(), 1);
         assert_eq!(refs[0].range, Range::default());
-    }
-
-    #[test]
-    fn file_uris_are_percent_encoded() {
-        let uri = file_uri(Path::new("/a b/é#?.md")).unwrap();
-        assert_eq!(uri.as_str(), "file:///a%20b/%C3%A9%23%3F.md");
-        assert!(file_uri(Path::new("relative.md")).is_none());
     }
 
     proptest::proptest! {
