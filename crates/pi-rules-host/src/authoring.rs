@@ -7,8 +7,9 @@ use crate::env::Env;
 use crate::error::UsageError;
 use crate::error::{Error, Result};
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
+use crate::notes::Note;
 use crate::session::Session;
-use crate::writing::{LayerDir, Place};
+use crate::writing::{LayerDir, Place, WriteError};
 use pi_rules_core::lint::suggest;
 use std::path::{Path, PathBuf};
 
@@ -322,5 +323,125 @@ mod tests {
         assert_eq!(next_free(&[90, 93], 90, 99), Some(94));
         assert_eq!(next_free(&[91, 99], 90, 99), Some(90));
         assert_eq!(next_free(&(90..=99).collect::<Vec<_>>(), 90, 99), None);
+    }
+}
+
+/// What [`Layers::override_rule`] wrote.
+#[derive(Debug)]
+pub struct Overridden {
+    /// The new copy's path.
+    pub dest: PathBuf,
+    /// The layer of the copy it was copied from.
+    pub from: Layer,
+    /// That copy is a link to an empty device (it masks the name), so the new copy is empty.
+    pub masked: bool,
+    /// A copy in a layer above the target that still wins over the new one.
+    pub still_shadowed_by: Option<Candidate>,
+    /// Lower copies passed over because they could not be read (raw: the front end escapes).
+    pub notes: Vec<Note>,
+}
+
+/// Why [`Layers::override_rule`] wrote nothing.
+#[derive(Debug)]
+pub enum OverrideError {
+    /// The target layer has a file of that name already, and `force` was not given.
+    Exists {
+        /// That file.
+        dest: PathBuf,
+        /// The layer of the copy that would have been written over it.
+        from: Layer,
+    },
+    /// Any other failure: no such rule, no readable copy below the target, a refused layer
+    /// directory, a failed write.
+    Failed(Error),
+}
+
+impl From<Error> for OverrideError {
+    fn from(err: Error) -> OverrideError {
+        OverrideError::Failed(err)
+    }
+}
+
+impl Layers {
+    /// `pi-rules override`: copies the copy of the rule `query` names that wins below `target`
+    /// (for the user layer the package copy; for the project layer the user copy when one can
+    /// be read, else the package copy) into `target`'s directory, through the layer-confined
+    /// writer, replacing a file there only with `force`.
+    pub fn override_rule(
+        &self,
+        query: &str,
+        target: Layer,
+        force: bool,
+    ) -> Result<Overridden, OverrideError> {
+        let report = self.find(query)?;
+        let name = report.name.as_str();
+        let layer = target.as_str();
+        let mut below = report
+            .candidates
+            .iter()
+            .filter(|c| c.layer < target)
+            .peekable();
+        if below.peek().is_none() {
+            return Err(Error::input(format!(
+                "`{name}` has no copy below the {layer} layer to start from; \
+                 `pi-rules new` writes a new rule from a template"
+            ))
+            .into());
+        }
+        let mut notes = Vec::new();
+        let mut source = None;
+        for candidate in below {
+            match self.read_copy(name, candidate) {
+                Ok(copy) => {
+                    source = Some((candidate, copy));
+                    break;
+                }
+                Err(unusable) if unusable.oversized => {
+                    return Err(Error::input(format!(
+                        "cannot copy `{}`: {}",
+                        candidate.display_path(name),
+                        unusable.reason
+                    ))
+                    .into())
+                }
+                Err(unusable) => notes.push(Note::info(format!(
+                    "the {} copy `{}` cannot be read ({}); trying the next lower layer",
+                    candidate.layer.as_str(),
+                    candidate.display_path(name),
+                    unusable.reason
+                ))),
+            }
+        }
+        let Some((candidate, copy)) = source else {
+            return Err(Error::input(format!(
+                "no copy of `{name}` below the {layer} layer can be read"
+            ))
+            .into());
+        };
+        let dest = self.writable_dir(target)?.join(name);
+        let dir = self
+            .open_layer(target)
+            .map_err(|err| Error::input(format!("cannot write `{}`: {err}", dest.display())))?;
+        match dir.write(name, &copy.bytes, force) {
+            Ok(()) => {}
+            Err(WriteError::Exists) => {
+                return Err(OverrideError::Exists {
+                    dest,
+                    from: candidate.layer,
+                })
+            }
+            Err(err) => {
+                return Err(
+                    Error::input(format!("cannot write `{}`: {err}", dest.display())).into(),
+                )
+            }
+        }
+        Ok(Overridden {
+            dest,
+            from: candidate.layer,
+            masked: copy.masked,
+            still_shadowed_by: report.candidates.iter().find(|c| c.layer > target).cloned(),
+            notes,
+        })
     }
 }

@@ -4,9 +4,9 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
+use pi_rules_host::authoring::OverrideError;
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
-use pi_rules_host::writing::WriteError;
 
 /// Copy a rule into the user or project layer, byte for byte, to edit it there.
 #[derive(clap::Args, Debug, Clone)]
@@ -40,79 +40,49 @@ pub struct Args {
 /// `pi-rules override`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let layers = args.place.read(cx.env)?;
-    let target_layer = args.target.layer();
-    let target = target_layer.as_str();
-    let report = layers.find(&args.name)?;
-    let name = report.name.as_str();
-    let shown_name = escape(name).into_owned();
-    let below: Vec<_> = report
-        .candidates
-        .iter()
-        .filter(|c| c.layer < target_layer)
-        .collect();
-    if below.is_empty() {
-        bail!(
-            "`{shown_name}` has no copy below the {target} layer to start from; \
-             `pi-rules new` writes a new rule from a template"
-        );
-    }
-    let mut source = None;
-    for candidate in below {
-        let path = escape(&candidate.display_path(name)).into_owned();
-        match layers.read_copy(name, candidate) {
-            Ok(copy) => {
-                source = Some((candidate, copy));
-                break;
-            }
-            Err(unusable) if unusable.oversized => {
-                bail!("cannot copy `{path}`: {}", escape(&unusable.reason))
-            }
-            Err(unusable) => note(
-                cx.err,
-                format_args!(
-                    "pi-rules: note: the {} copy `{path}` cannot be read ({}); trying the next lower layer",
-                    candidate.layer.as_str(),
-                    escape(&unusable.reason)
-                ),
-            ),
-        }
-    }
-    let Some((candidate, copy)) = source else {
-        bail!("no copy of `{shown_name}` below the {target} layer can be read");
-    };
-    let dest = layers.writable_dir(target_layer)?.join(name);
-    let shown_dest = escape(&dest.display().to_string()).into_owned();
-    let dir = layers
-        .open_layer(target_layer)
-        .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
-    match dir.write(name, &copy.bytes, args.force) {
-        Ok(()) => {}
-        Err(WriteError::Exists) => bail!(
-            "`{shown_dest}` already exists; pass --force to replace it with the {} copy",
-            candidate.layer.as_str()
+    let target = args.target.layer();
+    let done = match layers.override_rule(&args.name, target, args.force) {
+        Ok(done) => done,
+        Err(OverrideError::Exists { dest, from }) => bail!(
+            "`{}` already exists; pass --force to replace it with the {} copy",
+            dest.display(),
+            from.as_str()
         ),
-        Err(err) => bail!("cannot write `{shown_dest}`: {err}"),
+        Err(OverrideError::Failed(err)) => return Err(err),
+    };
+    for skipped in &done.notes {
+        note(
+            cx.err,
+            format_args!("pi-rules: {}", escape(&skipped.to_string())),
+        );
     }
-    if copy.masked {
+    let name = done.dest.file_name().unwrap_or_default().to_string_lossy();
+    if done.masked {
         note(
             cx.err,
             format_args!(
-                "pi-rules: note: the {} copy is a link to an empty device (it masks `{shown_name}`), \
+                "pi-rules: note: the {} copy is a link to an empty device (it masks `{}`), \
                  so the new copy is empty",
-                candidate.layer.as_str()
+                done.from.as_str(),
+                escape(&name)
             ),
         );
     }
-    if let Some(higher) = report.candidates.iter().find(|c| c.layer > target_layer) {
+    if let Some(higher) = &done.still_shadowed_by {
         note(
             cx.err,
             format_args!(
-                "pi-rules: note: the {} copy `{}` still wins over the new {target} copy",
+                "pi-rules: note: the {} copy `{}` still wins over the new {} copy",
                 higher.layer.as_str(),
-                escape(&higher.display_path(name))
+                escape(&higher.display_path(&name)),
+                target.as_str()
             ),
         );
     }
-    output(writeln!(cx.out, "{shown_dest}"))?;
+    output(writeln!(
+        cx.out,
+        "{}",
+        escape(&done.dest.display().to_string())
+    ))?;
     Ok(Exit::Success)
 }

@@ -11,10 +11,10 @@ use lsp_types::{
 };
 use pi_rules_core::lint::{Report, Severity};
 use pi_rules_host::authoring::Layers;
+use pi_rules_host::authoring::OverrideError;
 use pi_rules_host::check::explain_code;
 use pi_rules_host::env::Env;
 use pi_rules_host::loader::Layer;
-use pi_rules_host::writing::WriteError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -282,36 +282,11 @@ pub fn run_override(
         options.confine,
     )
     .map_err(message)?;
-    let report = layers.find(name).map_err(message)?;
-    let name = report.name.as_str();
-    let mut copy = None;
-    for candidate in report.candidates.iter().filter(|c| c.layer < target) {
-        match layers.read_copy(name, candidate) {
-            Ok(read) => {
-                copy = Some(read);
-                break;
-            }
-            Err(unusable) if unusable.oversized => {
-                return Err(format!(
-                    "cannot copy `{}`: {}",
-                    candidate.display_path(name),
-                    unusable.reason
-                ))
-            }
-            Err(_) => {}
+    match layers.override_rule(name, target, false) {
+        Ok(done) => Ok(done.dest),
+        Err(OverrideError::Exists { dest, .. }) => {
+            Err(format!("`{}` already exists", dest.display()))
         }
-    }
-    let copy = copy.ok_or_else(|| {
-        format!(
-            "no copy of `{name}` below the {} layer can be read",
-            target.as_str()
-        )
-    })?;
-    let dest = layers.writable_dir(target).map_err(message)?.join(name);
-    let dir = layers.open_layer(target).map_err(message)?;
-    match dir.write(name, &copy.bytes, false) {
-        Ok(()) => Ok(dest),
-        Err(WriteError::Exists) => Err(format!("`{}` already exists", dest.display())),
-        Err(err) => Err(format!("cannot write `{}`: {err}", dest.display())),
+        Err(OverrideError::Failed(err)) => Err(message(err)),
     }
 }
