@@ -59,6 +59,7 @@ fn explain_10k_files(bencher: divan::Bencher, format: OutputFormat) {
     let args = explain::Args {
         layers: args(),
         format,
+        ..explain::Args::default()
     };
     bencher.bench(|| {
         let (mut out, mut err, mut settings) = (std::io::sink(), std::io::sink(), FreshSettings);
@@ -72,6 +73,7 @@ fn assemble_json_10k_files(bencher: divan::Bencher) {
         layers: args(),
         format: OutputFormat::Json,
         raw: false,
+        ..assemble::Args::default()
     };
     bencher.bench(|| {
         let (mut out, mut err, mut settings) = (std::io::sink(), std::io::sink(), FreshSettings);

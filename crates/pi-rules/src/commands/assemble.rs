@@ -1,5 +1,6 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
+use crate::commands::export::{run_assembly, SelectArgs, SelectDefaults};
 use crate::invocation::Context;
 use crate::invocation::{LayerArgs, OutputFormat};
 use crate::output::{output, Exit};
@@ -13,14 +14,20 @@ Examples:
   pi-rules assemble                       # embedded package rules + ~/.pi + ./.pi
   pi-rules assemble --cwd ~/src/app --coms-active
   pi-rules assemble --format json | jq .files
+  pi-rules assemble --layers package,project --settings project --confine   # what export writes
 
 Text output is the block without its two leading newlines; warnings go to stderr as
 `rule assembly: MESSAGE`. JSON output has `block` (exact, leading \"\\n\\n\" included), `warnings`,
 `files` (per name: layer, path, status, shadowed) and `stats`. On a terminal, control characters
-in the text block are shown escaped (--raw for the bytes); on a pipe the block is exact.")]
+in the text block are shown escaped (--raw for the bytes); on a pipe the block is exact.
+
+--layers, --settings and --set choose the layers and settings as `pi-rules export` does, with
+the same meaning; with them and --confine, the block is the one export writes.")]
 pub struct Args {
     #[command(flatten)]
     pub layers: LayerArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
     /// On a terminal, print the block's bytes as they are, control characters included (by
@@ -33,7 +40,14 @@ pub struct Args {
 pub use crate::print::assemble::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let run = crate::invocation::run_assembly(&args.layers, cx, &mut ())?;
+    let run = run_assembly(
+        &args.layers.project,
+        args.layers.options(),
+        &args.select,
+        SelectDefaults::HOST,
+        cx,
+        &mut (),
+    )?;
     match args.format {
         OutputFormat::Text => {
             for warning in run.warning_messages() {

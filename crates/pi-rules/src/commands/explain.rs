@@ -4,6 +4,7 @@
 //! command runs the assembly with the recorder and writes the report in either form through
 //! [`crate::print::explain`].
 
+use crate::commands::export::{run_assembly, SelectArgs, SelectDefaults};
 use crate::invocation::{Context, LayerArgs, OutputFormat};
 use crate::output::{output, Exit};
 use crate::print::explain as print;
@@ -17,13 +18,19 @@ use pi_rules_host::explain::{Recorder, Report};
 Examples:
   pi-rules explain
   pi-rules explain --cwd ~/src/app --format json
+  pi-rules explain --layers package,project --settings project --confine   # export's block
 
 Token counts are estimates: one token per four bytes of UTF-8, rounded up. Long values and
 conditions are cut in the text form, with their length shown; the JSON form has every value in
-full once, in `settings`.")]
+full once, in `settings`.
+
+--layers, --settings and --set choose the layers and settings as `pi-rules export` does, with
+the same meaning; with them and --confine, explain explains every line export writes.")]
 pub struct Args {
     #[command(flatten)]
     pub layers: LayerArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -34,7 +41,14 @@ pub use crate::print::explain::FORMAT_VERSION;
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = crate::invocation::run_assembly(&args.layers, cx, &mut recorder)?;
+    let run = run_assembly(
+        &args.layers.project,
+        args.layers.options(),
+        &args.select,
+        SelectDefaults::HOST,
+        cx,
+        &mut recorder,
+    )?;
     let report = Report::new(&run, &recorder, args.layers.coms_active);
     match args.format {
         OutputFormat::Json => output(print::write_json(&report, cx.out))?,

@@ -2,13 +2,15 @@
 //! `CLAUDE.md`, `.cursor/rules/pi-rules.mdc`, ...), checked for drift with `--check`. The work
 //! is the host's ([`pi_rules_host::export`]); this is its command line and its printing.
 
-use crate::invocation::{Context, LayerName, ProjectArgs, SettingsOverrides, SettingsSource};
+use crate::invocation::{Context, LayerName, ProjectArgs, SettingsOverrides};
 use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use pi_rules_host::assembly::{self, LayerOptions};
+use pi_rules_core::settings::Schema;
+use pi_rules_core::Observer;
+use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::error::{Result, UsageError};
-use pi_rules_host::export::settings::ProjectSettings;
+use pi_rules_host::export::settings::{Selection, SettingsScope};
 use pi_rules_host::export::{self as host, targets, LayerChoice, Options, Target};
 use pi_rules_host::session::Session;
 use std::path::PathBuf;
@@ -42,6 +44,9 @@ The content is the block `pi-rules assemble` prints, from the package and projec
 project settings file with the schema defaults: the user layer, the global settings file and
 the environment are one machine's, and stay out of a team's files (--layers and --settings all
 bring them in). Rules that escape the project are always refused, as with --confine.
+`assemble` and `explain` take --layers, --settings and --set too: with --confine and the same
+flags (--layers package,project --settings project for export's defaults) they print, and
+explain line by line, the block export writes.
 
 Writes go to a temporary file and a rename, never through a link that leaves the project; a
 file whose bytes are already right is not touched. Exit status: 0 done (or, with --check, every
@@ -56,16 +61,8 @@ pub struct Args {
     /// A package rules directory instead of the embedded rules [env: PI_RULES_PACKAGE_DIR].
     #[arg(long, value_name = "DIR")]
     pub package_dir: Option<PathBuf>,
-    /// The layers to export, comma-separated [default: package,project].
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "LAYERS")]
-    pub layers: Vec<LayerName>,
-    /// Which settings: `project` (the project settings file and the schema defaults) or `all`
-    /// (also the global settings file and the environment, as `assemble`).
-    #[arg(long, value_enum, default_value_t = SettingsChoice::Project, value_name = "WHICH")]
-    pub settings: SettingsChoice,
-    /// Set KEY to VALUE, above every settings file, as `diff --set` (repeatable).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
     /// Peer-to-peer messaging is running (the `coms_active` feature predicate).
     #[arg(long)]
     pub coms_active: bool,
@@ -87,6 +84,95 @@ pub struct Args {
     /// Lines of context around each change in a diff.
     #[arg(long, short = 'U', value_name = "N", default_value_t = unified_diff::DEFAULT_CONTEXT)]
     pub context: usize,
+}
+
+/// The layers and settings an assembly reads, as `export` chooses them: `export`, `assemble` and
+/// `explain` share these flags, so that the same flags give the same block.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[group(skip)]
+pub struct SelectArgs {
+    /// Only these layers, comma-separated, e.g. `package,project`; PI_SUBAGENT_CHILD has no
+    /// effect then [default: export package,project; the others every layer].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LAYERS")]
+    pub layers: Vec<LayerName>,
+    /// Which settings: `project` (the project settings file and the schema defaults) or `all`
+    /// (also the global settings file and the environment) [default: export project; the
+    /// others all].
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub settings: Option<SettingsChoice>,
+    /// Set KEY to VALUE, above every settings file, as `diff --set` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// What a command reads when [`SelectArgs`] leave a choice open.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectDefaults {
+    /// `None`: every layer, as a host reads them.
+    pub layers: Option<LayerChoice>,
+    pub settings: SettingsScope,
+}
+
+impl SelectDefaults {
+    /// `export`'s: what a team commits, the same on every machine.
+    pub const EXPORT: SelectDefaults = SelectDefaults {
+        layers: Some(LayerChoice::EXPORT),
+        settings: SettingsScope::Project,
+    };
+    /// `assemble`'s and `explain`'s: what pi reads on this machine.
+    pub const HOST: SelectDefaults = SelectDefaults {
+        layers: None,
+        settings: SettingsScope::All,
+    };
+}
+
+impl SelectArgs {
+    /// The host's selection for these flags, `defaults` filling what they leave open.
+    pub fn selection(
+        &self,
+        schema: &Schema,
+        defaults: SelectDefaults,
+    ) -> Result<Selection, UsageError> {
+        let layers = if self.layers.is_empty() {
+            defaults.layers
+        } else {
+            Some(LayerChoice {
+                package: self.layers.contains(&LayerName::Package),
+                user: self.layers.contains(&LayerName::User),
+                project: self.layers.contains(&LayerName::Project),
+            })
+        };
+        let scope = match self.settings {
+            None => defaults.settings,
+            Some(SettingsChoice::Project) => SettingsScope::Project,
+            Some(SettingsChoice::All) => SettingsScope::All,
+        };
+        Ok(Selection {
+            layers,
+            scope,
+            overrides: SettingsOverrides::parse(schema, &self.set)?,
+        })
+    }
+}
+
+/// Reads the session of `project`, and runs the assembly of the layers and settings that
+/// `select` (with `defaults`) chooses, writing the notes on the settings and the layers to
+/// stderr. The one way `export`, `assemble` and `explain` assemble.
+pub fn run_assembly<O: Observer>(
+    project: &ProjectArgs,
+    mut options: LayerOptions,
+    select: &SelectArgs,
+    defaults: SelectDefaults,
+    cx: &mut Context<'_>,
+    observer: &mut O,
+) -> Result<Run> {
+    let session = Session::new(cx.env, project.cwd.clone(), project.keys.as_deref())?;
+    let selection = select.selection(&session.schema, defaults)?;
+    let settings = selection.read_settings(&session, cx.settings);
+    options.export_layers = selection.layers;
+    let run = assembly::run(session, &options, settings, observer)?;
+    write_notes(cx.err, &run.notes);
+    Ok(run)
 }
 
 /// `--settings`.
@@ -126,12 +212,21 @@ fn with_pointer(mut targets: Vec<Target>, pointer: bool) -> Result<Vec<Target>, 
 /// `pi-rules export`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let given = parse_targets(&args.targets, args.pointer)?;
-    let session = Session::new(
-        cx.env,
-        args.project.cwd.clone(),
-        args.project.keys.as_deref(),
+    let options = LayerOptions {
+        package_dir: args.package_dir.clone(),
+        coms_active: args.coms_active,
+        confine: true,
+        export_layers: None,
+    };
+    let run = run_assembly(
+        &args.project,
+        options,
+        &args.select,
+        SelectDefaults::EXPORT,
+        cx,
+        &mut (),
     )?;
-    let root = session.project_root();
+    let root = run.session.project_root();
     let targets = if args.targets.is_empty() {
         let present = host::present(&root);
         if present.is_empty() && !args.pointer {
@@ -147,32 +242,6 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     } else {
         given
     };
-    let overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
-    let mut settings = match args.settings {
-        SettingsChoice::Project => ProjectSettings { overrides }.read(&session),
-        SettingsChoice::All => {
-            let mut overrides = overrides;
-            overrides.read(&session)
-        }
-    };
-    write_notes(cx.err, &std::mem::take(&mut settings.notes));
-    let choice = if args.layers.is_empty() {
-        LayerChoice::default()
-    } else {
-        LayerChoice {
-            package: args.layers.contains(&LayerName::Package),
-            user: args.layers.contains(&LayerName::User),
-            project: args.layers.contains(&LayerName::Project),
-        }
-    };
-    let options = LayerOptions {
-        package_dir: args.package_dir.clone(),
-        coms_active: args.coms_active,
-        confine: true,
-        export_layers: Some(choice),
-    };
-    let run = assembly::run(session, &options, settings, &mut ())?;
-    write_notes(cx.err, &run.notes);
     for warning in run.warning_messages() {
         note(
             cx.err,

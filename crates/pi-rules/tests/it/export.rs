@@ -162,6 +162,163 @@ fn hand_written_text_is_kept_byte_for_byte_lf_and_crlf() {
 }
 
 #[test]
+fn in_a_crlf_file_the_whole_section_has_crlf_breaks_and_check_finds_it_fresh() {
+    for (target, path) in SECTION_TARGETS {
+        let (w, package) = world();
+        // A rule of several lines, so that the block has line breaks of its own.
+        w.rule(
+            "91-more.md",
+            "First line.\n\nSecond paragraph.\n- a list item\n",
+        );
+        let hand = "# Ours\r\n\r\nHand-written.\r\n";
+        put(&w, path, hand);
+        let out = export(&w, &package, &[target]);
+        assert_eq!(code(&out), 0, "{target}: {}", stderr(&out));
+        let file = text(&w, path);
+        assert!(file.starts_with(hand), "{file:?}");
+        let section = &file[hand.len()..];
+        assert!(
+            section.matches('\n').count() > 6,
+            "the block has lines: {section:?}"
+        );
+        assert_eq!(
+            section.matches('\n').count(),
+            section.matches("\r\n").count(),
+            "{target}: a bare LF in the section of a CRLF file: {section:?}"
+        );
+        // The section holds the block, its breaks made CRLF.
+        assert_eq!(
+            section_of(&file).replace("\r\n", "\n").trim_end(),
+            block(&w, &package).trim_end()
+        );
+        // Up to date: --check is content, and a second export writes nothing.
+        let check = export(&w, &package, &[target, "--check"]);
+        assert_eq!(code(&check), 0, "{target}: {}", stdout(&check));
+        assert_eq!(stdout(&check), "");
+        let again = export(&w, &package, &[target]);
+        assert_eq!(code(&again), 0);
+        assert_eq!(stdout(&again), "", "nothing to write the second time");
+        assert_eq!(text(&w, path), file);
+    }
+}
+
+/// `pi-rules COMMAND ARGS` with the user layer, a global settings file and an environment
+/// variable that export leaves out by default.
+fn run_selected(w: &World, command: &str, args: &[String]) -> std::process::Output {
+    let mut all = vec![command];
+    all.extend(args.iter().map(String::as_str));
+    w.run_env(&all, &[("PI_USE_WORKTREES", "true")])
+}
+
+#[test]
+fn assemble_and_explain_take_export_s_flags_and_give_its_block() {
+    let (w, package) = world();
+    w.write(&w.user_rules(), "75-mine.md", "My personal rule.\n");
+    w.rule(
+        "91-team.md",
+        "Team conventions.\n{{IF:dco}}Sign off every commit.{{/IF}}\n\
+         {{IFNOT:dco}}No sign-off needed.{{/IFNOT}}\n\
+         {{IF:use_worktrees}}Work in a worktree.{{/IF}}\n",
+    );
+    fs::write(
+        w.project.join(".pi/pi-config-settings.jsonc"),
+        "{\"dco\": true}",
+    )
+    .unwrap();
+    w.global_settings("pi-config-settings.jsonc", "{\"use_worktrees\": true}");
+    let flags = ["--layers", "project", "--settings", "project"];
+    let with = |extra: &[&str]| {
+        let mut all: Vec<&str> = flags.to_vec();
+        all.extend_from_slice(&["--package-dir", &package]);
+        all.extend_from_slice(extra);
+        all.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let export_args = with(&["agents-md"]);
+    let out = run_selected(&w, "export", &export_args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let file = text(&w, "AGENTS.md");
+    let exported = section_of(&file);
+    assert!(
+        exported.contains("Sign off every commit.") && exported.contains("Team rule"),
+        "{exported}"
+    );
+    for absent in [
+        "Package rule",
+        "My personal rule",
+        "No sign-off",
+        "Work in a worktree",
+    ] {
+        assert!(!exported.contains(absent), "{absent}: {exported}");
+    }
+    // `assemble` with the same flags (and --confine, which export always has): the same bytes.
+    let assemble_args = with(&["--confine"]);
+    let out = run_selected(&w, "assemble", &assemble_args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), exported);
+    // Without the flags, assemble reads what pi reads: every layer, the whole settings chain.
+    let out = run_selected(
+        &w,
+        "assemble",
+        &["--package-dir".to_owned(), package.clone()],
+    );
+    let everything = stdout(&out);
+    assert!(
+        everything.contains("Package rule")
+            && everything.contains("My personal rule")
+            && everything.contains("Work in a worktree"),
+        "{everything}"
+    );
+    // `explain` with the same flags: its block is the exported one, its files are the project
+    // layer's, and a line is exported exactly when explain keeps it.
+    let mut explain_args = with(&["--confine", "--format", "json"]);
+    let out = run_selected(&w, "explain", &explain_args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["block"].as_str().unwrap(), format!("\n\n{exported}"));
+    let files = report["files"].as_array().unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["90-team.md", "91-team.md"]);
+    assert!(files
+        .iter()
+        .all(|f| f["layer"] == "project" && f["status"] == "included"));
+    let team = &files[1];
+    let source = fs::read_to_string(w.project_rules().join("91-team.md")).unwrap();
+    let blocks = team["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 3);
+    for b in blocks {
+        let opener_end = b["opener"][1].as_u64().unwrap() as usize;
+        let closer_start = b["closer"][0].as_u64().unwrap() as usize;
+        let inner = &source[opener_end..closer_start];
+        let kept = b["state"] == "kept";
+        assert_eq!(
+            exported.contains(inner),
+            kept,
+            "{inner}: explain says {}, export {}",
+            b["state"],
+            if kept { "lacks it" } else { "has it" }
+        );
+    }
+    assert_eq!(
+        blocks.iter().filter(|b| b["state"] == "kept").count(),
+        1,
+        "only the dco block is kept"
+    );
+    // --set means the same in all three.
+    explain_args.extend(["--set".to_owned(), "dco=false".to_owned()]);
+    let out = run_selected(&w, "explain", &explain_args);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let mut export_args = export_args;
+    export_args.extend(["--set".to_owned(), "dco=false".to_owned()]);
+    assert_eq!(code(&run_selected(&w, "export", &export_args)), 0);
+    let file = text(&w, "AGENTS.md");
+    assert_eq!(
+        report["block"].as_str().unwrap(),
+        format!("\n\n{}", section_of(&file))
+    );
+    assert!(section_of(&file).contains("No sign-off needed."));
+}
+
+#[test]
 fn without_targets_the_present_ones_are_refreshed_and_none_is_a_usage_error() {
     let (w, package) = world();
     let out = export(&w, &package, &[]);
