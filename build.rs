@@ -101,9 +101,9 @@ fn version() {
     }
 }
 
-/// The commit checked out, when this crate is `crates/pi-rules` of a git work tree (a packaged
-/// crate unpacked inside some other repository does not count). Asks cargo to run the script
-/// again when `HEAD` or the branch it names moves.
+/// The commit checked out, when this crate is the root of a git work tree, as it is of this
+/// repository's (a packaged crate unpacked inside some other repository does not count). Asks
+/// cargo to run the script again when `HEAD` or the branch it names moves.
 fn commit() -> Option<String> {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR")?);
     let git = |args: &[&str]| -> Option<String> {
@@ -118,8 +118,7 @@ fn commit() -> Option<String> {
         (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
     };
     let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?);
-    let ours = top.join("crates/pi-rules").canonicalize().ok()?;
-    if ours != manifest.canonicalize().ok()? {
+    if top.canonicalize().ok()? != manifest.canonicalize().ok()? {
         return None;
     }
     let git_dir = git(&["rev-parse", "--absolute-git-dir"])?;

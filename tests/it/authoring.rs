@@ -17,7 +17,7 @@ use common::{listing, stderr, stdout, World, EXAMPLE_COMMANDS};
 fn shipped(name: &str) -> Vec<u8> {
     fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../rules")
+            .join("rules")
             .join(name),
     )
     .unwrap()
@@ -1024,7 +1024,7 @@ fn schema_covers_the_embedded_schema_and_rejects_unknown_keys() {
     let out = world.expect(&["schema", "--format", "json"], 0);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let shipped: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(
-        &fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../settings-keys.json")).unwrap(),
+        &fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("settings-keys.json")).unwrap(),
     )
     .unwrap();
     let keys = json["keys"].as_array().unwrap();

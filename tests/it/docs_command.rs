@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn docs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs")
 }
 
 /// The names (`serve` for `docs/serve.md`) of the folder's documents, sorted.

@@ -52,7 +52,7 @@ fn engine_conformance() {
 
 /// The shared folder the repository's copy was taken from, beside the checkout.
 fn shared_dir() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance")
 }
 
 /// The repository's copy holds the records the README counts, and, where the shared folder it

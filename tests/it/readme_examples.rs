@@ -56,7 +56,7 @@ struct Shown {
 }
 
 fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
 /// `README.md` and `docs/*.md`, in a stable order.

@@ -14,9 +14,16 @@ use std::path::{Path, PathBuf};
 /// The environment variable that names another data directory (plain `.jsonl` files).
 pub const DIR_ENV: &str = "PI_RULES_CONFORMANCE_DIR";
 
-/// The repository's copy: `conformance/` at the root of the checkout.
+/// The repository's copy: `conformance/` at the root of the checkout. This module is compiled
+/// into the root crate's tests and into `pi-rules-core`'s (`crates/pi-rules-core`), so the root
+/// is the nearest directory, from the crate's own up, that holds `conformance/`.
 pub fn embedded_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|dir| dir.join("conformance"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| manifest.join("conformance"))
 }
 
 /// Where data file `name` is read from: `$PI_RULES_CONFORMANCE_DIR/NAME` when that is set and not
