@@ -99,6 +99,17 @@ fn version() {
         Some(commit) => println!("cargo:rustc-env=PI_RULES_VERSION={version} ({commit})"),
         None => println!("cargo:rustc-env=PI_RULES_VERSION={version}"),
     }
+    // A packaged crate (it has the `Cargo.toml.orig` that `cargo package` writes) and this
+    // repository's root crate share one build directory when `cargo package` verifies the crate
+    // in the workspace's target directory: cargo names a path package's build by its place in
+    // its workspace, the root in both. Naming a file (relative, so looked up in the crate being
+    // built) that only the packaged crate has makes cargo run this script again for the
+    // checkout, so that its `--version` names the commit after a `cargo package`.
+    let packaged = env::var_os("CARGO_MANIFEST_DIR")
+        .is_some_and(|dir| Path::new(&dir).join("Cargo.toml.orig").is_file());
+    if packaged {
+        println!("cargo:rerun-if-changed=Cargo.toml.orig");
+    }
 }
 
 /// The commit checked out, when this crate is the root of a git work tree, as it is of this
