@@ -6,10 +6,14 @@
 use crate::output::{output, write_notes};
 use crate::terminal::ColorChoice;
 use clap::Args;
+use pi_rules_core::settings::Schema;
 use pi_rules_core::Observer;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::env::Env;
+use pi_rules_host::error::UsageError;
+use pi_rules_host::export::settings::{Selection, SettingsScope};
+use pi_rules_host::export::LayerChoice;
 use pi_rules_host::loader::Layer;
 use pi_rules_host::session::{Session, SettingsRead};
 pub use pi_rules_host::settings_source::{FreshSettings, SettingsOverrides, SettingsSource};
@@ -238,4 +242,102 @@ pub enum OutputFormat {
     Text,
     /// One JSON object, described by `pi-rules docs COMMAND-json`.
     Json,
+}
+
+/// The layers and settings an assembly reads, as `export` chooses them: `export`, `assemble` and
+/// `explain` share these flags, so that the same flags give the same block.
+#[derive(clap::Args, Debug, Clone, Default)]
+#[group(skip)]
+pub struct SelectArgs {
+    /// Only these layers, comma-separated, e.g. `package,project`; PI_SUBAGENT_CHILD has no
+    /// effect then [default: export package,project; the others every layer].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LAYERS")]
+    pub layers: Vec<LayerName>,
+    /// Which settings: `project` (the project settings file and the schema defaults) or `all`
+    /// (also the global settings file and the environment) [default: export project; the
+    /// others all].
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub settings: Option<SettingsChoice>,
+    /// Set KEY to VALUE, above every settings file, as `diff --set` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// What a command reads when [`SelectArgs`] leave a choice open.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectDefaults {
+    /// `None`: every layer, as a host reads them.
+    pub layers: Option<LayerChoice>,
+    pub settings: SettingsScope,
+}
+
+impl SelectDefaults {
+    /// `export`'s: what a team commits, the same on every machine.
+    pub const EXPORT: SelectDefaults = SelectDefaults {
+        layers: Some(LayerChoice::EXPORT),
+        settings: SettingsScope::Project,
+    };
+    /// `assemble`'s and `explain`'s: what pi reads on this machine.
+    pub const HOST: SelectDefaults = SelectDefaults {
+        layers: None,
+        settings: SettingsScope::All,
+    };
+}
+
+impl SelectArgs {
+    /// The host's selection for these flags, `defaults` filling what they leave open.
+    pub fn selection(
+        &self,
+        schema: &Schema,
+        defaults: SelectDefaults,
+    ) -> Result<Selection, UsageError> {
+        let layers = if self.layers.is_empty() {
+            defaults.layers
+        } else {
+            Some(LayerChoice {
+                package: self.layers.contains(&LayerName::Package),
+                user: self.layers.contains(&LayerName::User),
+                project: self.layers.contains(&LayerName::Project),
+            })
+        };
+        let scope = match self.settings {
+            None => defaults.settings,
+            Some(SettingsChoice::Project) => SettingsScope::Project,
+            Some(SettingsChoice::All) => SettingsScope::All,
+        };
+        Ok(Selection {
+            layers,
+            scope,
+            overrides: SettingsOverrides::parse(schema, &self.set)?,
+        })
+    }
+}
+
+/// Reads the session of `project`, and runs the assembly of the layers and settings that
+/// `select` (with `defaults`) chooses, writing the notes on the settings and the layers to
+/// stderr. The one way `export`, `assemble` and `explain` assemble.
+pub fn run_selected<O: Observer>(
+    project: &ProjectArgs,
+    mut options: LayerOptions,
+    select: &SelectArgs,
+    defaults: SelectDefaults,
+    cx: &mut Context<'_>,
+    observer: &mut O,
+) -> pi_rules_host::error::Result<Run> {
+    let session = Session::new(cx.env, project.cwd.clone(), project.keys.as_deref())?;
+    let selection = select.selection(&session.schema, defaults)?;
+    let settings = selection.read_settings(&session, cx.settings);
+    options.export_layers = selection.layers;
+    let run = assembly::run(session, &options, settings, observer)?;
+    write_notes(cx.err, &run.notes);
+    Ok(run)
+}
+
+/// `--settings`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsChoice {
+    /// The project settings file and the schema defaults.
+    Project,
+    /// The full chain: project file, global file, environment, defaults.
+    All,
 }

@@ -1,8 +1,7 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
-use crate::commands::export::{run_assembly, SelectArgs, SelectDefaults};
 use crate::invocation::Context;
-use crate::invocation::{LayerArgs, OutputFormat};
+use crate::invocation::{run_selected, LayerArgs, OutputFormat, SelectArgs, SelectDefaults};
 use crate::output::{output, Exit};
 use crate::terminal::{escape, write_file_text};
 use pi_rules_host::error::Result;
@@ -40,7 +39,7 @@ pub struct Args {
 pub use crate::print::assemble::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let run = run_assembly(
+    let run = run_selected(
         &args.layers.project,
         args.layers.options(),
         &args.select,

@@ -4,8 +4,9 @@
 //! command runs the assembly with the recorder and writes the report in either form through
 //! [`crate::print::explain`].
 
-use crate::commands::export::{run_assembly, SelectArgs, SelectDefaults};
-use crate::invocation::{Context, LayerArgs, OutputFormat};
+use crate::invocation::{
+    run_selected, Context, LayerArgs, OutputFormat, SelectArgs, SelectDefaults,
+};
 use crate::output::{output, Exit};
 use crate::print::explain as print;
 use crate::terminal::Paint;
@@ -41,7 +42,7 @@ pub use crate::print::explain::FORMAT_VERSION;
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
-    let run = run_assembly(
+    let run = run_selected(
         &args.layers.project,
         args.layers.options(),
         &args.select,
