@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes crates/pi-rules/startup-order.txt: the functions of the binary that start-up runs, in the
-order they are first run, for the linker to lay out together (see crates/pi-rules/build.rs).
+"""Writes startup-order.txt: the functions of the binary that start-up runs, in the
+order they are first run, for the linker to lay out together (see build.rs).
 
     cargo build --release -p pi-rules
     python3 scripts/startup-order.py [--bin target/release/pi-rules]
@@ -20,7 +20,7 @@ import tempfile
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default="target/release/pi-rules")
-    parser.add_argument("--out", default="crates/pi-rules/startup-order.txt")
+    parser.add_argument("--out", default="startup-order.txt")
     args = parser.parse_args()
     binary = os.path.abspath(args.bin)
     symbols = set(subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True,

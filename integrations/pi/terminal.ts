@@ -1,6 +1,6 @@
 // What reaches the user's terminal: text that came from a rule file, a setting, the environment or
 // the binary's stderr is shown with its unsafe characters written visibly, in the same forms the
-// binary's own printers use (crates/pi-rules/src/terminal.rs `escape`), so that a rule condition
+// binary's own printers use (src/terminal.rs `escape`), so that a rule condition
 // holding `ESC ] 0 ; … BEL` cannot retitle the terminal through a pi notification, and a newline
 // inside a quoted value cannot forge a line of its own.
 

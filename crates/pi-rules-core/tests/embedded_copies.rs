@@ -1,7 +1,8 @@
-//! The crates embed the rules, the settings schema and the documents from copies inside their own
-//! directories (a published crate holds only those). The repository's `rules/`,
-//! `settings-keys.json` and `docs/` stay the one source of truth: this test fails while a copy
-//! differs from it, or a file is missing or left over; `scripts/sync-embedded` fixes that.
+//! The engine and the host embed the rules and the settings schema from copies inside their own
+//! directories (a published crate holds only those). The repository's `rules/` and
+//! `settings-keys.json` stay the one source of truth: this test fails while a copy differs from
+//! it, or a file is missing or left over; `scripts/sync-embedded` fixes that. (The binary crate
+//! is the repository root, and embeds `docs/` itself: no copy.)
 
 // The test reads the checkout; the no-I/O rule is for the library.
 #![allow(clippy::disallowed_methods)]
@@ -75,9 +76,4 @@ fn the_host_schema_and_rules_are_the_repository_ones() {
         "crates/pi-rules-host/settings-keys.json",
     );
     same_folder("rules", "crates/pi-rules-host/rules");
-}
-
-#[test]
-fn the_binary_documents_are_the_repository_ones() {
-    same_folder("docs", "crates/pi-rules/docs");
 }

@@ -18,7 +18,7 @@ const OTHER_PROJECT_FILE: &str = r#"{"dco": true, "review_loop_enforcement": tru
 // The core does no I/O; this test reads the conformance data and the environment itself, with
 // the binary crate's helper for finding the data (one rule for every conformance test).
 #[allow(clippy::disallowed_methods)]
-#[path = "../../pi-rules/tests/it/conformance_data/mod.rs"]
+#[path = "../../../tests/it/conformance_data/mod.rs"]
 mod conformance_data;
 
 /// The text of the settings file that wins in a case's directory, if any.

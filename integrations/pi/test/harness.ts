@@ -128,14 +128,15 @@ export interface Harness {
 /**
  * A pi session on `cwd`. By default it loads this package as an extension and no context files;
  * `contextFiles` turns pi's own AGENTS.md/CLAUDE.md loading on, and `extension: false` leaves this
- * package out (a pi that only reads the files `pi-rules export` writes); `extensionDir` loads the
- * package from elsewhere (an installed copy).
+ * package out (a pi that only reads the files `pi-rules export` writes); `agentDir` is a pi agent
+ * directory whose settings file and installed packages (`pi install`) the session uses instead of
+ * this package.
  */
 export async function startSession(
   cwd: string,
-  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean; extensionDir?: string } = {},
+  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean; agentDir?: string } = {},
 ): Promise<Harness> {
-  const agentDir = join(ROOT, `agent-${++projects}`);
+  const agentDir = options.agentDir ?? join(ROOT, `agent-${++projects}`);
   mkdirSync(agentDir, { recursive: true });
   const faux = fauxProvider();
   const systemPrompts: string[] = [];
@@ -153,13 +154,13 @@ export async function startSession(
     refreshOnCreate: false,
   });
   modelRuntime.registerNativeProvider(faux.provider);
-  const settingsManager = SettingsManager.inMemory();
+  const settingsManager = options.agentDir ? SettingsManager.create(cwd, agentDir) : SettingsManager.inMemory();
   const resourceLoader = new DefaultResourceLoader({
     cwd,
     agentDir,
     settingsManager,
     eventBus: options.eventBus,
-    additionalExtensionPaths: options.extension === false ? [] : [options.extensionDir ?? PACKAGE_DIR],
+    additionalExtensionPaths: options.extension === false || options.agentDir ? [] : [PACKAGE_DIR],
     noExtensions: options.extension === false,
     noSkills: true,
     noPromptTemplates: true,

@@ -36,17 +36,20 @@ pub struct LayerChoice {
 }
 
 impl Default for LayerChoice {
-    /// Package and project: the user layer is one person's and stays out of a team's files.
     fn default() -> Self {
-        LayerChoice {
-            package: true,
-            user: false,
-            project: true,
-        }
+        LayerChoice::EXPORT
     }
 }
 
 impl LayerChoice {
+    /// What `export` reads by default, package and project: the user layer is one person's and
+    /// stays out of a team's files.
+    pub const EXPORT: LayerChoice = LayerChoice {
+        package: true,
+        user: false,
+        project: true,
+    };
+
     /// Leaves the layers not chosen out of `dirs`.
     pub fn apply(&self, dirs: &mut crate::loader::LayerDirs) {
         if !self.package {

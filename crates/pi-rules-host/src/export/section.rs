@@ -144,13 +144,29 @@ pub fn line_ending(bytes: &[u8]) -> &'static str {
     }
 }
 
-/// The section for `content`, its marker lines ended with `eol`. The content is kept as it is,
-/// ended with a line break when it has none.
+/// The section for `content`, every line of it ended with `eol`: in a file with CRLF line
+/// breaks, the content's bare LF breaks become CRLF too (a CRLF it already has stays one), so
+/// that the section has the file's line breaks throughout. The content ends with a line break
+/// when it has none.
 pub fn render(content: &str, eol: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(content.len() + BEGIN_LINE.len() + END_LINE.len() + 8);
     out.extend_from_slice(BEGIN_LINE.as_bytes());
     out.extend_from_slice(eol.as_bytes());
-    out.extend_from_slice(content.as_bytes());
+    if eol == "\r\n" {
+        let bytes = content.as_bytes();
+        let mut start = 0;
+        for (at, _) in bytes.iter().enumerate().filter(|(_, &b)| b == b'\n') {
+            out.extend_from_slice(&bytes[start..at]);
+            if at == 0 || bytes[at - 1] != b'\r' {
+                out.push(b'\r');
+            }
+            out.push(b'\n');
+            start = at + 1;
+        }
+        out.extend_from_slice(&bytes[start..]);
+    } else {
+        out.extend_from_slice(content.as_bytes());
+    }
     if !content.is_empty() && !content.ends_with('\n') {
         out.extend_from_slice(eol.as_bytes());
     }
@@ -217,8 +233,24 @@ mod tests {
     #[test]
     fn first_export_appends_after_a_blank_line_in_the_file_s_line_ending() {
         let out = splice(Some(b"# Notes\r\nmine"), "rules\n").unwrap();
-        let expected = format!("# Notes\r\nmine\r\n\r\n{BEGIN_LINE}\r\nrules\n{END_LINE}\r\n");
+        let expected = format!("# Notes\r\nmine\r\n\r\n{BEGIN_LINE}\r\nrules\r\n{END_LINE}\r\n");
         assert_eq!(String::from_utf8(out).unwrap(), expected);
+        // In a CRLF file every line of the section ends with CRLF, the content's included (a
+        // CRLF it has already stays one), and the last line gets one when it has none.
+        let out = splice(Some(b"mine\r\n"), "a\n\nb\r\nc").unwrap();
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            format!("mine\r\n\r\n{BEGIN_LINE}\r\na\r\n\r\nb\r\nc\r\n{END_LINE}\r\n")
+        );
+        let bare_lf = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\r'))
+        };
+        assert!(!bare_lf(&out));
+        // Refreshing it with the same content changes nothing.
+        assert_eq!(splice(Some(&out), "a\n\nb\r\nc").unwrap(), out);
         let out = splice(Some(b"mine\n\n"), "rules").unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
@@ -314,6 +346,13 @@ mod tests {
             let found = find(&refreshed).unwrap().unwrap();
             prop_assert_eq!(&refreshed[..found.whole.start], &before[..]);
             prop_assert_eq!(&refreshed[found.whole.end..], &after[..]);
+            // The section has the file's line breaks throughout, and a second refresh with the
+            // same content is a no-op (what `export --check` relies on).
+            let section = &refreshed[found.whole.clone()];
+            let lf = section.iter().filter(|&&b| b == b'\n').count();
+            let crlf = section.windows(2).filter(|w| w == b"\r\n").count();
+            prop_assert_eq!(crlf, if eol == "\r\n" { lf } else { 0 });
+            prop_assert_eq!(&splice(Some(&refreshed), &new).unwrap(), &refreshed);
             prop_assert_eq!(outside(&refreshed).unwrap(), [before, after].concat());
         }
     }

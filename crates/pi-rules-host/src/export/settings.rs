@@ -36,3 +36,40 @@ impl SettingsSource for ProjectSettings {
         }
     }
 }
+
+/// Which settings an assembly reads (`--settings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsScope {
+    /// The project settings file and the schema defaults: what `export` reads by default.
+    Project,
+    /// The full chain: the project file, the global file, the environment, the defaults.
+    All,
+}
+
+/// The layers and settings an assembly reads, chosen as `export` chooses them (`--layers`,
+/// `--settings`, `--set`). `export`, `assemble` and `explain` all go through this, so that the
+/// same flags give the same block, and `explain` explains the lines `export` writes.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// Only these layers, with `PI_SUBAGENT_CHILD` of no effect; `None`: every layer, as a host
+    /// reads them.
+    pub layers: Option<super::LayerChoice>,
+    pub scope: SettingsScope,
+    /// `--set`, above every settings file.
+    pub overrides: SettingsOverrides,
+}
+
+impl Selection {
+    /// The settings, with their notes. `usual` is where the caller reads the full chain from
+    /// when nothing is overridden (the files now, or a long-running front end's cache).
+    pub fn read_settings(&self, session: &Session, usual: &mut dyn SettingsSource) -> SettingsRead {
+        match self.scope {
+            SettingsScope::Project => ProjectSettings {
+                overrides: self.overrides.clone(),
+            }
+            .read(session),
+            SettingsScope::All if self.overrides.is_empty() => usual.read(session),
+            SettingsScope::All => self.overrides.clone().read(session),
+        }
+    }
+}
