@@ -143,23 +143,6 @@ impl LayerArgs {
     }
 }
 
-/// Reads the session named by `args`, takes its settings from `cx` and runs the assembly.
-pub fn run_assembly<O: Observer>(
-    args: &LayerArgs,
-    cx: &mut Context<'_>,
-    observer: &mut O,
-) -> pi_rules_host::error::Result<Run> {
-    let session = Session::new(
-        cx.env,
-        args.project.cwd.clone(),
-        args.project.keys.as_deref(),
-    )?;
-    let settings = cx.settings.read(&session);
-    let run = assembly::run(session, &args.options(), settings, observer)?;
-    write_notes(cx.err, &run.notes);
-    Ok(run)
-}
-
 /// Where the layers are, for the commands that do not assemble.
 #[derive(Args, Debug, Clone, Default)]
 pub struct PlaceArgs {

@@ -50,8 +50,6 @@ pub const FEATURES: &[&str] = &["coms_active", "external_ai_agents"];
 /// A rule file over this many bytes is not loaded.
 pub const MAX_RULE_BYTES: u64 = 131_072;
 
-/// The rule layers: moved to [`crate::layer`]; this name is kept while other branches still use it.
-pub use crate::layer::Layer as LayerKind;
 use crate::layer::Layer;
 
 /// One layer directory as listed: every entry, including those the loader ignores.
