@@ -306,27 +306,9 @@ impl LayerDir {
         &self.real
     }
 
-    /// Up to `limit` bytes of the regular file `name` in this directory; a link is not followed.
-    pub fn read(&self, name: &str, limit: u64) -> io::Result<Vec<u8>> {
-        check_name(name)?;
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        let file = File::from(fd);
-        if !file.metadata()?.is_file() {
-            return Err(io::Error::other("it is not a regular file"));
-        }
-        let mut bytes = Vec::new();
-        file.take(limit).read_to_end(&mut bytes)?;
-        Ok(bytes)
-    }
-
-    /// Makes the regular file `name` of this directory read-only for everyone (mode 0444); a
-    /// link is not followed, and anything but a regular file is refused.
-    pub fn make_read_only(&self, name: &str) -> io::Result<()> {
+    /// Opens the entry `name` of this directory for reading, without following a link and
+    /// without blocking; anything but a regular file is refused.
+    fn open_regular(&self, name: &str) -> io::Result<(File, std::fs::Metadata)> {
         check_name(name)?;
         let fd = rustix::fs::openat(
             &self.fd,
@@ -339,6 +321,21 @@ impl LayerDir {
         if !metadata.is_file() {
             return Err(io::Error::other("it is not a regular file"));
         }
+        Ok((file, metadata))
+    }
+
+    /// Up to `limit` bytes of the regular file `name` in this directory; a link is not followed.
+    pub fn read(&self, name: &str, limit: u64) -> io::Result<Vec<u8>> {
+        let (file, _) = self.open_regular(name)?;
+        let mut bytes = Vec::new();
+        file.take(limit).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Makes the regular file `name` of this directory read-only for everyone (mode 0444); a
+    /// link is not followed, and anything but a regular file is refused.
+    pub fn make_read_only(&self, name: &str) -> io::Result<()> {
+        let (file, metadata) = self.open_regular(name)?;
         use std::os::unix::fs::PermissionsExt;
         if metadata.permissions().mode() & 0o7777 != 0o444 {
             rustix::fs::fchmod(&file, Mode::from_raw_mode(0o444))?;
