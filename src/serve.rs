@@ -26,11 +26,11 @@ use crate::output::Error;
 use crate::print;
 use crate::report;
 use crate::terminal::Paint;
-use pi_rules_host::assembly::{self, LayerOptions, Run};
+use pi_rules_host::assembly::{self, AssemblyMemo, LayerOptions, Run};
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
 use pi_rules_host::explain::{Recorder, Report};
-use pi_rules_host::session::Session;
+use pi_rules_host::session::{Session, SettingsRead};
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -128,9 +128,10 @@ pub struct Server {
     body: Vec<u8>,
     /// One response, before it is written.
     response: Vec<u8>,
-    /// The last `assemble` block and its JSON escape: a session asks for the same block turn
-    /// after turn.
+    /// The last `assemble` block and its JSON escape, and the last assembly with its inputs: a
+    /// session asks for the same block turn after turn.
     block: EscapeMemo,
+    assembly: AssemblyMemo,
 }
 
 /// Buffers that grew past this between requests are given back rather than kept.
@@ -144,6 +145,7 @@ impl Server {
             body: Vec::new(),
             response: Vec::new(),
             block: EscapeMemo::default(),
+            assembly: AssemblyMemo::default(),
         }
     }
 
@@ -334,7 +336,10 @@ impl Server {
                         "`assemble` has no `format`: its result is JSON",
                     ));
                 }
-                let run = self.run_assembly(&p, &mut ())?;
+                let (session, settings) = self.session(&p)?;
+                let run =
+                    assembly::run_memoized(session, &p.options(), settings, &mut self.assembly)
+                        .map_err(|e| RpcError::application(&e))?;
                 print::assemble::append_json(&run, body, &mut self.block);
                 trim_newline(body);
                 Ok(())
@@ -492,6 +497,14 @@ impl Server {
         Ok(())
     }
 
+    /// The session `p` names, with its settings from the cache.
+    fn session(&mut self, p: &LayerParams) -> Result<(Session, SettingsRead), RpcError> {
+        let session = Session::new(&self.env, Some(p.cwd.clone()), None)
+            .map_err(|e| RpcError::application(&e))?;
+        let settings = SettingsSource::read(&mut self.settings, &session);
+        Ok((session, settings))
+    }
+
     /// Reads the session `p` names, takes its settings from the cache and runs the assembly,
     /// as the commands that assemble do (their notes go to the command's stderr, not into a
     /// result).
@@ -500,9 +513,7 @@ impl Server {
         p: &LayerParams,
         observer: &mut O,
     ) -> Result<Run, RpcError> {
-        let session = Session::new(&self.env, Some(p.cwd.clone()), None)
-            .map_err(|e| RpcError::application(&e))?;
-        let settings = SettingsSource::read(&mut self.settings, &session);
+        let (session, settings) = self.session(p)?;
         assembly::run(session, &p.options(), settings, observer)
             .map_err(|e| RpcError::application(&e))
     }

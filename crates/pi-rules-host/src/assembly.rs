@@ -7,7 +7,7 @@ use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource}
 use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use pi_rules_core::settings::Resolved;
-use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope};
+use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope, Settings};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -76,6 +76,87 @@ pub fn run<O: Observer>(
     settings: SettingsRead,
     observer: &mut O,
 ) -> Result<Run> {
+    run_with(session, args, settings, |texts, scope| {
+        engine::assemble_observed(texts, scope, observer)
+    })
+}
+
+/// Like [`run`] with no observer, taking the assembly from `memo` when the rule texts and the
+/// scope are those of the last run through it: for `serve`, asked for the same block turn after
+/// turn. The layers and settings are read afresh every time; only the engine's pure work is
+/// kept.
+pub fn run_memoized(
+    session: Session,
+    args: &LayerOptions,
+    settings: SettingsRead,
+    memo: &mut AssemblyMemo,
+) -> Result<Run> {
+    run_with(session, args, settings, |texts, scope| {
+        memo.assemble(texts, scope)
+    })
+}
+
+/// The last assembly and what it was made from (see [`run_memoized`]).
+#[derive(Default)]
+pub struct AssemblyMemo {
+    texts: Vec<String>,
+    settings: Settings,
+    features: Features,
+    review_loop_max_cycles: String,
+    assembly: Option<Assembly>,
+}
+
+impl AssemblyMemo {
+    /// Inputs over this many bytes in all are not kept: the memo holds a copy of them.
+    pub const MAX_BYTES: usize = 4 << 20;
+
+    /// `engine::assemble(texts, scope)`, from the memo when its inputs are the same.
+    fn assemble(&mut self, texts: &[&str], scope: &Scope<'_>) -> Assembly {
+        let same = self.assembly.is_some()
+            && self.texts.len() == texts.len()
+            && self
+                .texts
+                .iter()
+                .zip(texts)
+                .all(|(kept, text)| kept == text)
+            && self.settings == *scope.settings
+            && self.features == *scope.features
+            && self.review_loop_max_cycles == scope.review_loop_max_cycles;
+        if let (true, Some(assembly)) = (same, &self.assembly) {
+            return assembly.clone();
+        }
+        let assembly = engine::assemble_observed(texts, scope, &mut ());
+        if texts.iter().map(|t| t.len()).sum::<usize>() > Self::MAX_BYTES {
+            *self = AssemblyMemo::default();
+            return assembly;
+        }
+        self.texts.truncate(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            match self.texts.get_mut(i) {
+                Some(kept) => {
+                    kept.clear();
+                    kept.push_str(text);
+                }
+                None => self.texts.push((*text).to_owned()),
+            }
+        }
+        self.settings.clone_from(scope.settings);
+        self.features.clone_from(scope.features);
+        self.review_loop_max_cycles.clear();
+        self.review_loop_max_cycles
+            .push_str(scope.review_loop_max_cycles);
+        self.assembly = Some(assembly.clone());
+        assembly
+    }
+}
+
+/// [`run`] with the engine step given.
+fn run_with(
+    session: Session,
+    args: &LayerOptions,
+    settings: SettingsRead,
+    assemble: impl FnOnce(&[&str], &Scope<'_>) -> Assembly,
+) -> Result<Run> {
     let SettingsRead {
         resolved,
         files: settings_files,
@@ -142,7 +223,7 @@ pub fn run<O: Observer>(
             review_loop_max_cycles: &review_loop_max_cycles,
         };
         let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_ref()).collect();
-        let mut assembly = engine::assemble_observed(&texts, &scope, observer);
+        let mut assembly = assemble(&texts, &scope);
         // The block is the text with the host's leading blank line, made in place (the text
         // has room: it was reserved for the whole input), so the run holds the text once.
         let mut block = std::mem::take(&mut assembly.text);
@@ -216,4 +297,76 @@ pub fn name_entries<'a>(
             included,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_rules_core::settings::Schema;
+    use std::borrow::Cow;
+    use std::fs;
+    use std::path::Path;
+
+    /// A project with one rule gated on `dco`, and a session on it with no home.
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let project = root.path().join("project");
+        fs::create_dir_all(project.join(".pi/rules")).unwrap();
+        (root, project)
+    }
+
+    fn session(project: &Path) -> Session {
+        Session::from_parts(
+            project.to_path_buf(),
+            None,
+            Cow::Borrowed(Schema::embedded()),
+        )
+    }
+
+    /// Whatever changes between runs (a rule's text, a setting, a feature, a rule's name), the
+    /// memoized run gives the plain run's block and assembly, and twice the same inputs give it
+    /// from the memo.
+    #[test]
+    fn a_memoized_run_equals_a_plain_one_as_the_inputs_change() {
+        let (_root, project) = project();
+        let rules = project.join(".pi/rules");
+        let settings = project.join(".pi/pi-config-settings.jsonc");
+        let mut memo = AssemblyMemo::default();
+        let mut step = |what: &str, coms_active: bool| {
+            let args = LayerOptions {
+                coms_active,
+                ..LayerOptions::default()
+            };
+            let plain = {
+                let session = session(&project);
+                let read = session.resolve_noting();
+                run(session, &args, read, &mut ()).unwrap()
+            };
+            let memoized = {
+                let session = session(&project);
+                let read = session.resolve_noting();
+                run_memoized(session, &args, read, &mut memo).unwrap()
+            };
+            assert_eq!(memoized.block, plain.block, "{what}");
+            assert_eq!(memoized.assembly, plain.assembly, "{what}");
+            plain.block
+        };
+        fs::write(
+            rules.join("90-team.md"),
+            "{{IF:dco}}Sign off.{{/IF}}\nSmall changes.\n",
+        )
+        .unwrap();
+        let first = step("first run", false);
+        assert!(!first.contains("Sign off."));
+        assert_eq!(step("the same inputs again", false), first);
+        fs::write(&settings, r#"{"dco": true}"#).unwrap();
+        assert!(step("a setting changed", false).contains("Sign off."));
+        fs::write(rules.join("90-team.md"), "{{IF:dco}}Sign off!{{/IF}}\n").unwrap();
+        assert!(step("a rule's text changed", false).contains("Sign off!"));
+        step("a feature changed", true);
+        fs::rename(rules.join("90-team.md"), rules.join("91-team.md")).unwrap();
+        step("a rule renamed", true);
+        fs::remove_file(rules.join("91-team.md")).unwrap();
+        assert_eq!(step("the rule removed", true), step("again", true));
+    }
 }
