@@ -22,7 +22,7 @@ use lsp_types::{
     ExecuteCommandOptions, HoverProviderCapability, InitializeParams, InitializeResult, OneOf,
     PositionEncodingKind, PublishDiagnosticsParams, SaveOptions, ServerCapabilities, ServerInfo,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions,
+    TextDocumentSyncSaveOptions, WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 use pi_rules_host::env::Env;
 use pi_rules_host::ide::{self, DocumentKind, IdeContext, IdeOptions};
@@ -60,8 +60,14 @@ pub struct Server {
     show_document: bool,
     /// The client registers file watchers on request (`workspace/didChangeWatchedFiles`).
     watch_files: bool,
+    /// Whether the file watchers are registered (under [`WATCH_ID`]), to be replaced when the
+    /// workspace folders change.
+    watching: bool,
     next_id: i32,
 }
+
+/// The id of the file watchers' registration.
+const WATCH_ID: &str = "pi-rules-watch";
 
 /// Runs a server on `incoming` until `exit` or the end of the input.
 pub fn run(env: Env, incoming: Receiver<Incoming>, out: Sender<Outgoing>) -> Ending {
@@ -220,6 +226,13 @@ impl Server {
             document_symbol_provider: Some(OneOf::Left(true)),
             definition_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
+            workspace: Some(WorkspaceServerCapabilities {
+                workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                    supported: Some(true),
+                    change_notifications: Some(OneOf::Left(true)),
+                }),
+                file_operations: None,
+            }),
             ..ServerCapabilities::default()
         };
         let result = InitializeResult {
@@ -241,6 +254,7 @@ impl Server {
             shutdown: false,
             show_document,
             watch_files,
+            watching: false,
             next_id: 0,
         };
         (server, result)
@@ -407,6 +421,22 @@ impl Server {
         if !self.watch_files {
             return;
         }
+        if self.watching {
+            let params = lsp_types::UnregistrationParams {
+                unregisterations: vec![lsp_types::Unregistration {
+                    id: WATCH_ID.to_owned(),
+                    method: notif::DidChangeWatchedFiles::METHOD.to_owned(),
+                }],
+            };
+            self.next_id += 1;
+            let request = Request::new(
+                RequestId::from(format!("pi-rules-{}", self.next_id)),
+                req::UnregisterCapability::METHOD.to_owned(),
+                params,
+            );
+            self.send(Outgoing::Message(Message::Request(request)));
+        }
+        self.watching = true;
         let mut patterns: Vec<String> = Vec::new();
         for workspace in &self.workspaces {
             for pattern in workspace.watched() {
@@ -425,7 +455,7 @@ impl Server {
         let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
         let params = lsp_types::RegistrationParams {
             registrations: vec![lsp_types::Registration {
-                id: "pi-rules-watch".to_owned(),
+                id: WATCH_ID.to_owned(),
                 method: notif::DidChangeWatchedFiles::METHOD.to_owned(),
                 register_options: serde_json::to_value(options).ok(),
             }],
@@ -504,6 +534,14 @@ impl Server {
                 self.schedule(DEBOUNCE);
             }
             notif::Initialized::METHOD => self.watch(),
+            notif::DidChangeWorkspaceFolders::METHOD => {
+                let Ok(params) = n.extract::<lsp_types::DidChangeWorkspaceFoldersParams>(
+                    notif::DidChangeWorkspaceFolders::METHOD,
+                ) else {
+                    return;
+                };
+                self.change_folders(&params.event);
+            }
             // A layer's file or a settings file changed on disk (saved here or elsewhere, made,
             // removed): the open rule files may read it.
             notif::DidChangeWatchedFiles::METHOD => self.schedule(DEBOUNCE),
@@ -529,6 +567,35 @@ impl Server {
             }
             _ => {}
         }
+    }
+
+    /// Takes the removed workspace folders out and adds the new ones. An open document that no
+    /// folder serves any more is dropped and its diagnostics cleared; the watchers are replaced
+    /// and every open rule is checked again (another folder may now read it).
+    fn change_folders(&mut self, event: &lsp_types::WorkspaceFoldersChangeEvent) {
+        for removed in event.removed.iter().filter_map(|f| uri::to_path(&f.uri)) {
+            self.workspaces.retain(|w| w.folder() != removed);
+        }
+        for added in event.added.iter().filter_map(|f| uri::to_path(&f.uri)) {
+            if !self.workspaces.iter().any(|w| w.folder() == added) {
+                let workspace = Workspace::new(&self.env, added, &self.options);
+                self.workspaces.push(workspace);
+            }
+        }
+        let orphans: Vec<PathBuf> = self
+            .documents
+            .paths()
+            .filter(|path| owner(&self.workspaces, path).is_none())
+            .cloned()
+            .collect();
+        for path in orphans {
+            if let Some(doc) = self.documents.remove(&path) {
+                self.published.remove(&path);
+                self.publish(doc.uri, Vec::new(), None);
+            }
+        }
+        self.watch();
+        self.schedule(Duration::ZERO);
     }
 
     /// Asks for a check `after` from now. A check asked for at once (open, save, a command)

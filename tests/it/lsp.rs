@@ -802,3 +802,51 @@ fn a_file_changed_on_disk_rechecks_the_open_rules_through_the_watchers() {
     assert!(codes(&client.diagnostics(&p)).contains(&"PR403".to_owned()));
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+/// Workspace folders come and go: a folder added is served (its rules checked), a folder removed
+/// is not, and the diagnostics of its open rules are cleared.
+#[test]
+fn workspace_folders_added_and_removed() {
+    let (_root, first, home) = project();
+    let (_other_root, second, _) = project();
+    let (mut client, init) = Client::initialized(&first, &home, json!({}), Value::Null);
+    let folders = &init["capabilities"]["workspace"]["workspaceFolders"];
+    assert_eq!(folders["supported"], true);
+    assert_eq!(folders["changeNotifications"], true);
+
+    let first_rule = first.join(".pi/rules/90-x.md");
+    client.open(&first_rule, BROKEN);
+    assert_eq!(codes(&client.diagnostics(&uri(&first_rule))), ["PR101"]);
+
+    // Not a folder of the server yet: the rule is not served, so the request finds no document.
+    let second_rule = second.join(".pi/rules/90-y.md");
+    let outline = |client: &mut Client| {
+        client
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri(&second_rule)}}),
+            )
+            .response_result
+            .expect("an answer")
+    };
+    client.open(&second_rule, BROKEN);
+    assert_eq!(outline(&mut client), json!([]));
+
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {
+            "added": [{"uri": uri(&second), "name": "second"}],
+            "removed": [{"uri": uri(&first), "name": "first"}],
+        }}),
+    );
+    // The first folder's open rule is no longer served: its diagnostics are cleared.
+    assert_eq!(
+        codes(&client.diagnostics(&uri(&first_rule))),
+        Vec::<String>::new()
+    );
+    // The second folder's rule is served once the editor opens it again.
+    client.open(&second_rule, BROKEN);
+    assert_eq!(codes(&client.diagnostics(&uri(&second_rule))), ["PR101"]);
+    assert_ne!(outline(&mut client), json!([]));
+    client.exit(true);
+}
