@@ -708,9 +708,23 @@ impl<'r> Report<'r> {
 
 /// The closer end (offset in the whole text) of every opener that has one, by marker index,
 /// nested ones in dropped blocks included, into `closer_of`; `open` is working room.
-pub fn closers_into(
+fn closers_into(
     found: &[Marker],
     body_start: usize,
+    closer_of: &mut Vec<Option<usize>>,
+    open: &mut Vec<usize>,
+) {
+    closer_indices_into(found, closer_of, open);
+    for closer in closer_of.iter_mut() {
+        *closer = closer.map(|i| found[i].span().end + body_start);
+    }
+}
+
+/// The index of the closer of every opener that has one, by marker index, into `closer_of`,
+/// matched as the assembly matches them: a closer of the innermost open block's kind closes it;
+/// one of the other kind leaves every open block without a closer. `open` is working room.
+pub fn closer_indices_into(
+    found: &[Marker],
     closer_of: &mut Vec<Option<usize>>,
     open: &mut Vec<usize>,
 ) {
@@ -722,7 +736,7 @@ pub fn closers_into(
             open.push(i);
         } else if open.last().is_some_and(|&o| found[o].kind == marker.kind) {
             if let Some(o) = open.pop() {
-                closer_of[o] = Some(found[i].span().end + body_start);
+                closer_of[o] = Some(i);
             }
         } else {
             open.clear();

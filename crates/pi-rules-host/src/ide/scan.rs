@@ -1,6 +1,7 @@
 //! Finding what is at an offset of a rule document: a marker, a frontmatter attribute, the
 //! placeholder, or (while typing, when nothing is whole yet) the start of one.
 
+use crate::explain;
 use pi_rules_core::condition::{self, Condition};
 use pi_rules_core::frontmatter::{self, Attribute};
 use pi_rules_core::markers::{self, Marker};
@@ -49,23 +50,11 @@ pub(crate) fn condition_of<'t>(text: &'t str, marker: &Marker) -> Option<Conditi
     condition::parse(text.get(marker.condition())?)
 }
 
-/// For each opener of `markers`, the index of its closer, matched as explain matches them: a
-/// closer of the innermost open block's kind closes it; one of the other kind leaves every open
-/// block without a closer.
+/// For each opener of `markers`, the index of its closer, matched as explain matches them
+/// ([`explain::closer_indices_into`]).
 pub(crate) fn closers(markers: &[Marker]) -> Vec<Option<usize>> {
-    let mut closer_of = vec![None; markers.len()];
-    let mut open: Vec<usize> = Vec::new();
-    for (i, marker) in markers.iter().enumerate() {
-        if marker.is_opener() {
-            open.push(i);
-        } else if open.last().is_some_and(|&o| markers[o].kind == marker.kind) {
-            if let Some(o) = open.pop() {
-                closer_of[o] = Some(i);
-            }
-        } else {
-            open.clear();
-        }
-    }
+    let mut closer_of = Vec::new();
+    explain::closer_indices_into(markers, &mut closer_of, &mut Vec::new());
     closer_of
 }
 
