@@ -6,13 +6,21 @@
 use clap::Parser;
 use pi_rules::commands::Cli;
 use pi_rules::invocation::{process_env, Context, FreshSettings};
-use pi_rules::output::{exit_for, note, StdStreams};
-use pi_rules::terminal::escape;
+use pi_rules::output::{exit_for, note, Exit, StdStreams};
+use pi_rules::terminal::{escape, escape_keeping_sgr, ColorChoice};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let mut std_streams = StdStreams::new();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
+    let mut std_streams = if cli.command.writes_json() && std::io::stdout().is_terminal() {
+        StdStreams::json_on_terminal()
+    } else {
+        StdStreams::new()
+    };
     let mut settings = FreshSettings;
     let env = process_env();
     let mut cx = Context {
@@ -41,6 +49,25 @@ fn main() -> ExitCode {
             exit
         }
     };
-    let _ = std::io::Write::flush(cx.err);
+    let _ = cx.err.flush();
     exit.into()
+}
+
+/// Prints clap's message for a command line it refused, or its help or version, and gives the
+/// exit code. An error quotes the command line, which may hold anything: it is printed with
+/// clap's colours but no other control character.
+fn usage_error(err: clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        err.exit()
+    }
+    let rendered = err.render();
+    let text = if ColorChoice::Auto.enabled(std::io::stderr().is_terminal()) {
+        rendered.ansi().to_string()
+    } else {
+        rendered.to_string()
+    };
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(escape_keeping_sgr(&text).as_bytes());
+    let _ = stderr.flush();
+    Exit::Usage.into()
 }

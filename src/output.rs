@@ -14,6 +14,7 @@
 //! is treated the same way, as ripgrep does. A write that really fails (`/dev/full`, a pipe with
 //! no reader) is exit 4.
 
+use crate::terminal::JsonEscaper;
 use pi_rules_host::notes::Note;
 use std::fmt;
 use std::io::{self, Write};
@@ -101,9 +102,19 @@ impl StdStreams {
     /// hand it.
     pub fn new() -> StdStreams {
         StdStreams {
-            out: Buffered::new(RawStdout),
+            out: Buffered::new(RawStdout { json: None }),
             err: Buffered::new(io::stderr()),
         }
+    }
+
+    /// [`StdStreams::new`] for a command that writes JSON to a terminal: what JSON carries as
+    /// itself but a terminal would act on is written escaped (see [`JsonEscaper`]).
+    pub fn json_on_terminal() -> StdStreams {
+        let mut streams = StdStreams::new();
+        streams.out = Buffered::new(RawStdout {
+            json: Some(JsonEscaper::default()),
+        });
+        streams
     }
 }
 
@@ -113,16 +124,46 @@ impl Default for StdStreams {
     }
 }
 
-/// The process's stdout descriptor, written with plain `write` calls.
-pub struct RawStdout;
+/// The process's stdout descriptor, written with plain `write` calls; through a
+/// [`JsonEscaper`] when it carries JSON to a terminal.
+pub struct RawStdout {
+    json: Option<JsonEscaper>,
+}
 
-impl Write for RawStdout {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+impl RawStdout {
+    fn write_fd(buf: &[u8]) -> io::Result<usize> {
         Ok(rustix::io::write(io::stdout().as_fd(), buf)?)
     }
 
-    fn flush(&mut self) -> io::Result<()> {
+    fn write_all_fd(mut buf: &[u8]) -> io::Result<()> {
+        while !buf.is_empty() {
+            match Self::write_fd(buf) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => buf = &buf[n..],
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
         Ok(())
+    }
+}
+
+impl Write for RawStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.json {
+            None => Self::write_fd(buf),
+            Some(escaper) => {
+                Self::write_all_fd(&escaper.escape(buf))?;
+                Ok(buf.len())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.json {
+            None => Ok(()),
+            Some(escaper) => Self::write_all_fd(&escaper.finish()),
+        }
     }
 }
 

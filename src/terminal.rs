@@ -5,8 +5,11 @@
 //! `x\e]0;OWNED\a\e[2J.md` cannot set the terminal title or clear the screen, and a newline in a
 //! name cannot forge an output line. A whole file's text (`show`'s rule, `render`'s prompt) goes
 //! to a terminal through [`write_file_text`], which keeps its line breaks and tabs and escapes
-//! the rest as [`escape`] does; on a pipe or into a file it stays byte for byte. JSON output
-//! needs none of this: JSON escapes controls itself.
+//! the rest as [`escape`] does; on a pipe or into a file it stays byte for byte. JSON escapes
+//! the C0 controls itself but carries DEL, the C1 controls and the bidirectional characters as
+//! they are: on a terminal, JSON output goes through [`JsonEscaper`], which writes those as
+//! `\uXXXX` escapes, the same string to any JSON reader. Usage errors, which quote the command
+//! line, go through [`escape_keeping_sgr`].
 
 use crate::output::{note, output};
 use clap::ValueEnum;
@@ -15,6 +18,7 @@ pub use pi_rules_host::escape::{
     Escaped,
 };
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::{self, IsTerminal};
 
 /// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
@@ -48,6 +52,132 @@ pub fn write_file_text(
         );
     }
     Ok(())
+}
+
+/// Whether JSON carries `c` as itself although it must not reach a terminal so: the
+/// [`is_unsafe`] characters from DEL up (JSON escapes the C0 controls itself).
+fn is_unsafe_in_json(c: char) -> bool {
+    c >= '\x7f' && is_unsafe(c)
+}
+
+/// The first bytes of the UTF-8 forms of the [`is_unsafe_in_json`] characters: DEL, C1 (`C2`),
+/// U+061C (`D8`), and the marks, separators and bidirectional controls of U+2000 (`E2`).
+fn starts_unsafe_in_json(byte: u8) -> bool {
+    matches!(byte, 0x7f | 0xc2 | 0xd8 | 0xe2)
+}
+
+/// JSON text with every [`is_unsafe_in_json`] character written as its `\uXXXX` escape. Valid
+/// JSON holds such characters only inside strings, where the escape stands for the same
+/// character, so any JSON reader reads the same value. Bytes that are not UTF-8 pass as they
+/// are. Borrowed when there is nothing to escape.
+pub fn escape_json(json: &[u8]) -> Cow<'_, [u8]> {
+    if !json.iter().any(|&b| starts_unsafe_in_json(b)) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    let mut bytes = Vec::new();
+    for chunk in json.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if is_unsafe_in_json(c) {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            } else {
+                out.push(c);
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            bytes.extend_from_slice(out.as_bytes());
+            bytes.extend_from_slice(chunk.invalid());
+            out.clear();
+        }
+    }
+    bytes.extend_from_slice(out.as_bytes());
+    Cow::Owned(bytes)
+}
+
+/// [`escape_json`] over a stream of writes: a character that a write cuts in two is kept for
+/// the next, so that its escape does not depend on where the writes fall.
+#[derive(Debug, Default)]
+pub struct JsonEscaper {
+    carry: Vec<u8>,
+}
+
+impl JsonEscaper {
+    /// `buf`, after what the last call kept, escaped up to a cut character at its end, which is
+    /// kept for the next call.
+    pub fn escape<'a>(&mut self, buf: &'a [u8]) -> Cow<'a, [u8]> {
+        if self.carry.is_empty() {
+            let cut = Self::cut_at(buf);
+            self.carry.extend_from_slice(&buf[cut..]);
+            return escape_json(&buf[..cut]);
+        }
+        let mut joined = std::mem::take(&mut self.carry);
+        joined.extend_from_slice(buf);
+        let cut = Self::cut_at(&joined);
+        self.carry.extend_from_slice(&joined[cut..]);
+        joined.truncate(cut);
+        Cow::Owned(escape_json(&joined).into_owned())
+    }
+
+    /// What the last call kept: the start of a character that no later write finished.
+    pub fn finish(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.carry)
+    }
+
+    /// Where an unfinished character that may need escaping begins at the end of `bytes`, or
+    /// `bytes.len()`: the others pass as they are whether cut or not.
+    fn cut_at(bytes: &[u8]) -> usize {
+        let len = bytes.len();
+        let from = len.saturating_sub(2);
+        for (at, &byte) in bytes.iter().enumerate().skip(from) {
+            let needs = match byte {
+                0xc2 | 0xd8 => 2,
+                0xe2 => 3,
+                _ => continue,
+            };
+            if len - at < needs {
+                return at;
+            }
+        }
+        len
+    }
+}
+
+/// A usage error as clap renders it, with every [`is_unsafe_in_text`] character of the command
+/// line it quotes escaped, and clap's own colours, SGR sequences (`ESC [ digits m`), kept.
+pub fn escape_keeping_sgr(text: &str) -> Cow<'_, str> {
+    if !text.contains(is_unsafe_in_text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find(is_unsafe_in_text) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let sgr = rest
+            .strip_prefix("\x1b[")
+            .map(|params| {
+                params.len()
+                    - params
+                        .trim_start_matches(|c: char| c.is_ascii_digit() || c == ';')
+                        .len()
+            })
+            .filter(|&n| rest.as_bytes().get(2 + n) == Some(&b'm'))
+            .map(|n| 3 + n);
+        let taken = match sgr {
+            Some(n) => {
+                out.push_str(&rest[..n]);
+                n
+            }
+            None => {
+                let c = rest.chars().next().unwrap_or_default();
+                out.push_str(&escape(&rest[..c.len_utf8()]));
+                c.len_utf8()
+            }
+        };
+        rest = &rest[taken..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// `--color`: when to colour human-readable output.
@@ -205,5 +335,84 @@ mod tests {
         assert!(!auto.enabled_with(false, env(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")])));
         assert!(ColorChoice::Always.enabled_with(false, env(&[("NO_COLOR", "1")])));
         assert!(!ColorChoice::Never.enabled_with(true, env(&[])));
+    }
+
+    /// Text with every character JSON leaves alone but a terminal acts on, and its neighbours
+    /// that must pass as they are.
+    const HOSTILE: &str = "del\x7f c1\u{9b}31m \u{85} alm\u{61c} lrm\u{200e}\u{200f} \
+        rlo\u{202e} lri\u{2066}\u{2069} sep\u{2028}\u{2029} é — → … 漢字 👨‍👩‍👧 \u{a0}\u{2014}\u{206a}";
+
+    #[test]
+    fn escape_json_writes_what_a_terminal_acts_on_as_escapes_that_read_the_same() {
+        let json =
+            serde_json::to_vec(&serde_json::json!({ "text": HOSTILE, "esc": "\x1b[2J" })).unwrap();
+        let escaped = escape_json(&json);
+        let text = std::str::from_utf8(&escaped).unwrap();
+        assert!(
+            !text.contains(|c: char| c != '\n' && is_unsafe(c)),
+            "{text}"
+        );
+        for form in [
+            "\\u007f", "\\u009b", "\\u0085", "\\u061c", "\\u200e", "\\u202e", "\\u2066",
+        ] {
+            assert!(text.contains(form), "{form} in {text}");
+        }
+        for kept in ["é — → … 漢字 👨‍👩‍👧 \u{a0}\u{2014}\u{206a}", "\\u001b[2J"]
+        {
+            assert!(text.contains(kept), "{kept:?} kept in {text}");
+        }
+        let read: serde_json::Value = serde_json::from_slice(&escaped).unwrap();
+        assert_eq!(
+            read,
+            serde_json::from_slice::<serde_json::Value>(&json).unwrap()
+        );
+        assert!(matches!(
+            escape_json(b"{\"a\":\"caf\xc3\xa9 \xe2\x80\x94\"}"),
+            Cow::Owned(_)
+        ));
+        assert!(matches!(
+            escape_json("{\"a\":\"plain é 漢\"}".as_bytes()),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(&*escape_json(b"\xff\xc2\x9b\xc2"), b"\xff\\u009b\xc2");
+    }
+
+    proptest::proptest! {
+        /// However the writes cut the text, the stream escapes it as [`escape_json`] escapes it
+        /// whole.
+        #[test]
+        fn json_escaper_does_not_depend_on_where_writes_fall(
+            cuts in proptest::collection::vec(0usize..200, 0..12),
+            text in "[a\u{7f}\u{9b}\u{202e}\u{2066}\u{2028}\u{61c}é—👨\"\\\\]{0,60}",
+        ) {
+            let json = serde_json::to_vec(&text).unwrap();
+            let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (json.len() + 1)).collect();
+            points.sort_unstable();
+            let mut escaper = JsonEscaper::default();
+            let mut streamed = Vec::new();
+            let mut from = 0;
+            for at in points.into_iter().chain([json.len()]) {
+                streamed.extend_from_slice(&escaper.escape(&json[from..at]));
+                from = at;
+            }
+            streamed.extend_from_slice(&escaper.finish());
+            proptest::prop_assert_eq!(streamed, escape_json(&json).into_owned());
+        }
+    }
+
+    #[test]
+    fn usage_errors_keep_clap_colours_and_escape_the_command_line() {
+        let styled = "\x1b[1m\x1b[31merror:\x1b[0m unexpected argument \
+            '\x1b[33m\x1b]0;PWNED\x07\x1b[2J\u{9b}31m\u{202e}x\x1b[0m'\n\n  tip: x\tb\n";
+        assert_eq!(
+            escape_keeping_sgr(styled),
+            "\x1b[1m\x1b[31merror:\x1b[0m unexpected argument \
+            '\x1b[33m\\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m\\u{202e}x\x1b[0m'\n\n  tip: x\tb\n"
+        );
+        assert!(matches!(
+            escape_keeping_sgr("error: plain\n"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(escape_keeping_sgr("\x1b[1;31"), "\\x1b[1;31");
     }
 }

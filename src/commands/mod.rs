@@ -86,6 +86,26 @@ pub enum Command {
 }
 
 impl Command {
+    /// Whether the command writes JSON to stdout: a `--format` of JSON or SARIF, or a JSON
+    /// line protocol. `lsp` frames its JSON with lengths and is left out.
+    pub fn writes_json(&self) -> bool {
+        use crate::invocation::OutputFormat::Json;
+        match self {
+            Command::Assemble(args) => args.format == Json,
+            Command::Settings(args) => args.format == Json,
+            Command::Explain(args) => args.format == Json,
+            Command::Schema(args) => args.format == Json,
+            Command::Check(args) => {
+                matches!(
+                    args.format,
+                    check::CheckFormat::Json | check::CheckFormat::Sarif
+                )
+            }
+            Command::Eval(_) | Command::Serve(_) => true,
+            _ => false,
+        }
+    }
+
     /// Runs the command in `cx`.
     pub fn run(self, cx: &mut Context<'_>) -> Result<Exit> {
         match self {

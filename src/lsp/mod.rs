@@ -35,9 +35,10 @@ pub fn run_stdio(env: Env) -> Ending {
     });
     let writer = std::thread::spawn(move || {
         let stdout = std::io::stdout();
+        let on_terminal = std::io::IsTerminal::is_terminal(&stdout);
         let mut out = stdout.lock();
         for message in out_rx {
-            if transport::write(&mut out, message).is_err() {
+            if transport::write(&mut out, message, on_terminal).is_err() {
                 break;
             }
         }

@@ -119,8 +119,10 @@ pub fn parse(body: &[u8]) -> Incoming {
     }
 }
 
-/// Writes one message with its header.
-pub fn write(out: &mut dyn Write, message: Outgoing) -> io::Result<()> {
+/// Writes one message with its header; for a terminal (`escaped`), with what JSON carries as
+/// itself but a terminal would act on escaped (see [`crate::terminal::escape_json`]), and the
+/// length counted after.
+pub fn write(out: &mut dyn Write, message: Outgoing, escaped: bool) -> io::Result<()> {
     let body = match message {
         Outgoing::Message(message) => {
             let mut value = serde_json::to_value(&message).map_err(io::Error::other)?;
@@ -135,6 +137,11 @@ pub fn write(out: &mut dyn Write, message: Outgoing) -> io::Result<()> {
             "error": { "code": code, "message": message },
         }))
         .map_err(io::Error::other)?,
+    };
+    let body = if escaped {
+        crate::terminal::escape_json(&body).into_owned()
+    } else {
+        body
     };
     write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
     out.write_all(&body)?;
@@ -222,20 +229,25 @@ mod tests {
 
     #[test]
     fn writes_a_header_and_jsonrpc() {
-        let mut out = Vec::new();
-        write(
-            &mut out,
-            Outgoing::NullIdError {
-                code: PARSE_ERROR,
-                message: "m".into(),
-            },
-        )
-        .unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        assert_eq!(head, format!("Content-Length: {}", body.len()));
-        let value: serde_json::Value = serde_json::from_str(body).unwrap();
-        assert_eq!(value["id"], serde_json::Value::Null);
-        assert_eq!(value["error"]["code"], PARSE_ERROR);
+        for escaped in [false, true] {
+            let mut out = Vec::new();
+            write(
+                &mut out,
+                Outgoing::NullIdError {
+                    code: PARSE_ERROR,
+                    message: "m \u{9b}2J \u{202e}".into(),
+                },
+                escaped,
+            )
+            .unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap();
+            assert_eq!(head, format!("Content-Length: {}", body.len()));
+            assert_eq!(body.contains("\\u202e"), escaped, "{body}");
+            let value: serde_json::Value = serde_json::from_str(body).unwrap();
+            assert_eq!(value["id"], serde_json::Value::Null);
+            assert_eq!(value["error"]["code"], PARSE_ERROR);
+            assert_eq!(value["error"]["message"], "m \u{9b}2J \u{202e}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! `show` and hostile rule files: on a terminal nothing a file says drives the terminal, on a
 //! pipe or into a file the bytes are exact, and a copy that is a special file or leaves the
 //! project is named on stderr as `assemble` names it (and refused under `--confine`). `render`
-//! prints a prompt file the same way.
+//! prints a prompt file the same way. JSON on a terminal carries no character a terminal acts
+//! on, and reads as the same JSON; a usage error does not echo the command line's controls.
 //!
 //! The terminal is a real pseudo-terminal: the test opens one, gives its far end to the binary as
 //! stdout, and reads what reaches the terminal.
@@ -26,6 +27,11 @@ struct OnTerminal {
 
 /// Runs `pi-rules ARGS` in `world` with stdout on a fresh pseudo-terminal.
 fn on_terminal(world: &World, args: &[&str]) -> OnTerminal {
+    on_terminal_with_input(world, args, None)
+}
+
+/// [`on_terminal`], with `input` on stdin when given.
+fn on_terminal_with_input(world: &World, args: &[&str], input: Option<&[u8]>) -> OnTerminal {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
     use rustix::termios::{tcgetattr, tcsetattr, OptionalActions, OutputModes};
 
@@ -46,7 +52,13 @@ fn on_terminal(world: &World, args: &[&str]) -> OnTerminal {
 
     let mut command = world.command(args);
     command.stdout(terminal).stderr(Stdio::piped());
-    let child = command.spawn().unwrap();
+    if input.is_some() {
+        command.stdin(Stdio::piped());
+    }
+    let mut child = command.spawn().unwrap();
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        std::io::Write::write_all(&mut stdin, input).unwrap();
+    }
     // The command holds our end of the terminal: drop it, so that the terminal hangs up when the
     // child exits.
     drop(command);
@@ -319,4 +331,123 @@ fn assemble_on_a_terminal_escapes_the_block_and_on_a_pipe_or_with_raw_prints_the
     let piped = world.run(&["assemble"]);
     assert!(stdout(&piped).contains(raw_rule));
     assert_eq!(stderr(&piped), "");
+}
+
+/// Whether `text` holds a character that must not reach a terminal as itself, line breaks
+/// aside.
+fn drives_a_terminal(text: &str) -> bool {
+    text.contains(|c: char| {
+        c != '\n'
+            && matches!(c, '\0'..='\x1f' | '\x7f'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}'
+                | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    })
+}
+
+/// `json` read, without its timings (`*_us`), which differ from run to run.
+fn untimed(json: &str) -> serde_json::Value {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.retain(|key, _| !key.ends_with("_us"));
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::from_str(json).unwrap();
+    strip(&mut value);
+    value
+}
+
+/// What JSON carries as itself (a string's DEL, C1 and bidi controls) is escaped on a terminal
+/// and exact on a pipe, and the two read as the same JSON, for every command that writes JSON.
+#[test]
+fn json_on_a_terminal_carries_no_control_and_reads_as_the_json_on_a_pipe() {
+    let world = World::new();
+    let hostile =
+        "# Team \u{9b}31m\u{7f} \u{202e}txt\u{2066} \u{2028} é — →\n{{IF:dco\u{9b}2J}}x{{/IF}}\n";
+    world.rule("90-team\u{202e}.md", hostile);
+    let cases: &[&[&str]] = &[
+        &["assemble", "--format", "json"],
+        &["explain", "--format", "json"],
+        &["check", "--format", "json"],
+        &["check", "--format", "sarif"],
+    ];
+    let mut carried = 0;
+    for args in cases {
+        let shown = on_terminal(&world, args);
+        let text = String::from_utf8(shown.shown).unwrap();
+        assert!(!drives_a_terminal(&text), "{args:?}: {text}");
+        let piped = world.run(args);
+        assert_eq!(code(&piped), shown.code, "{args:?}");
+        let piped = stdout(&piped);
+        assert_eq!(
+            piped.contains('\u{202e}'),
+            text.contains("\\u202e"),
+            "{args:?}: {text}"
+        );
+        carried += usize::from(piped.contains('\u{202e}'));
+        assert_eq!(
+            piped.contains("é — →"),
+            text.contains("é — →"),
+            "{args:?}: kept as it is"
+        );
+        assert_eq!(untimed(&text), untimed(&piped), "{args:?}");
+    }
+    assert!(
+        carried >= 3,
+        "assemble, explain and check carry the rule's name or text"
+    );
+}
+
+/// `eval` and `serve` answer a person at a terminal the same way.
+#[test]
+fn line_protocols_on_a_terminal_carry_no_control() {
+    let world = World::new();
+    let request = serde_json::json!({
+        "rules": ["# T \u{9b}31m \u{202e}x\n{{IF:dco\u{2066}}}y{{/IF}}\n"],
+        "settings": {},
+    });
+    let shown = on_terminal_with_input(&world, &["eval"], Some(format!("{request}\n").as_bytes()));
+    let text = String::from_utf8(shown.shown).unwrap();
+    assert!(!drives_a_terminal(&text), "{text}");
+    assert!(text.contains("\\u009b31m \\u202ex"), "{text}");
+
+    world.rule("90-team.md", "# Team \u{9b}31m \u{202e}x\n");
+    let request = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "assemble",
+        "params": { "cwd": world.project.to_str().unwrap() },
+    });
+    let shown = on_terminal_with_input(&world, &["serve"], Some(format!("{request}\n").as_bytes()));
+    let text = String::from_utf8(shown.shown).unwrap();
+    assert!(!drives_a_terminal(&text), "{text}");
+    assert!(text.contains("# Team \\u009b31m \\u202ex"), "{text}");
+}
+
+/// A command line clap refuses is quoted in its message: the quote shows its controls escaped.
+#[test]
+fn usage_errors_show_the_command_line_escaped() {
+    let world = World::new();
+    for args in [
+        &[
+            "assemble",
+            "--settings",
+            "x\u{1b}]0;OWNED\u{7}\u{1b}[2J\u{9b}31m\u{202e}",
+        ][..],
+        &["explain", "\u{1b}[2J\u{202e}"],
+        &["no-such-command\u{9b}2J"],
+    ] {
+        let out = world.run(args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        let err = stderr(&out);
+        assert!(!drives_a_terminal(&err), "{args:?}: {err}");
+        assert!(
+            err.contains("\\u{202e}") || err.contains("\\x9b2J"),
+            "{args:?}: {err}"
+        );
+    }
+    let help = world.run(&["assemble", "--help"]);
+    assert_eq!(code(&help), 0);
+    assert!(stdout(&help).starts_with("Assemble the rules block"));
 }
