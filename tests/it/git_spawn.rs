@@ -306,3 +306,57 @@ fn commondir_that_is_a_directory_or_a_device_is_not_a_repository() {
         );
     }
 }
+
+/// Whether process `pid` (read from `file`) still runs: gone, or a zombie waiting to be reaped,
+/// counts as ended.
+fn still_runs(file: &Path) -> bool {
+    let pid = fs::read_to_string(file).unwrap();
+    let stat = fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+    stat.is_ok_and(|stat| {
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        state != Some(Some('Z'))
+    })
+}
+
+/// What a git, or a wrapper named git, starts ends with it: a wrapper whose helper hangs is
+/// killed with the helper at the timeout, and a helper left running behind a git that answered
+/// (holding its stdout open) is ended, so the answer is read at once.
+#[test]
+fn what_git_starts_ends_with_it() {
+    let tree = Tree::new();
+    let sub = tree.repo().join("sub");
+    let wrapper_dir = tree.root.join("wrapper");
+    let helper = tree.root.join("helper.pid");
+    let real_git = repo::find_git(Some(system_path().as_ref())).unwrap();
+    let path = format!("{}:{}", wrapper_dir.display(), system_path());
+
+    // The wrapper waits on a helper that never ends.
+    script(
+        &wrapper_dir.join("git"),
+        &format!("sleep 300 &\necho $! > '{}'\nwait", helper.display()),
+    );
+    let started = Instant::now();
+    let output = tree.settings(&sub, &path, &[]);
+    assert_eq!(
+        dco(&output),
+        Value::Bool(false),
+        "no answer: no repository root"
+    );
+    assert!(started.elapsed() < GIT_TIMEOUT + Duration::from_secs(3));
+    assert!(!still_runs(&helper), "the hung helper was left running");
+
+    // The wrapper runs git, which answers, and leaves a helper holding git's stdout.
+    script(
+        &wrapper_dir.join("git"),
+        &format!(
+            "sleep 300 &\necho $! > '{}'\nexec '{}' \"$@\"",
+            helper.display(),
+            real_git.display()
+        ),
+    );
+    let started = Instant::now();
+    let output = tree.settings(&sub, &path, &[]);
+    assert_eq!(dco(&output), Value::Bool(true), "git's answer was read");
+    assert!(started.elapsed() < GIT_TIMEOUT + Duration::from_secs(3));
+    assert!(!still_runs(&helper), "the helper was left running");
+}

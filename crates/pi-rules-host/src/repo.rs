@@ -45,6 +45,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -213,34 +214,23 @@ pub fn repo_root_from_git(env: &Env, cwd: &Path, timeout: Duration) -> Option<Pa
         Some(clean) => command.env("PATH", clean),
         None => command.env_remove("PATH"),
     };
+    // In a process group of its own, so that what git (or a wrapper named git) starts ends with
+    // it: the group is killed once git has exited or run out of time, before git is reaped, so
+    // that the group's id cannot have been given to anyone else.
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .ok()?;
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_millis(1);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return None;
-                }
-                std::thread::sleep(pause.min(deadline - now));
-                pause = (pause * 2).min(Duration::from_millis(20));
-            }
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
+    let group = rustix::process::Pid::from_child(&child);
+    let exited = wait_without_reaping(group, timeout);
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    let status = child.wait().ok()?;
+    if !exited {
+        return None;
+    }
     if !status.success() {
         return None;
     }
@@ -257,6 +247,28 @@ pub fn repo_root_from_git(env: &Env, cwd: &Path, timeout: Duration) -> Option<Pa
     }
     let common = absolute(cwd)?.join(OsStr::from_bytes(printed));
     Some(parent_of(&normalize(&common)))
+}
+
+/// Waits up to `timeout` for the child `pid` to exit, leaving it unreaped; whether it did.
+fn wait_without_reaping(pid: rustix::process::Pid, timeout: Duration) -> bool {
+    use rustix::process::{waitid, WaitId, WaitIdOptions};
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    loop {
+        match waitid(WaitId::Pid(pid), options) {
+            Ok(Some(_)) => return true,
+            Ok(None) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => return false,
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
 }
 
 /// The `git` to run: the first `git` under an absolute entry of `search_path` (the value of
