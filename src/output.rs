@@ -130,30 +130,15 @@ pub struct RawStdout {
     json: Option<JsonEscaper>,
 }
 
-impl RawStdout {
-    fn write_fd(buf: &[u8]) -> io::Result<usize> {
-        Ok(rustix::io::write(io::stdout().as_fd(), buf)?)
-    }
-
-    fn write_all_fd(mut buf: &[u8]) -> io::Result<()> {
-        while !buf.is_empty() {
-            match Self::write_fd(buf) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => buf = &buf[n..],
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
-            }
-        }
-        Ok(())
-    }
-}
-
 impl Write for RawStdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.json {
-            None => Self::write_fd(buf),
+            None => Ok(rustix::io::write(io::stdout().as_fd(), buf)?),
+            // A terminal: std's handle writes all of it, and speed does not matter.
             Some(escaper) => {
-                Self::write_all_fd(&escaper.escape(buf))?;
+                let mut stdout = io::stdout().lock();
+                stdout.write_all(&escaper.escape(buf))?;
+                stdout.flush()?;
                 Ok(buf.len())
             }
         }
@@ -162,7 +147,11 @@ impl Write for RawStdout {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.json {
             None => Ok(()),
-            Some(escaper) => Self::write_all_fd(&escaper.finish()),
+            Some(escaper) => {
+                let mut stdout = io::stdout().lock();
+                stdout.write_all(&escaper.finish())?;
+                stdout.flush()
+            }
         }
     }
 }

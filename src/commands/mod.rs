@@ -87,7 +87,8 @@ pub enum Command {
 
 impl Command {
     /// Whether the command writes JSON to stdout: a `--format` of JSON or SARIF, or a JSON
-    /// line protocol. `lsp` frames its JSON with lengths and is left out.
+    /// line protocol. `lsp` is left out: it escapes each message itself, before counting its
+    /// length.
     pub fn writes_json(&self) -> bool {
         use crate::invocation::OutputFormat::Json;
         match self {
