@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
 import { COMS_EVENT, FALLBACK_BLOCK, renderSettings, SECTION, setComsActive } from "../index.ts";
-import { escapeText } from "../terminal.ts";
+import { escapeText } from "../terminal.js";
 import { FAUX_ANSWER } from "./faux-provider.ts";
 import {
   asSection,

@@ -19,7 +19,7 @@ function install(name: string, packaged?: string): string {
   const modules = join(root, name, "node_modules");
   const pkg = join(modules, "pi-rules");
   mkdirSync(join(pkg, "bin"), { recursive: true });
-  for (const file of ["package.json", "binary.js", "bin/pi-rules"]) cpSync(join(PACKAGE_DIR, file), join(pkg, file));
+  for (const file of ["package.json", "binary.js", "terminal.js", "bin/pi-rules"]) cpSync(join(PACKAGE_DIR, file), join(pkg, file));
   if (packaged !== undefined) {
     const platform = join(modules, platformPackage());
     mkdirSync(join(platform, "bin"), { recursive: true });
@@ -74,6 +74,17 @@ describe("the launcher", () => {
     assert.ok(run.stderr.includes(platformPackage()), run.stderr);
     assert.match(run.stderr, /--omit=optional/);
     assert.match(run.stderr, /PI_RULES_BIN/);
+  });
+
+  test("a PI_RULES_BIN that cannot be run: said with its escapes shown, exit 1", () => {
+    const hostile = join(root, "no-such\x1b]0;t\x07\u009b\u202e\npi-rules");
+    const run = launch(install("hostile"), [], { PI_RULES_BIN: hostile });
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, "");
+    assert.doesNotMatch(run.stderr.trimEnd(), /[\u0000-\u001f\u007f-\u009f\u202e]/u);
+    const shown = join(root, "no-such\\x1b]0;t\\x07\\x9b\\u{202e}\\npi-rules");
+    assert.ok(run.stderr.startsWith(`pi-rules: cannot run ${shown}: `), run.stderr);
+    assert.match(run.stderr, /ENOENT\n$/);
   });
 
   test("an empty PI_RULES_BIN counts as unset", () => {

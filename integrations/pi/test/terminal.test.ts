@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
-import { escapeLines, escapeText } from "../terminal.ts";
+import { escapeLines, escapeText } from "../terminal.js";
 import { cli, makeProject, requireServe } from "./harness.ts";
 
 /** Every character the binary escapes, and some it must leave alone, in one string. */
