@@ -27,6 +27,11 @@ export const CLOSE_GRACE_MS = 1000;
 // is no longer in the terminal's foreground group, and an unref'd one does not hold the process.
 const LIVE_GROUPS = Symbol.for("pi-rules.serve-groups");
 
+// The signals whose default action ends the process without its `exit` event: Ctrl-C on `pi -p`
+// (whose own handlers take SIGTERM and SIGHUP only), a closed terminal, a plain `kill`. The child's
+// group gets none of them, being out of the terminal's foreground group.
+const ENDING_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 function liveGroups(): Set<number> {
   const global = globalThis as Record<symbol, unknown>;
   let groups = global[LIVE_GROUPS] as Set<number> | undefined;
@@ -34,10 +39,28 @@ function liveGroups(): Set<number> {
     const created = new Set<number>();
     groups = created;
     global[LIVE_GROUPS] = created;
-    process.once("exit", () => {
+    const killAll = () => {
       for (const pgid of created) signalGroup(pgid, "SIGKILL");
       created.clear();
-    });
+    };
+    process.once("exit", killAll);
+    if (process.platform !== "win32") {
+      for (const signal of ENDING_SIGNALS) {
+        // Run first: kill the groups, since the signal is likely to end the process (if it does
+        // not, a new child starts at the next request, and a request in flight is sent again).
+        // Then get out of the way: some listeners end the process only when they count no
+        // listener but their own (signal-exit, which pi loads, does that for SIGINT). Where no
+        // other listener is left, send the signal again, which now ends the process as it would
+        // have without this listener; otherwise come back once the others have had their say.
+        const onSignal = () => {
+          killAll();
+          process.removeListener(signal, onSignal);
+          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+          else setImmediate(() => process.prependListener(signal, onSignal));
+        };
+        process.prependListener(signal, onSignal);
+      }
+    }
   }
   return groups;
 }

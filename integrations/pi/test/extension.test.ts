@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
@@ -353,6 +353,35 @@ describe("pi's print mode (pi -p), through pi's own CLI", () => {
     assert.match(said[0], /the rules block is the one-line fallback/);
   });
 
+  test("Ctrl-C (SIGINT, which pi -p leaves to its default) ends pi and the child's whole group", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const started = join(cwd, "started");
+    // A shim that leaves a helper running and never answers: pi waits in the agent start.
+    const hanging = writeScript(`sleep 1000 </dev/null >/dev/null 2>&1 &\necho $$ >'${started}'\nexec sleep 1000`);
+    const pi = spawn(process.execPath, [CLI, "-p", "--no-session", "-e", FAUX, "-e", PACKAGE_DIR, "--model", "faux/faux-1", "hello"], {
+      cwd,
+      stdio: "ignore",
+      env: { ...process.env, NO_COLOR: "1", PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "60000" },
+    });
+    const ended = new Promise<NodeJS.Signals | number | null>((resolve) => pi.on("close", (status, signal) => resolve(signal ?? status)));
+    let pgid = 0;
+    try {
+      assert.ok(
+        await eventually(() => {
+          pgid = Number(readFileSync(started, { encoding: "utf8", flag: "a+" }));
+          return pgid > 0 && groupMembers(pgid).length === 2;
+        }, 30_000),
+        "the shim never ran",
+      );
+      pi.kill("SIGINT");
+      assert.equal(await ended, "SIGINT", "pi did not end by the signal");
+      assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived pi");
+    } finally {
+      pi.kill("SIGKILL");
+      if (pgid > 0 && !noSuchProcess(-pgid)) process.kill(-pgid, "SIGKILL");
+    }
+  });
+
   test("assembly warnings go to stderr, escaped as the binary prints them", () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n` });
     const run = printMode(cwd, { PI_RULES_BIN: requireServe() });
@@ -488,6 +517,57 @@ describe("the child's lifetime", () => {
     const pgid = Number(run.stdout.trim());
     assert.ok(Number.isInteger(pgid) && pgid > 0, run.stdout);
     assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
+  });
+
+  // A host process that asks once, prints the child's pid, and waits; `handler` is what it does on SIGINT.
+  function hostAsking(binary: string, handler?: string): ReturnType<typeof spawn> {
+    const clientUrl = new URL("../client.ts", import.meta.url).href;
+    const host = `
+      import { ServeClient } from ${JSON.stringify(clientUrl)};
+      const client = new ServeClient({ resolveBinary: () => ${JSON.stringify(binary)} });
+      ${handler === undefined ? "" : `process.on("SIGINT", async () => { ${handler} });`}
+      await client.request("version");
+      console.log(client.pid);
+      setInterval(() => {}, 1000);
+    `;
+    return spawn(process.execPath, ["--input-type=module", "-e", host], { stdio: ["ignore", "pipe", "inherit"] });
+  }
+
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    test(`a host ended by ${signal}, which it leaves to its default, takes the child's group with it`, async () => {
+      // serve answers; the shim keeps a helper and ignores SIGTERM: nothing here ends on its own.
+      const stubborn = writeScript(`trap '' TERM\nsleep 1000 </dev/null >/dev/null 2>&1 &\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+      const host = hostAsking(stubborn);
+      const ended = new Promise<NodeJS.Signals | number | null>((resolve) => host.on("close", (status, sig) => resolve(sig ?? status)));
+      let stdout = "";
+      host.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      let pgid = 0;
+      try {
+        assert.ok(await eventually(() => (pgid = Number(stdout.trim())) > 0, 10_000), "the host never got an answer");
+        assert.ok(groupMembers(pgid).length >= 3, "the shim, its helper and serve");
+        host.kill(signal);
+        assert.equal(await ended, signal, "the host did not end by the signal");
+        assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
+      } finally {
+        host.kill("SIGKILL");
+        if (pgid > 0 && !noSuchProcess(-pgid)) process.kill(-pgid, "SIGKILL");
+      }
+    });
+  }
+
+  test("a host that handles SIGINT itself lives on, and its client still answers", async () => {
+    const host = hostAsking(requireServe(), `console.log(JSON.stringify(await client.request("version"))); await client.close(); process.exit(0);`);
+    const ended = new Promise<number | null>((resolve) => host.on("close", (status) => resolve(status)));
+    let stdout = "";
+    host.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+    try {
+      assert.ok(await eventually(() => /^[0-9]+\n/.test(stdout), 10_000), "the host never got an answer");
+      host.kill("SIGINT");
+      assert.equal(await ended, 0, stdout);
+      assert.equal(JSON.parse(stdout.split("\n")[1]).name, "pi-rules");
+    } finally {
+      host.kill("SIGKILL");
+    }
   });
 
   test("session_shutdown (a reload) ends the child", async () => {
