@@ -7,6 +7,7 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { explicitBinary, packagedBinary, pathBinary } from "./binary.js";
+import { escapeBytes } from "./terminal.js";
 
 /** How long one request may take before the child is considered hung, unless told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -16,6 +17,9 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** How much of the child's stderr is kept to explain a failure. */
 const STDERR_TAIL_BYTES = 4096;
+
+/** How much of a line that is not JSON an error quotes. */
+const QUOTED_LINE_BYTES = 200;
 
 /** How long ending a child waits after EOF, and again after SIGTERM, before the next step. */
 export const CLOSE_GRACE_MS = 1000;
@@ -114,7 +118,7 @@ export function findBinary(env: NodeJS.ProcessEnv = process.env): string | undef
   return explicitBinary(env) ?? packagedBinary() ?? pathBinary(env);
 }
 
-/** Splits a byte stream into LF-terminated lines and decodes each one as UTF-8. */
+/** Splits a byte stream into LF-terminated lines, given as bytes: the reader decodes each whole line. */
 export class LineDecoder {
   private chunks: Buffer[] = [];
   private pending = 0;
@@ -125,8 +129,8 @@ export class LineDecoder {
   }
 
   /** Feeds bytes; returns the lines they complete, without their LF. Throws past the line limit. */
-  push(chunk: Buffer): string[] {
-    const lines: string[] = [];
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = [];
     let start = 0;
     let lf = chunk.indexOf(0x0a, start);
     while (lf !== -1) {
@@ -134,7 +138,7 @@ export class LineDecoder {
       const line = this.chunks.length === 0 ? tail : Buffer.concat([...this.chunks, tail]);
       this.chunks = [];
       this.pending = 0;
-      lines.push(line.toString("utf8"));
+      lines.push(line);
       start = lf + 1;
       lf = chunk.indexOf(0x0a, start);
     }
@@ -177,7 +181,9 @@ class Child {
   alive = true;
   /** The child's process group (its pid), while one may be running. */
   private pgid: number | undefined;
-  private stderrTail = "";
+  /** The last bytes of the child's stderr, and whether earlier ones were dropped. */
+  private stderrTail = Buffer.alloc(0);
+  private stderrCut = false;
   private readonly decoder = new LineDecoder();
   private readonly onGone: (child: Child) => void;
 
@@ -215,15 +221,21 @@ class Child {
     // "close" comes after stdout has been read to its end, so a last answer is not lost.
     this.process.on("close", (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-      const stderr = this.stderrTail.trim();
+      const stderr = shownStderr(this.stderrTail, this.stderrCut);
       this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
     });
     // Writes to a child that has just died fail with EPIPE; the exit handler reports it.
     this.process.stdin?.on("error", () => {});
     this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
-    this.process.stderr?.setEncoding("utf8");
-    this.process.stderr?.on("data", (text: string) => {
-      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
+    // Kept as bytes: what it says is shown escaped, bytes that are not UTF-8 as `\xNN`.
+    this.process.stderr?.on("data", (chunk: Buffer) => {
+      const joined = Buffer.concat([this.stderrTail, chunk]);
+      if (joined.length <= STDERR_TAIL_BYTES) {
+        this.stderrTail = joined;
+      } else {
+        this.stderrTail = Buffer.from(joined.subarray(joined.length - STDERR_TAIL_BYTES));
+        this.stderrCut = true;
+      }
     });
   }
 
@@ -273,7 +285,7 @@ class Child {
   }
 
   private onData(chunk: Buffer): void {
-    let lines: string[];
+    let lines: Buffer[];
     try {
       lines = this.decoder.push(chunk);
     } catch (error) {
@@ -283,13 +295,15 @@ class Child {
     for (const line of lines) this.onLine(line);
   }
 
-  private onLine(line: string): void {
+  private onLine(bytes: Buffer): void {
+    const line = bytes.toString("utf8");
     if (line.trim() === "") return;
     let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     try {
       message = JSON.parse(line);
     } catch {
-      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line that is not JSON: ${line.slice(0, 200)}`));
+      const quoted = escapeBytes(bytes.subarray(0, characterStart(bytes, QUOTED_LINE_BYTES)));
+      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line that is not JSON: ${quoted}`));
       return;
     }
     if (typeof message !== "object" || message === null || typeof message.id !== "number") return;
@@ -415,6 +429,30 @@ export class ServeClient {
   closeNow(): void {
     void this.close();
   }
+}
+
+/**
+ * The end of the child's stderr as an error quotes it: without the surrounding whitespace and,
+ * when its start was dropped, without the rest of a character cut there; escaped, with the bytes
+ * that are not UTF-8 as `\xNN`.
+ */
+function shownStderr(tail: Buffer, cut: boolean): string {
+  let start = cut ? characterStart(tail, 0) : 0;
+  let end = tail.length;
+  const blank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+  while (start < end && blank(tail[start])) start++;
+  while (end > start && blank(tail[end - 1])) end--;
+  return escapeBytes(tail.subarray(start, end));
+}
+
+/**
+ * `at`, or the next offset at most 3 bytes on that does not hold a UTF-8 continuation byte: where
+ * the character `at` may be inside of ends (or `bytes.length`).
+ */
+function characterStart(bytes: Buffer, at: number): number {
+  let start = Math.min(at, bytes.length);
+  while (start < bytes.length && start < at + 3 && (bytes[start] & 0xc0) === 0x80) start++;
+  return start;
 }
 
 /** Whether `promise` settles within `ms`. The timer holds the process, so an awaited close ends. */

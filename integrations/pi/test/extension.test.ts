@@ -284,6 +284,35 @@ describe("when the binary fails", () => {
     });
   });
 
+  test("a faulty binary's stderr and output reach the user escaped, bytes that are not UTF-8 as \\xNN", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // Raw escapes, lone bytes, and C1 and U+202E in UTF-8: on stderr before exiting, and as a line on stdout.
+    const hostile = "bad\\033]0;t\\007\\033[2J\\377\\376 \\302\\233\\342\\200\\256\\nend";
+    const shown = "bad\\x1b]0;t\\x07\\x1b[2J\\xff\\xfe \\x9b\\u{202e}\\nend";
+    const cases = [
+      { binary: writeScript(`printf '${hostile}\\n' >&2; exit 3`), said: `\`pi-rules serve\` exited with status 3: ${shown}` },
+      { binary: writeScript(`printf '${hostile}\\n'; cat >/dev/null`), said: `\`pi-rules serve\` printed a line that is not JSON: bad\\x1b]0;t\\x07\\x1b[2J\\xff\\xfe \\x9b\\u{202e}` },
+    ];
+    for (const { binary, said } of cases) {
+      await withEnv({ PI_RULES_BIN: binary }, async () => {
+        const h = await startSession(cwd);
+        try {
+          await h.prompt("one");
+          await h.prompt("/rules");
+          assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, FALLBACK_BLOCK)));
+          assert.deepEqual(
+            h.notes.map((note) => note.message),
+            [`pi-rules: ${said}; the rules block is the one-line fallback until this is fixed`, `pi-rules: ${said}`],
+          );
+          for (const note of h.notes) assert.doesNotMatch(note.message, RAW_UNSAFE);
+          assert.deepEqual(h.errors, []);
+        } finally {
+          h.dispose();
+        }
+      });
+    }
+  });
+
   test("the fallback line is what pi-rules itself gives when no rule can be read", async () => {
     const cwd = makeProject();
     const block = await withEnv({ PI_RULES_PACKAGE_DIR: join(cwd, "none") }, async () => cliBlock(cwd));
