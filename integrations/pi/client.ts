@@ -18,6 +18,15 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of the child's stderr is kept to explain a failure. */
 const STDERR_TAIL_BYTES = 4096;
 
+/**
+ * How deep a response may nest, and how many commas it may hold outside its strings. The
+ * protocol's answers are a few levels deep and hold a few values per warning or note; a line that
+ * is nothing but brackets or commas would cost JSON.parse seconds with the event loop held, and
+ * gigabytes, before anything could look at it.
+ */
+const MAX_DEPTH = 64;
+const MAX_COMMAS = 100_000;
+
 /** How much of a line that is not JSON an error quotes. */
 const QUOTED_LINE_BYTES = 200;
 
@@ -299,6 +308,11 @@ class Child {
     const line = bytes.toString("utf8");
     if (line.trim() === "") return;
     let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+    if (!withinShape(bytes)) {
+      const what = `nested deeper than ${MAX_DEPTH} levels or holding more than ${MAX_COMMAS} values`;
+      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line ${what}`));
+      return;
+    }
     try {
       message = JSON.parse(line);
     } catch {
@@ -429,6 +443,32 @@ export class ServeClient {
   closeNow(): void {
     void this.close();
   }
+}
+
+/**
+ * Whether the JSON text `bytes` nests at most `MAX_DEPTH` levels deep and holds at most
+ * `MAX_COMMAS` commas outside its strings. Looks at each byte once, without building anything.
+ */
+function withinShape(bytes: Buffer): boolean {
+  let depth = 0;
+  let commas = 0;
+  let inString = false;
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (inString) {
+      if (byte === 0x5c) at++; // a backslash: what it escapes ends nothing
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > MAX_DEPTH) return false;
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--;
+    } else if (byte === 0x2c) {
+      if (++commas > MAX_COMMAS) return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -231,6 +231,75 @@ describe("ServeClient against a binary that will not end", () => {
   });
 });
 
+/**
+ * A binary (Node, in a script named `pi-rules`) that answers every request with `result`, the
+ * JSON text given, whatever was asked.
+ */
+function answering(result: string): string {
+  const dir = makeProject();
+  const program = join(dir, "answer.mjs");
+  writeFileSync(
+    program,
+    `import { readFileSync } from "node:fs";
+    const result = readFileSync(process.argv[2], "utf8");
+    let buffered = "";
+    process.stdin.setEncoding("utf8").on("data", (text) => {
+      buffered += text;
+      for (let lf = buffered.indexOf("\\n"); lf !== -1; lf = buffered.indexOf("\\n")) {
+        const { id } = JSON.parse(buffered.slice(0, lf));
+        buffered = buffered.slice(lf + 1);
+        process.stdout.write(\`{"jsonrpc":"2.0","id":\${id},"result":\${result}}\\n\`);
+      }
+    });`,
+  );
+  writeFileSync(join(dir, "answer.json"), result);
+  return writeScript(`exec '${process.execPath}' '${program}' '${join(dir, "answer.json")}'`);
+}
+
+describe("ServeClient against a binary that answers nonsense", () => {
+  test("an answer in the protocol's shape is taken", async () => {
+    const client = new ServeClient({ resolveBinary: () => answering('{"name":"x","list":[[1,2],{"a":[3]}]}') });
+    try {
+      assert.deepEqual(await client.request("version"), { name: "x", list: [[1, 2], { a: [3] }] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  for (const [what, result] of [
+    ["nested too deep", `${"[".repeat(100_000)}${"]".repeat(100_000)}`],
+    ["holding too many values", `[${"0,".repeat(200_000)}0]`],
+  ]) {
+    test(`a line ${what} is refused before it is parsed, and the child ended`, async () => {
+      const client = new ServeClient({ resolveBinary: () => answering(result) });
+      try {
+        const request = client.request("version");
+        assert.ok(await eventually(() => client.pid !== undefined));
+        const pid = client.pid as number;
+        await assert.rejects(request, (error: unknown) => {
+          assert.ok(error instanceof ServeError);
+          assert.equal(error.kind, "protocol");
+          assert.match(error.message, /printed a line nested deeper than 64 levels or holding more than 100000 values/);
+          return true;
+        });
+        assert.ok(await eventually(() => noSuchProcess(pid)), "the child was not ended");
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test("brackets, commas and escaped quotes inside strings count for nothing", async () => {
+    const text = `\\"${"[{,".repeat(200_000)}\\`;
+    const client = new ServeClient({ resolveBinary: () => answering(JSON.stringify({ text })) });
+    try {
+      assert.equal(((await client.request("version")) as { text: string }).text, text);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("ServeClient without a working binary", () => {
   test("no binary at all says how to provide one", async () => {
     const client = new ServeClient({ resolveBinary: () => undefined });
