@@ -134,8 +134,13 @@ export default function piRules(pi: ExtensionAPI): void {
     }
   }
 
+  /** Whether `error` only says that this session ended while a request was in flight: nothing to fix. */
+  function endedMeanwhile(error: unknown): boolean {
+    return ended && error instanceof ServeError && error.kind === "closed";
+  }
+
   function reportFailure(ctx: ExtensionContext, error: unknown): void {
-    if (notifiedFailure) return;
+    if (notifiedFailure || endedMeanwhile(error)) return;
     notifiedFailure = true;
     notify(ctx, `pi-rules: ${describe(error)}; the rules block is the one-line fallback until this is fixed`, "error");
   }
@@ -198,7 +203,7 @@ export default function piRules(pi: ExtensionAPI): void {
           notify(ctx, "usage: /rules (the explain view) or /rules check (the lint findings)", "warning");
         }
       } catch (error) {
-        notify(ctx, `pi-rules: ${describe(error)}`, "error");
+        if (!endedMeanwhile(error)) notify(ctx, `pi-rules: ${describe(error)}`, "error");
       }
     },
   });

@@ -613,6 +613,61 @@ describe("the child's lifetime", () => {
   });
 });
 
+describe("a session that ends with a request in flight", () => {
+  test("/reload during a slow /rules: no error for the cut request, and /rules works in the new session", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // Slow to start: the first /rules is still waiting when the reload ends its child.
+    const slow = writeScript(`sleep 1\nexec '${requireServe()}' "$@"`);
+    await withEnv({ PI_RULES_BIN: slow }, async () => {
+      const h = await startSession(cwd);
+      try {
+        const cut = h.prompt("/rules");
+        assert.ok(await eventually(() => childrenNamed("pi-rules").length === 1), "the first /rules started no child");
+        await h.session.reload();
+        await cut;
+        assert.deepEqual([...h.notes], [], "the request the reload cut short was reported");
+        await h.prompt("/rules");
+        assert.equal(h.notes.length, 1);
+        assert.equal(h.notes[0].type, "info");
+        assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
+        assert.deepEqual(h.errors, []);
+      } finally {
+        h.dispose();
+      }
+      assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0, 5000), "a pi-rules child outlived the session");
+    });
+  });
+
+  test("dispose during a turn whose binary hangs: the turn ends at once, quietly, and nothing is left", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const hanging = writeScript("sleep 1000");
+    await withEnv({ PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "60000" }, async () => {
+      const h = await startSession(cwd);
+      let members: number[] = [];
+      const turn = h.prompt("one");
+      try {
+        assert.ok(
+          await eventually(() => {
+            const [pgid] = childrenNamed("pi-rules");
+            members = pgid === undefined ? [] : groupMembers(pgid);
+            return members.length === 2;
+          }),
+          "the wrapper and its sleep never ran",
+        );
+      } finally {
+        h.dispose();
+      }
+      const started = Date.now();
+      await turn;
+      assert.ok(Date.now() - started < 2000, `the turn took ${Date.now() - started} ms to end after dispose`);
+      assert.deepEqual(h.notes, []);
+      assert.deepEqual(h.errors, []);
+      // EOF and SIGTERM go unheard by a shell in `sleep`: SIGKILL after the two grace periods.
+      assert.ok(await eventually(() => members.every(noSuchProcess), 5000), "the hung wrapper outlived dispose");
+    });
+  });
+});
+
 describe("options", () => {
   const COMS_RULE = "---\nrequires: coms_active\n---\n# Coms\n\nAnswer your peers.\n";
 
