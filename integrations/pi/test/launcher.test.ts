@@ -3,11 +3,12 @@
 // PI_RULES_BIN. It must pass exit codes and signals through, prefer PI_RULES_BIN, and say what
 // is missing when the platform package is not there.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { platformKey, platformPackage } from "../binary.js";
 
 const PACKAGE_DIR = resolve(import.meta.dirname, "..");
@@ -86,6 +87,48 @@ describe("the launcher", () => {
     assert.ok(run.stderr.startsWith(`pi-rules: cannot run ${shown}: `), run.stderr);
     assert.match(run.stderr, /ENOENT\n$/);
   });
+
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+    test(`${signal} to the launcher goes on to the binary, and the launcher exits as it does`, async () => {
+      // A long-running command (`pi-rules watch`, `lsp`) that says what it got and exits 7.
+      const body = `trap 'echo "got ${signal}"; exit 7' ${signal.slice(3)}\necho "ready $$"\nwhile :; do sleep 0.05; done`;
+      const launcher = install(`forward-${signal}`, body);
+      const run = spawn(process.execPath, [launcher], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, PI_RULES_BIN: "" } });
+      // On `exit`: an orphaned binary would hold the pipe, and `close` never come.
+      const ended = new Promise<number | NodeJS.Signals | null>((done) => run.on("exit", (status, sig) => done(sig ?? status)));
+      let stdout = "";
+      run.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      let pid = 0;
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!(pid = Number(/^ready ([0-9]+)\n/.exec(stdout)?.[1] ?? 0)) && Date.now() < deadline) await sleep(20);
+        assert.ok(pid > 0, `the binary never started: ${stdout}`);
+        run.kill(signal);
+        assert.equal(await ended, 7, `the launcher did not exit as the binary did: ${stdout}`);
+        const gone = () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        };
+        assert.ok(gone(), "the binary outlived its launcher");
+        // The binary's last line may come after the launcher's exit.
+        for (const until = Date.now() + 2000; !stdout.endsWith(`got ${signal}\n`) && Date.now() < until; ) await sleep(20);
+        assert.match(stdout, new RegExp(`got ${signal}\n$`));
+      } finally {
+        run.kill("SIGKILL");
+        if (pid > 0) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Gone, as it should be.
+          }
+        }
+      }
+    });
+  }
 
   test("an empty PI_RULES_BIN counts as unset", () => {
     const launcher = install("empty", "echo packaged");
