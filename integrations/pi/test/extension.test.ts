@@ -7,7 +7,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
+import { CLOSE_GRACE_MS } from "../client.ts";
 import { COMS_EVENT, FALLBACK_BLOCK, renderSettings, SECTION, setComsActive } from "../index.ts";
 import { escapeText } from "../terminal.js";
 import { FAUX_ANSWER } from "./faux-provider.ts";
@@ -110,6 +112,21 @@ describe("the rules block", () => {
       assert.ok(!h.lastSystemPrompt().includes("Keep the changelog current."));
       assert.equal(sectionsIn(h.lastSystemPrompt()), 1);
       assert.deepEqual(h.systemMessages, [1, 1, 2], "a changed block is sent as one patch");
+    });
+  });
+
+  test("thirty turns in a row: one child throughout, and the block every time", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    await withSession(cwd, async (h) => {
+      const seen = new Set<number>();
+      for (let turn = 0; turn < 30; turn++) {
+        await h.prompt(`turn ${turn}`);
+        for (const pid of childrenNamed("pi-rules")) seen.add(pid);
+      }
+      assert.equal(seen.size, 1, "a child was started more than once");
+      const block = asSection(SECTION, cliBlock(cwd));
+      assert.equal(h.systemPrompts.filter((prompt) => prompt.includes(block)).length, 30);
+      assert.deepEqual(h.notes, []);
     });
   });
 
@@ -463,6 +480,51 @@ describe("the child's lifetime", () => {
       // Orphaned grandchildren are reaped by init, which may take a moment after they die.
       assert.ok(await eventually(() => noSuchProcess(-group) && noSuchProcess(group), 8000), "the stubborn binary outlived dispose");
       assert.deepEqual(groupMembers(group), []);
+      assert.deepEqual(h.errors, []);
+    });
+  });
+
+  test("a binary that itself ignores EOF and SIGTERM, answering every turn, is killed after the grace periods", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const program = join(cwd, "deaf.mjs");
+    writeFile(
+      program,
+      `process.on("SIGTERM", () => {});
+      setInterval(() => {}, 1000);
+      let buffered = "";
+      process.stdin.setEncoding("utf8").on("data", (text) => {
+        buffered += text;
+        for (let lf = buffered.indexOf("\\n"); lf !== -1; lf = buffered.indexOf("\\n")) {
+          const { id } = JSON.parse(buffered.slice(0, lf));
+          buffered = buffered.slice(lf + 1);
+          process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result: { block: "\\n\\nDEAF BLOCK\\n", warnings: [] } }) + "\\n");
+        }
+      });`,
+    );
+    // Node in the script's place (exec), so it shows as `node`: the script says its pid first.
+    const started = join(cwd, "pid");
+    const deaf = writeScript(`echo $$ >'${started}'\nexec '${process.execPath}' '${program}'`);
+    await withEnv({ PI_RULES_BIN: deaf }, async () => {
+      const h = await startSession(cwd);
+      let pid: number | undefined;
+      try {
+        await h.prompt("one");
+        await h.prompt("two");
+        assert.deepEqual(
+          h.systemPrompts.map((prompt) => prompt.includes(asSection(SECTION, "\n\nDEAF BLOCK\n"))),
+          [true, true],
+        );
+        pid = Number(readFileSync(started, "utf8"));
+        assert.ok(pid > 0 && !noSuchProcess(pid));
+      } finally {
+        h.dispose();
+      }
+      const deafPid = pid as number;
+      // Neither EOF nor SIGTERM ends it: still there after the first grace period and into the second.
+      await sleep(CLOSE_GRACE_MS * 1.5);
+      assert.ok(!noSuchProcess(deafPid), "the binary ended before SIGKILL: the test shows nothing");
+      assert.ok(await eventually(() => noSuchProcess(deafPid), 5000), "the deaf binary outlived dispose");
+      assert.deepEqual(h.notes, []);
       assert.deepEqual(h.errors, []);
     });
   });
