@@ -330,6 +330,32 @@ describe("when the binary fails", () => {
     }
   });
 
+  test("a PI_RULES_BIN with escapes in its path, missing or not executable, is named escaped", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const name = "pi-rules\x1b]0;t\x07\n\u202e";
+    const plain = join(cwd, `plain-${name}`);
+    writeFile(plain, "not a program\n");
+    for (const [binary, why] of [
+      [join(cwd, `missing-${name}`), /: no such file \(point PI_RULES_BIN/],
+      [plain, /EACCES/],
+    ] as const) {
+      await withEnv({ PI_RULES_BIN: binary }, async () => {
+        const h = await startSession(cwd);
+        try {
+          await h.prompt("one");
+          assert.equal(h.notes.length, 1);
+          const shown = h.notes[0].message;
+          assert.doesNotMatch(shown, RAW_UNSAFE);
+          assert.doesNotMatch(shown, /\n/);
+          assert.ok(shown.startsWith(`pi-rules: cannot run \`${escapeText(binary)}\``), shown);
+          assert.match(shown, why);
+        } finally {
+          h.dispose();
+        }
+      });
+    }
+  });
+
   test("the fallback line is what pi-rules itself gives when no rule can be read", async () => {
     const cwd = makeProject();
     const block = await withEnv({ PI_RULES_PACKAGE_DIR: join(cwd, "none") }, async () => cliBlock(cwd));
