@@ -305,14 +305,14 @@ class Child {
   }
 
   private onLine(bytes: Buffer): void {
-    const line = bytes.toString("utf8");
-    if (line.trim() === "") return;
-    let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (!withinShape(bytes)) {
       const what = `nested deeper than ${MAX_DEPTH} levels or holding more than ${MAX_COMMAS} values`;
       this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line ${what}`));
       return;
     }
+    const line = bytes.toString("utf8");
+    if (line.trim() === "") return;
+    let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     try {
       message = JSON.parse(line);
     } catch {
@@ -486,8 +486,8 @@ function shownStderr(tail: Buffer, cut: boolean): string {
 }
 
 /**
- * `at`, or the next offset at most 3 bytes on that does not hold a UTF-8 continuation byte: where
- * the character `at` may be inside of ends (or `bytes.length`).
+ * The first offset from `at` on (at most 3 bytes on, at most `bytes.length`) that does not hold a
+ * UTF-8 continuation byte: a cut there splits no character that a cut at `at` would.
  */
 function characterStart(bytes: Buffer, at: number): number {
   let start = Math.min(at, bytes.length);
