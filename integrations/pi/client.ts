@@ -30,7 +30,10 @@ const MAX_COMMAS = 100_000;
 /** How much of a line that is not JSON an error quotes. */
 const QUOTED_LINE_BYTES = 200;
 
-/** How long ending a child waits after EOF, and again after SIGTERM, before the next step. */
+/**
+ * How long ending a child waits after EOF, and again after SIGTERM, before the next step; and how
+ * long the pipes of a child that has exited may stay open before they are let go.
+ */
 export const CLOSE_GRACE_MS = 1000;
 
 // Every child runs in a process group of its own (`detached: true`: its pid is the group id), so a
@@ -217,8 +220,16 @@ class Child {
       this.process.once("exit", () => resolve());
       this.process.once("error", () => resolve());
     });
-    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it.
-    void this.leaderExited.then(() => this.killGroup("SIGKILL"));
+    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it. A
+    // process that left the group (`setsid`) is out of reach, and may hold the pipes: then "close"
+    // never comes, and the child would count as alive until a request timed out. A grace period
+    // after the exit (its last output is read by then), the pipes are let go and the child is gone.
+    void this.leaderExited.then(async () => {
+      this.killGroup("SIGKILL");
+      if (await settlesWithin(this.exited, CLOSE_GRACE_MS)) return;
+      for (const stream of [this.process.stdin, this.process.stdout, this.process.stderr]) stream?.destroy();
+      this.ended(this.process.exitCode, this.process.signalCode);
+    });
     this.process.on("error", (error: NodeJS.ErrnoException) => {
       const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
       const what =
@@ -228,11 +239,7 @@ class Child {
       this.fail(new ServeError(kind, what));
     });
     // "close" comes after stdout has been read to its end, so a last answer is not lost.
-    this.process.on("close", (code, signal) => {
-      const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-      const stderr = shownStderr(this.stderrTail, this.stderrCut);
-      this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
-    });
+    this.process.on("close", (code, signal) => this.ended(code, signal));
     // Writes to a child that has just died fail with EPIPE; the exit handler reports it.
     this.process.stdin?.on("error", () => {});
     this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
@@ -291,6 +298,13 @@ class Child {
     }
     await this.leaderExited;
     this.killGroup("SIGKILL");
+  }
+
+  /** Fails what is pending: the child exited with `code`, or was killed by `signal`. */
+  private ended(code: number | null, signal: NodeJS.Signals | null): void {
+    const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+    const stderr = shownStderr(this.stderrTail, this.stderrCut);
+    this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
   }
 
   private onData(chunk: Buffer): void {

@@ -2,7 +2,7 @@
 // `pi-rules serve`.
 
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { join } from "node:path";
 import { CLOSE_GRACE_MS, findBinary, LineDecoder, ServeClient, ServeError } from "../client.ts";
@@ -217,6 +217,31 @@ describe("ServeClient against a binary that will not end", () => {
     assert.ok(took >= 2 * CLOSE_GRACE_MS - 50, `closed after ${took} ms`);
     assert.ok(noSuchProcess(pgid), "close() resolved with the child still there");
     assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "a process of the group is left");
+  });
+
+  test("a child whose pipes a process out of its group holds is replaced soon after it exits", async () => {
+    // The shim leaves a process in a session of its own, holding the pipes. Nothing can signal it
+    // with the group: it outlives the child, and only the test ends it.
+    const dir = makeProject();
+    const escaped = join(dir, "escaped");
+    const shim = writeScript(`setsid sleep 1000 &\necho $! >'${escaped}'\nexec '${requireServe()}' "$@"`);
+    const client = new ServeClient({ resolveBinary: () => shim, timeoutMs: 10_000 });
+    const outside: number[] = [];
+    try {
+      await client.request("version");
+      const first = client.pid as number;
+      outside.push(Number(readFileSync(escaped, "utf8")));
+      process.kill(first, "SIGKILL");
+      assert.ok(await eventually(() => noSuchProcess(first)));
+      const started = Date.now();
+      assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+      assert.ok(Date.now() - started < 5000, `the next request waited ${Date.now() - started} ms`);
+      assert.notEqual(client.pid, first);
+      outside.push(Number(readFileSync(escaped, "utf8")));
+    } finally {
+      await client.close();
+      for (const pid of outside) if (pid > 0 && !noSuchProcess(pid)) process.kill(pid, "SIGKILL");
+    }
   });
 
   test("a timeout kills the whole group of a wrapper whose child hangs", async () => {
