@@ -7,6 +7,7 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { explicitBinary, packagedBinary, pathBinary } from "./binary.js";
+import { escapeBytes } from "./terminal.js";
 
 /** How long one request may take before the child is considered hung, unless told otherwise. */
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -17,7 +18,22 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of the child's stderr is kept to explain a failure. */
 const STDERR_TAIL_BYTES = 4096;
 
-/** How long ending a child waits after EOF, and again after SIGTERM, before the next step. */
+/**
+ * How deep a response may nest, and how many commas it may hold outside its strings. The
+ * protocol's answers are a few levels deep and hold a few values per warning or note; a line that
+ * is nothing but brackets or commas would cost JSON.parse seconds with the event loop held, and
+ * gigabytes, before anything could look at it.
+ */
+const MAX_DEPTH = 64;
+const MAX_COMMAS = 100_000;
+
+/** How much of a line that is not JSON an error quotes. */
+const QUOTED_LINE_BYTES = 200;
+
+/**
+ * How long ending a child waits after EOF, and again after SIGTERM, before the next step; and how
+ * long the pipes of a child that has exited may stay open before they are let go.
+ */
 export const CLOSE_GRACE_MS = 1000;
 
 // Every child runs in a process group of its own (`detached: true`: its pid is the group id), so a
@@ -27,6 +43,11 @@ export const CLOSE_GRACE_MS = 1000;
 // is no longer in the terminal's foreground group, and an unref'd one does not hold the process.
 const LIVE_GROUPS = Symbol.for("pi-rules.serve-groups");
 
+// The signals whose default action ends the process without its `exit` event: Ctrl-C on `pi -p`
+// (whose own handlers take SIGTERM and SIGHUP only), a closed terminal, a plain `kill`. The child's
+// group gets none of them, being out of the terminal's foreground group.
+const ENDING_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 function liveGroups(): Set<number> {
   const global = globalThis as Record<symbol, unknown>;
   let groups = global[LIVE_GROUPS] as Set<number> | undefined;
@@ -34,10 +55,28 @@ function liveGroups(): Set<number> {
     const created = new Set<number>();
     groups = created;
     global[LIVE_GROUPS] = created;
-    process.once("exit", () => {
+    const killAll = () => {
       for (const pgid of created) signalGroup(pgid, "SIGKILL");
       created.clear();
-    });
+    };
+    process.once("exit", killAll);
+    if (process.platform !== "win32") {
+      for (const signal of ENDING_SIGNALS) {
+        // Run first: kill the groups, since the signal is likely to end the process (if it does
+        // not, a new child starts at the next request, and a request in flight is sent again).
+        // Then get out of the way: some listeners end the process only when they count no
+        // listener but their own (signal-exit, which pi loads, does that for SIGINT). Where no
+        // other listener is left, send the signal again, which now ends the process as it would
+        // have without this listener; otherwise come back once the others have had their say.
+        const onSignal = () => {
+          killAll();
+          process.removeListener(signal, onSignal);
+          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+          else setImmediate(() => process.prependListener(signal, onSignal));
+        };
+        process.prependListener(signal, onSignal);
+      }
+    }
   }
   return groups;
 }
@@ -91,7 +130,7 @@ export function findBinary(env: NodeJS.ProcessEnv = process.env): string | undef
   return explicitBinary(env) ?? packagedBinary() ?? pathBinary(env);
 }
 
-/** Splits a byte stream into LF-terminated lines and decodes each one as UTF-8. */
+/** Splits a byte stream into LF-terminated lines, given as bytes: the reader decodes each whole line. */
 export class LineDecoder {
   private chunks: Buffer[] = [];
   private pending = 0;
@@ -102,8 +141,8 @@ export class LineDecoder {
   }
 
   /** Feeds bytes; returns the lines they complete, without their LF. Throws past the line limit. */
-  push(chunk: Buffer): string[] {
-    const lines: string[] = [];
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = [];
     let start = 0;
     let lf = chunk.indexOf(0x0a, start);
     while (lf !== -1) {
@@ -111,7 +150,7 @@ export class LineDecoder {
       const line = this.chunks.length === 0 ? tail : Buffer.concat([...this.chunks, tail]);
       this.chunks = [];
       this.pending = 0;
-      lines.push(line.toString("utf8"));
+      lines.push(line);
       start = lf + 1;
       lf = chunk.indexOf(0x0a, start);
     }
@@ -154,7 +193,9 @@ class Child {
   alive = true;
   /** The child's process group (its pid), while one may be running. */
   private pgid: number | undefined;
-  private stderrTail = "";
+  /** The last bytes of the child's stderr, and whether earlier ones were dropped. */
+  private stderrTail = Buffer.alloc(0);
+  private stderrCut = false;
   private readonly decoder = new LineDecoder();
   private readonly onGone: (child: Child) => void;
 
@@ -179,8 +220,16 @@ class Child {
       this.process.once("exit", () => resolve());
       this.process.once("error", () => resolve());
     });
-    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it.
-    void this.leaderExited.then(() => this.killGroup("SIGKILL"));
+    // Whatever the direct child leaves in its group (a wrapper's own children) goes with it. A
+    // process that left the group (`setsid`) is out of reach, and may hold the pipes: then "close"
+    // never comes, and the child would count as alive until a request timed out. A grace period
+    // after the exit (its last output is read by then), the pipes are let go and the child is gone.
+    void this.leaderExited.then(async () => {
+      this.killGroup("SIGKILL");
+      if (await settlesWithin(this.exited, CLOSE_GRACE_MS)) return;
+      for (const stream of [this.process.stdin, this.process.stdout, this.process.stderr]) stream?.destroy();
+      this.ended(this.process.exitCode, this.process.signalCode);
+    });
     this.process.on("error", (error: NodeJS.ErrnoException) => {
       const kind: FailureKind = error.code === "ENOENT" ? "missing" : "spawn";
       const what =
@@ -190,17 +239,19 @@ class Child {
       this.fail(new ServeError(kind, what));
     });
     // "close" comes after stdout has been read to its end, so a last answer is not lost.
-    this.process.on("close", (code, signal) => {
-      const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-      const stderr = this.stderrTail.trim();
-      this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
-    });
+    this.process.on("close", (code, signal) => this.ended(code, signal));
     // Writes to a child that has just died fail with EPIPE; the exit handler reports it.
     this.process.stdin?.on("error", () => {});
     this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
-    this.process.stderr?.setEncoding("utf8");
-    this.process.stderr?.on("data", (text: string) => {
-      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
+    // Kept as bytes: what it says is shown escaped, bytes that are not UTF-8 as `\xNN`.
+    this.process.stderr?.on("data", (chunk: Buffer) => {
+      const joined = Buffer.concat([this.stderrTail, chunk]);
+      if (joined.length <= STDERR_TAIL_BYTES) {
+        this.stderrTail = joined;
+      } else {
+        this.stderrTail = Buffer.from(joined.subarray(joined.length - STDERR_TAIL_BYTES));
+        this.stderrCut = true;
+      }
     });
   }
 
@@ -249,8 +300,15 @@ class Child {
     this.killGroup("SIGKILL");
   }
 
+  /** Fails what is pending: the child exited with `code`, or was killed by `signal`. */
+  private ended(code: number | null, signal: NodeJS.Signals | null): void {
+    const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+    const stderr = shownStderr(this.stderrTail, this.stderrCut);
+    this.fail(new ServeError("exited", `\`pi-rules serve\` ${how}${stderr ? `: ${stderr}` : ""}`));
+  }
+
   private onData(chunk: Buffer): void {
-    let lines: string[];
+    let lines: Buffer[];
     try {
       lines = this.decoder.push(chunk);
     } catch (error) {
@@ -260,13 +318,20 @@ class Child {
     for (const line of lines) this.onLine(line);
   }
 
-  private onLine(line: string): void {
+  private onLine(bytes: Buffer): void {
+    if (!withinShape(bytes)) {
+      const what = `nested deeper than ${MAX_DEPTH} levels or holding more than ${MAX_COMMAS} values`;
+      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line ${what}`));
+      return;
+    }
+    const line = bytes.toString("utf8");
     if (line.trim() === "") return;
     let message: { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     try {
       message = JSON.parse(line);
     } catch {
-      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line that is not JSON: ${line.slice(0, 200)}`));
+      const quoted = escapeBytes(bytes.subarray(0, characterStart(bytes, QUOTED_LINE_BYTES)));
+      this.kill(new ServeError("protocol", `\`pi-rules serve\` printed a line that is not JSON: ${quoted}`));
       return;
     }
     if (typeof message !== "object" || message === null || typeof message.id !== "number") return;
@@ -392,6 +457,56 @@ export class ServeClient {
   closeNow(): void {
     void this.close();
   }
+}
+
+/**
+ * Whether the JSON text `bytes` nests at most `MAX_DEPTH` levels deep and holds at most
+ * `MAX_COMMAS` commas outside its strings. Looks at each byte once, without building anything.
+ */
+function withinShape(bytes: Buffer): boolean {
+  let depth = 0;
+  let commas = 0;
+  let inString = false;
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (inString) {
+      if (byte === 0x5c) at++; // a backslash: what it escapes ends nothing
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x5b || byte === 0x7b) {
+      if (++depth > MAX_DEPTH) return false;
+    } else if (byte === 0x5d || byte === 0x7d) {
+      depth--;
+    } else if (byte === 0x2c) {
+      if (++commas > MAX_COMMAS) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The end of the child's stderr as an error quotes it: without the surrounding whitespace and,
+ * when its start was dropped, without the rest of a character cut there; escaped, with the bytes
+ * that are not UTF-8 as `\xNN`.
+ */
+function shownStderr(tail: Buffer, cut: boolean): string {
+  let start = cut ? characterStart(tail, 0) : 0;
+  let end = tail.length;
+  const blank = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+  while (start < end && blank(tail[start])) start++;
+  while (end > start && blank(tail[end - 1])) end--;
+  return escapeBytes(tail.subarray(start, end));
+}
+
+/**
+ * The first offset from `at` on (at most 3 bytes on, at most `bytes.length`) that does not hold a
+ * UTF-8 continuation byte: a cut there splits no character that a cut at `at` would.
+ */
+function characterStart(bytes: Buffer, at: number): number {
+  let start = Math.min(at, bytes.length);
+  while (start < bytes.length && start < at + 3 && (bytes[start] & 0xc0) === 0x80) start++;
+  return start;
 }
 
 /** Whether `promise` settles within `ms`. The timer holds the process, so an awaited close ends. */

@@ -2,7 +2,7 @@
 //
 // Everything that talks to the `pi-rules` binary goes through client.ts. Handlers never throw:
 // pi would report the error and start the run without any rules. Everything shown to the user that
-// came from a file, a setting or the binary passes through terminal.ts first.
+// came from a file, a setting or the binary passes through terminal.js first.
 
 import type {
   BeforeAgentStartEvent,
@@ -12,7 +12,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import * as piAi from "@earendil-works/pi-ai";
 import { DEFAULT_TIMEOUT_MS, ServeClient, ServeError } from "./client.ts";
-import { escapeLines, escapeText } from "./terminal.ts";
+import { escapeLines, escapeText } from "./terminal.js";
 
 /** The system prompt section that carries the block; pi renders it as `<orchestrator_rules>…</orchestrator_rules>`. */
 export const SECTION = "orchestrator_rules";
@@ -134,8 +134,13 @@ export default function piRules(pi: ExtensionAPI): void {
     }
   }
 
+  /** Whether `error` only says that this session ended while a request was in flight: nothing to fix. */
+  function endedMeanwhile(error: unknown): boolean {
+    return ended && error instanceof ServeError && error.kind === "closed";
+  }
+
   function reportFailure(ctx: ExtensionContext, error: unknown): void {
-    if (notifiedFailure) return;
+    if (notifiedFailure || endedMeanwhile(error)) return;
     notifiedFailure = true;
     notify(ctx, `pi-rules: ${describe(error)}; the rules block is the one-line fallback until this is fixed`, "error");
   }
@@ -198,7 +203,7 @@ export default function piRules(pi: ExtensionAPI): void {
           notify(ctx, "usage: /rules (the explain view) or /rules check (the lint findings)", "warning");
         }
       } catch (error) {
-        notify(ctx, `pi-rules: ${describe(error)}`, "error");
+        if (!endedMeanwhile(error)) notify(ctx, `pi-rules: ${describe(error)}`, "error");
       }
     },
   });

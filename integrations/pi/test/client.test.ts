@@ -2,7 +2,7 @@
 // `pi-rules serve`.
 
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { join } from "node:path";
 import { CLOSE_GRACE_MS, findBinary, LineDecoder, ServeClient, ServeError } from "../client.ts";
@@ -18,11 +18,16 @@ import {
   writeScript,
 } from "./harness.ts";
 
+/** The lines `decoder` gives for `chunk`, decoded as the client decodes them. */
+function pushed(decoder: LineDecoder, chunk: Buffer): string[] {
+  return decoder.push(chunk).map((line) => line.toString("utf8"));
+}
+
 describe("LineDecoder", () => {
   test("splits on LF only: U+2028, U+2029 and CR stay inside the line", () => {
     const decoder = new LineDecoder();
     const text = '{"a":"x\u2028y\u2029z\r"}\n{"b":1}\n';
-    assert.deepEqual(decoder.push(Buffer.from(text, "utf8")), ['{"a":"x\u2028y\u2029z\r"}', '{"b":1}']);
+    assert.deepEqual(pushed(decoder, Buffer.from(text, "utf8")), ['{"a":"x\u2028y\u2029z\r"}', '{"b":1}']);
   });
 
   test("a line cut anywhere, even inside a multi-byte character, comes out whole", () => {
@@ -30,8 +35,8 @@ describe("LineDecoder", () => {
     const bytes = Buffer.from(`${line}\n`, "utf8");
     for (let cut = 1; cut < bytes.length; cut++) {
       const decoder = new LineDecoder();
-      const first = decoder.push(bytes.subarray(0, cut));
-      const second = decoder.push(bytes.subarray(cut));
+      const first = pushed(decoder, bytes.subarray(0, cut));
+      const second = pushed(decoder, bytes.subarray(cut));
       assert.deepEqual([...first, ...second], [line], `cut at byte ${cut}`);
     }
   });
@@ -39,16 +44,16 @@ describe("LineDecoder", () => {
   test("a line fed one byte at a time, across many chunks", () => {
     const decoder = new LineDecoder();
     const lines: string[] = [];
-    for (const byte of Buffer.from("ab\ncd\n\nef", "utf8")) lines.push(...decoder.push(Buffer.from([byte])));
+    for (const byte of Buffer.from("ab\ncd\n\nef", "utf8")) lines.push(...pushed(decoder, Buffer.from([byte])));
     assert.deepEqual(lines, ["ab", "cd", ""]);
-    assert.deepEqual(decoder.push(Buffer.from("\n")), ["ef"]);
+    assert.deepEqual(pushed(decoder, Buffer.from("\n")), ["ef"]);
   });
 
   test("a line over the limit is refused and forgotten", () => {
     const decoder = new LineDecoder(8);
-    assert.deepEqual(decoder.push(Buffer.from("12345")), []);
-    assert.throws(() => decoder.push(Buffer.from("6789")), /longer than 8 bytes/);
-    assert.deepEqual(decoder.push(Buffer.from("ok\n")), ["ok"]);
+    assert.deepEqual(pushed(decoder, Buffer.from("12345")), []);
+    assert.throws(() => pushed(decoder, Buffer.from("6789")), /longer than 8 bytes/);
+    assert.deepEqual(pushed(decoder, Buffer.from("ok\n")), ["ok"]);
   });
 });
 
@@ -214,6 +219,31 @@ describe("ServeClient against a binary that will not end", () => {
     assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "a process of the group is left");
   });
 
+  test("a child whose pipes a process out of its group holds is replaced soon after it exits", async () => {
+    // The shim leaves a process in a session of its own, holding the pipes. Nothing can signal it
+    // with the group: it outlives the child, and only the test ends it.
+    const dir = makeProject();
+    const escaped = join(dir, "escaped");
+    const shim = writeScript(`setsid sleep 1000 &\necho $! >'${escaped}'\nexec '${requireServe()}' "$@"`);
+    const client = new ServeClient({ resolveBinary: () => shim, timeoutMs: 10_000 });
+    const outside: number[] = [];
+    try {
+      await client.request("version");
+      const first = client.pid as number;
+      outside.push(Number(readFileSync(escaped, "utf8")));
+      process.kill(first, "SIGKILL");
+      assert.ok(await eventually(() => noSuchProcess(first)));
+      const started = Date.now();
+      assert.equal(((await client.request("version")) as { name: string }).name, "pi-rules");
+      assert.ok(Date.now() - started < 5000, `the next request waited ${Date.now() - started} ms`);
+      assert.notEqual(client.pid, first);
+      outside.push(Number(readFileSync(escaped, "utf8")));
+    } finally {
+      await client.close();
+      for (const pid of outside) if (pid > 0 && !noSuchProcess(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("a timeout kills the whole group of a wrapper whose child hangs", async () => {
     const hanging = writeScript("sleep 1000");
     const client = new ServeClient({ resolveBinary: () => hanging, timeoutMs: 300 });
@@ -223,6 +253,75 @@ describe("ServeClient against a binary that will not end", () => {
     await assert.rejects(request, { kind: "timeout" });
     assert.ok(await eventually(() => members.every(noSuchProcess), 5000), "the wrapper's sleep runs on");
     await client.close();
+  });
+});
+
+/**
+ * A binary (Node, in a script named `pi-rules`) that answers every request with `result`, the
+ * JSON text given, whatever was asked.
+ */
+function answering(result: string): string {
+  const dir = makeProject();
+  const program = join(dir, "answer.mjs");
+  writeFileSync(
+    program,
+    `import { readFileSync } from "node:fs";
+    const result = readFileSync(process.argv[2], "utf8");
+    let buffered = "";
+    process.stdin.setEncoding("utf8").on("data", (text) => {
+      buffered += text;
+      for (let lf = buffered.indexOf("\\n"); lf !== -1; lf = buffered.indexOf("\\n")) {
+        const { id } = JSON.parse(buffered.slice(0, lf));
+        buffered = buffered.slice(lf + 1);
+        process.stdout.write(\`{"jsonrpc":"2.0","id":\${id},"result":\${result}}\\n\`);
+      }
+    });`,
+  );
+  writeFileSync(join(dir, "answer.json"), result);
+  return writeScript(`exec '${process.execPath}' '${program}' '${join(dir, "answer.json")}'`);
+}
+
+describe("ServeClient against a binary that answers nonsense", () => {
+  test("an answer in the protocol's shape is taken", async () => {
+    const client = new ServeClient({ resolveBinary: () => answering('{"name":"x","list":[[1,2],{"a":[3]}]}') });
+    try {
+      assert.deepEqual(await client.request("version"), { name: "x", list: [[1, 2], { a: [3] }] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  for (const [what, result] of [
+    ["nested too deep", `${"[".repeat(100_000)}${"]".repeat(100_000)}`],
+    ["holding too many values", `[${"0,".repeat(200_000)}0]`],
+  ]) {
+    test(`a line ${what} is refused before it is parsed, and the child ended`, async () => {
+      const client = new ServeClient({ resolveBinary: () => answering(result) });
+      try {
+        const request = client.request("version");
+        assert.ok(await eventually(() => client.pid !== undefined));
+        const pid = client.pid as number;
+        await assert.rejects(request, (error: unknown) => {
+          assert.ok(error instanceof ServeError);
+          assert.equal(error.kind, "protocol");
+          assert.match(error.message, /printed a line nested deeper than 64 levels or holding more than 100000 values/);
+          return true;
+        });
+        assert.ok(await eventually(() => noSuchProcess(pid)), "the child was not ended");
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test("brackets, commas and escaped quotes inside strings count for nothing", async () => {
+    const text = `\\"${"[{,".repeat(200_000)}\\`;
+    const client = new ServeClient({ resolveBinary: () => answering(JSON.stringify({ text })) });
+    try {
+      assert.equal(((await client.request("version")) as { text: string }).text, text);
+    } finally {
+      await client.close();
+    }
   });
 });
 

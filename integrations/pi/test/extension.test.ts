@@ -4,12 +4,14 @@
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createEventBus } from "@earendil-works/pi-coding-agent";
+import { CLOSE_GRACE_MS } from "../client.ts";
 import { COMS_EVENT, FALLBACK_BLOCK, renderSettings, SECTION, setComsActive } from "../index.ts";
-import { escapeText } from "../terminal.ts";
+import { escapeText } from "../terminal.js";
 import { FAUX_ANSWER } from "./faux-provider.ts";
 import {
   asSection,
@@ -110,6 +112,21 @@ describe("the rules block", () => {
       assert.ok(!h.lastSystemPrompt().includes("Keep the changelog current."));
       assert.equal(sectionsIn(h.lastSystemPrompt()), 1);
       assert.deepEqual(h.systemMessages, [1, 1, 2], "a changed block is sent as one patch");
+    });
+  });
+
+  test("thirty turns in a row: one child throughout, and the block every time", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    await withSession(cwd, async (h) => {
+      const seen = new Set<number>();
+      for (let turn = 0; turn < 30; turn++) {
+        await h.prompt(`turn ${turn}`);
+        for (const pid of childrenNamed("pi-rules")) seen.add(pid);
+      }
+      assert.equal(seen.size, 1, "a child was started more than once");
+      const block = asSection(SECTION, cliBlock(cwd));
+      assert.equal(h.systemPrompts.filter((prompt) => prompt.includes(block)).length, 30);
+      assert.deepEqual(h.notes, []);
     });
   });
 
@@ -284,6 +301,61 @@ describe("when the binary fails", () => {
     });
   });
 
+  test("a faulty binary's stderr and output reach the user escaped, bytes that are not UTF-8 as \\xNN", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // Raw escapes, lone bytes, and C1 and U+202E in UTF-8: on stderr before exiting, and as a line on stdout.
+    const hostile = "bad\\033]0;t\\007\\033[2J\\377\\376 \\302\\233\\342\\200\\256\\nend";
+    const shown = "bad\\x1b]0;t\\x07\\x1b[2J\\xff\\xfe \\x9b\\u{202e}\\nend";
+    const cases = [
+      { binary: writeScript(`printf '${hostile}\\n' >&2; exit 3`), said: `\`pi-rules serve\` exited with status 3: ${shown}` },
+      { binary: writeScript(`printf '${hostile}\\n'; cat >/dev/null`), said: `\`pi-rules serve\` printed a line that is not JSON: bad\\x1b]0;t\\x07\\x1b[2J\\xff\\xfe \\x9b\\u{202e}` },
+    ];
+    for (const { binary, said } of cases) {
+      await withEnv({ PI_RULES_BIN: binary }, async () => {
+        const h = await startSession(cwd);
+        try {
+          await h.prompt("one");
+          await h.prompt("/rules");
+          assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, FALLBACK_BLOCK)));
+          assert.deepEqual(
+            h.notes.map((note) => note.message),
+            [`pi-rules: ${said}; the rules block is the one-line fallback until this is fixed`, `pi-rules: ${said}`],
+          );
+          for (const note of h.notes) assert.doesNotMatch(note.message, RAW_UNSAFE);
+          assert.deepEqual(h.errors, []);
+        } finally {
+          h.dispose();
+        }
+      });
+    }
+  });
+
+  test("a PI_RULES_BIN with escapes in its path, missing or not executable, is named escaped", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const name = "pi-rules\x1b]0;t\x07\n\u202e";
+    const plain = join(cwd, `plain-${name}`);
+    writeFile(plain, "not a program\n");
+    for (const [binary, why] of [
+      [join(cwd, `missing-${name}`), /: no such file \(point PI_RULES_BIN/],
+      [plain, /EACCES/],
+    ] as const) {
+      await withEnv({ PI_RULES_BIN: binary }, async () => {
+        const h = await startSession(cwd);
+        try {
+          await h.prompt("one");
+          assert.equal(h.notes.length, 1);
+          const shown = h.notes[0].message;
+          assert.doesNotMatch(shown, RAW_UNSAFE);
+          assert.doesNotMatch(shown, /\n/);
+          assert.ok(shown.startsWith(`pi-rules: cannot run \`${escapeText(binary)}\``), shown);
+          assert.match(shown, why);
+        } finally {
+          h.dispose();
+        }
+      });
+    }
+  });
+
   test("the fallback line is what pi-rules itself gives when no rule can be read", async () => {
     const cwd = makeProject();
     const block = await withEnv({ PI_RULES_PACKAGE_DIR: join(cwd, "none") }, async () => cliBlock(cwd));
@@ -353,6 +425,35 @@ describe("pi's print mode (pi -p), through pi's own CLI", () => {
     assert.match(said[0], /the rules block is the one-line fallback/);
   });
 
+  test("Ctrl-C (SIGINT, which pi -p leaves to its default) ends pi and the child's whole group", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const started = join(cwd, "started");
+    // A shim that leaves a helper running and never answers: pi waits in the agent start.
+    const hanging = writeScript(`sleep 1000 </dev/null >/dev/null 2>&1 &\necho $$ >'${started}'\nexec sleep 1000`);
+    const pi = spawn(process.execPath, [CLI, "-p", "--no-session", "-e", FAUX, "-e", PACKAGE_DIR, "--model", "faux/faux-1", "hello"], {
+      cwd,
+      stdio: "ignore",
+      env: { ...process.env, NO_COLOR: "1", PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "60000" },
+    });
+    const ended = new Promise<NodeJS.Signals | number | null>((resolve) => pi.on("close", (status, signal) => resolve(signal ?? status)));
+    let pgid = 0;
+    try {
+      assert.ok(
+        await eventually(() => {
+          pgid = Number(readFileSync(started, { encoding: "utf8", flag: "a+" }));
+          return pgid > 0 && groupMembers(pgid).length === 2;
+        }, 30_000),
+        "the shim never ran",
+      );
+      pi.kill("SIGINT");
+      assert.equal(await ended, "SIGINT", "pi did not end by the signal");
+      assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived pi");
+    } finally {
+      pi.kill("SIGKILL");
+      if (pgid > 0 && !noSuchProcess(-pgid)) process.kill(-pgid, "SIGKILL");
+    }
+  });
+
   test("assembly warnings go to stderr, escaped as the binary prints them", () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": `{{IF:${HOSTILE_CONDITION}}}x{{/IF}}\n` });
     const run = printMode(cwd, { PI_RULES_BIN: requireServe() });
@@ -405,6 +506,51 @@ describe("the child's lifetime", () => {
       // Orphaned grandchildren are reaped by init, which may take a moment after they die.
       assert.ok(await eventually(() => noSuchProcess(-group) && noSuchProcess(group), 8000), "the stubborn binary outlived dispose");
       assert.deepEqual(groupMembers(group), []);
+      assert.deepEqual(h.errors, []);
+    });
+  });
+
+  test("a binary that itself ignores EOF and SIGTERM, answering every turn, is killed after the grace periods", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const program = join(cwd, "deaf.mjs");
+    writeFile(
+      program,
+      `process.on("SIGTERM", () => {});
+      setInterval(() => {}, 1000);
+      let buffered = "";
+      process.stdin.setEncoding("utf8").on("data", (text) => {
+        buffered += text;
+        for (let lf = buffered.indexOf("\\n"); lf !== -1; lf = buffered.indexOf("\\n")) {
+          const { id } = JSON.parse(buffered.slice(0, lf));
+          buffered = buffered.slice(lf + 1);
+          process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result: { block: "\\n\\nDEAF BLOCK\\n", warnings: [] } }) + "\\n");
+        }
+      });`,
+    );
+    // Node in the script's place (exec), so it shows as `node`: the script says its pid first.
+    const started = join(cwd, "pid");
+    const deaf = writeScript(`echo $$ >'${started}'\nexec '${process.execPath}' '${program}'`);
+    await withEnv({ PI_RULES_BIN: deaf }, async () => {
+      const h = await startSession(cwd);
+      let pid: number | undefined;
+      try {
+        await h.prompt("one");
+        await h.prompt("two");
+        assert.deepEqual(
+          h.systemPrompts.map((prompt) => prompt.includes(asSection(SECTION, "\n\nDEAF BLOCK\n"))),
+          [true, true],
+        );
+        pid = Number(readFileSync(started, "utf8"));
+        assert.ok(pid > 0 && !noSuchProcess(pid));
+      } finally {
+        h.dispose();
+      }
+      const deafPid = pid as number;
+      // Neither EOF nor SIGTERM ends it: still there after the first grace period and into the second.
+      await sleep(CLOSE_GRACE_MS * 1.5);
+      assert.ok(!noSuchProcess(deafPid), "the binary ended before SIGKILL: the test shows nothing");
+      assert.ok(await eventually(() => noSuchProcess(deafPid), 5000), "the deaf binary outlived dispose");
+      assert.deepEqual(h.notes, []);
       assert.deepEqual(h.errors, []);
     });
   });
@@ -490,6 +636,57 @@ describe("the child's lifetime", () => {
     assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
   });
 
+  // A host process that asks once, prints the child's pid, and waits; `handler` is what it does on SIGINT.
+  function hostAsking(binary: string, handler?: string): ReturnType<typeof spawn> {
+    const clientUrl = new URL("../client.ts", import.meta.url).href;
+    const host = `
+      import { ServeClient } from ${JSON.stringify(clientUrl)};
+      const client = new ServeClient({ resolveBinary: () => ${JSON.stringify(binary)} });
+      ${handler === undefined ? "" : `process.on("SIGINT", async () => { ${handler} });`}
+      await client.request("version");
+      console.log(client.pid);
+      setInterval(() => {}, 1000);
+    `;
+    return spawn(process.execPath, ["--input-type=module", "-e", host], { stdio: ["ignore", "pipe", "inherit"] });
+  }
+
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    test(`a host ended by ${signal}, which it leaves to its default, takes the child's group with it`, async () => {
+      // serve answers; the shim keeps a helper and ignores SIGTERM: nothing here ends on its own.
+      const stubborn = writeScript(`trap '' TERM\nsleep 1000 </dev/null >/dev/null 2>&1 &\n'${requireServe()}' "$@"\nwhile :; do sleep 1; done`);
+      const host = hostAsking(stubborn);
+      const ended = new Promise<NodeJS.Signals | number | null>((resolve) => host.on("close", (status, sig) => resolve(sig ?? status)));
+      let stdout = "";
+      host.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      let pgid = 0;
+      try {
+        assert.ok(await eventually(() => (pgid = Number(stdout.trim())) > 0, 10_000), "the host never got an answer");
+        assert.ok(groupMembers(pgid).length >= 3, "the shim, its helper and serve");
+        host.kill(signal);
+        assert.equal(await ended, signal, "the host did not end by the signal");
+        assert.ok(await eventually(() => noSuchProcess(-pgid), 5000), "the child's group outlived its host");
+      } finally {
+        host.kill("SIGKILL");
+        if (pgid > 0 && !noSuchProcess(-pgid)) process.kill(-pgid, "SIGKILL");
+      }
+    });
+  }
+
+  test("a host that handles SIGINT itself lives on, and its client still answers", async () => {
+    const host = hostAsking(requireServe(), `console.log(JSON.stringify(await client.request("version"))); await client.close(); process.exit(0);`);
+    const ended = new Promise<number | null>((resolve) => host.on("close", (status) => resolve(status)));
+    let stdout = "";
+    host.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+    try {
+      assert.ok(await eventually(() => /^[0-9]+\n/.test(stdout), 10_000), "the host never got an answer");
+      host.kill("SIGINT");
+      assert.equal(await ended, 0, stdout);
+      assert.equal(JSON.parse(stdout.split("\n")[1]).name, "pi-rules");
+    } finally {
+      host.kill("SIGKILL");
+    }
+  });
+
   test("session_shutdown (a reload) ends the child", async () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
     await withSession(cwd, async (h) => {
@@ -500,6 +697,61 @@ describe("the child's lifetime", () => {
       assert.ok(!childrenNamed("pi-rules").includes(pid), "the child outlived session_shutdown");
       await h.prompt("two");
       assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+    });
+  });
+});
+
+describe("a session that ends with a request in flight", () => {
+  test("/reload during a slow /rules: no error for the cut request, and /rules works in the new session", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // Slow to start: the first /rules is still waiting when the reload ends its child.
+    const slow = writeScript(`sleep 1\nexec '${requireServe()}' "$@"`);
+    await withEnv({ PI_RULES_BIN: slow }, async () => {
+      const h = await startSession(cwd);
+      try {
+        const cut = h.prompt("/rules");
+        assert.ok(await eventually(() => childrenNamed("pi-rules").length === 1), "the first /rules started no child");
+        await h.session.reload();
+        await cut;
+        assert.deepEqual([...h.notes], [], "the request the reload cut short was reported");
+        await h.prompt("/rules");
+        assert.equal(h.notes.length, 1);
+        assert.equal(h.notes[0].type, "info");
+        assert.equal(h.notes[0].message.trimEnd(), expectedExplain(cwd, false));
+        assert.deepEqual(h.errors, []);
+      } finally {
+        h.dispose();
+      }
+      assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0, 5000), "a pi-rules child outlived the session");
+    });
+  });
+
+  test("dispose during a turn whose binary hangs: the turn ends at once, quietly, and nothing is left", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    const hanging = writeScript("sleep 1000");
+    await withEnv({ PI_RULES_BIN: hanging, PI_RULES_TIMEOUT_MS: "60000" }, async () => {
+      const h = await startSession(cwd);
+      let members: number[] = [];
+      const turn = h.prompt("one");
+      try {
+        assert.ok(
+          await eventually(() => {
+            const [pgid] = childrenNamed("pi-rules");
+            members = pgid === undefined ? [] : groupMembers(pgid);
+            return members.length === 2;
+          }),
+          "the wrapper and its sleep never ran",
+        );
+      } finally {
+        h.dispose();
+      }
+      const started = Date.now();
+      await turn;
+      assert.ok(Date.now() - started < 2000, `the turn took ${Date.now() - started} ms to end after dispose`);
+      assert.deepEqual(h.notes, []);
+      assert.deepEqual(h.errors, []);
+      // EOF and SIGTERM go unheard by a shell in `sleep`: SIGKILL after the two grace periods.
+      assert.ok(await eventually(() => members.every(noSuchProcess), 5000), "the hung wrapper outlived dispose");
     });
   });
 });

@@ -3,11 +3,12 @@
 // PI_RULES_BIN. It must pass exit codes and signals through, prefer PI_RULES_BIN, and say what
 // is missing when the platform package is not there.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { platformKey, platformPackage } from "../binary.js";
 
 const PACKAGE_DIR = resolve(import.meta.dirname, "..");
@@ -19,7 +20,7 @@ function install(name: string, packaged?: string): string {
   const modules = join(root, name, "node_modules");
   const pkg = join(modules, "pi-rules");
   mkdirSync(join(pkg, "bin"), { recursive: true });
-  for (const file of ["package.json", "binary.js", "bin/pi-rules"]) cpSync(join(PACKAGE_DIR, file), join(pkg, file));
+  for (const file of ["package.json", "binary.js", "terminal.js", "bin/pi-rules"]) cpSync(join(PACKAGE_DIR, file), join(pkg, file));
   if (packaged !== undefined) {
     const platform = join(modules, platformPackage());
     mkdirSync(join(platform, "bin"), { recursive: true });
@@ -75,6 +76,59 @@ describe("the launcher", () => {
     assert.match(run.stderr, /--omit=optional/);
     assert.match(run.stderr, /PI_RULES_BIN/);
   });
+
+  test("a PI_RULES_BIN that cannot be run: said with its escapes shown, exit 1", () => {
+    const hostile = join(root, "no-such\x1b]0;t\x07\u009b\u202e\npi-rules");
+    const run = launch(install("hostile"), [], { PI_RULES_BIN: hostile });
+    assert.equal(run.status, 1);
+    assert.equal(run.stdout, "");
+    assert.doesNotMatch(run.stderr.trimEnd(), /[\u0000-\u001f\u007f-\u009f\u202e]/u);
+    const shown = join(root, "no-such\\x1b]0;t\\x07\\x9b\\u{202e}\\npi-rules");
+    assert.ok(run.stderr.startsWith(`pi-rules: cannot run ${shown}: `), run.stderr);
+    assert.match(run.stderr, /ENOENT\n$/);
+  });
+
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+    test(`${signal} to the launcher goes on to the binary, and the launcher exits as it does`, async () => {
+      // A long-running command (`pi-rules watch`, `lsp`) that says what it got and exits 7.
+      const body = `trap 'echo "got ${signal}"; exit 7' ${signal.slice(3)}\necho "ready $$"\nwhile :; do sleep 0.05; done`;
+      const launcher = install(`forward-${signal}`, body);
+      const run = spawn(process.execPath, [launcher], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, PI_RULES_BIN: "" } });
+      // On `exit`: an orphaned binary would hold the pipe, and `close` never come.
+      const ended = new Promise<number | NodeJS.Signals | null>((done) => run.on("exit", (status, sig) => done(sig ?? status)));
+      let stdout = "";
+      run.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+      let pid = 0;
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!(pid = Number(/^ready ([0-9]+)\n/.exec(stdout)?.[1] ?? 0)) && Date.now() < deadline) await sleep(20);
+        assert.ok(pid > 0, `the binary never started: ${stdout}`);
+        run.kill(signal);
+        assert.equal(await ended, 7, `the launcher did not exit as the binary did: ${stdout}`);
+        const gone = () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        };
+        assert.ok(gone(), "the binary outlived its launcher");
+        // The binary's last line may come after the launcher's exit.
+        for (const until = Date.now() + 2000; !stdout.endsWith(`got ${signal}\n`) && Date.now() < until; ) await sleep(20);
+        assert.match(stdout, new RegExp(`got ${signal}\n$`));
+      } finally {
+        run.kill("SIGKILL");
+        if (pid > 0) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // Gone, as it should be.
+          }
+        }
+      }
+    });
+  }
 
   test("an empty PI_RULES_BIN counts as unset", () => {
     const launcher = install("empty", "echo packaged");

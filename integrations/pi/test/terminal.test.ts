@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
-import { escapeLines, escapeText } from "../terminal.ts";
+import { escapeBytes, escapeLines, escapeText } from "../terminal.js";
 import { cli, makeProject, requireServe } from "./harness.ts";
 
 /** Every character the binary escapes, and some it must leave alone, in one string. */
@@ -19,6 +19,28 @@ const HOSTILE = [
 
 /** Raw characters no text shown to the user may hold (the escaped set, LF included). */
 const RAW_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
+describe("escapeBytes", () => {
+  test("valid UTF-8 as escapeText writes it, every other byte as \\xNN", () => {
+    const cases: [number[], string][] = [
+      [[0x61, 0x1b, 0x5b, 0x32, 0x4a, 0x0a], "a\\x1b[2J\\n"],
+      // A lone 0xFF, a lone C1 byte, and C1 and U+202E written in UTF-8.
+      [[0xff, 0x9b, 0xc2, 0x9b, 0xe2, 0x80, 0xae], "\\xff\\x9b\\x9b\\u{202e}"],
+      // A sequence cut short by an ASCII byte, and one cut short by the end.
+      [[0xe2, 0x82, 0x41, 0xf0, 0x9f, 0x98], "\\xe2\\x82A\\xf0\\x9f\\x98"],
+      // An overlong '/', an encoded surrogate, a code point past U+10FFFF: none is UTF-8.
+      [[0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80], "\\xc0\\xaf\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80"],
+      // Four-byte and three-byte characters at their edges stay as they are.
+      [[0xf0, 0x9f, 0x98, 0x80, 0xf4, 0x8f, 0xbf, 0xbf, 0xef, 0xbf, 0xbd, 0xe0, 0xa0, 0x80], "😀\u{10ffff}\ufffd\u0800"],
+      [[], ""],
+    ];
+    for (const [bytes, expected] of cases) assert.equal(escapeBytes(Buffer.from(bytes)), expected, JSON.stringify(bytes));
+  });
+
+  test("valid UTF-8 comes out as escapeText of its text", () => {
+    assert.equal(escapeBytes(Buffer.from(HOSTILE, "utf8")), escapeText(HOSTILE));
+  });
+});
 
 describe("escapeText", () => {
   test("the visible forms", () => {
