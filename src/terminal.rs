@@ -56,7 +56,7 @@ pub fn write_file_text(
 
 /// Whether JSON carries `c` as itself although it must not reach a terminal so: the
 /// [`is_unsafe`] characters from DEL up (JSON escapes the C0 controls itself).
-fn is_unsafe_in_json(c: char) -> bool {
+pub fn is_unsafe_in_json(c: char) -> bool {
     c >= '\x7f' && is_unsafe(c)
 }
 
