@@ -51,7 +51,11 @@ pub struct Server {
     encoding: Encoding,
     options: Options,
     workspaces: Vec<Workspace>,
+    /// The open documents a workspace folder serves.
     documents: Documents,
+    /// The open documents no folder serves (yet): kept up to date, so that a folder added
+    /// later serves them at once.
+    unserved: Documents,
     /// What was last published per open document: its diagnostics with their fixes.
     published: HashMap<PathBuf, Published>,
     /// When the pending check is due, if one is.
@@ -249,6 +253,7 @@ impl Server {
             options,
             workspaces,
             documents: Documents::default(),
+            unserved: Documents::default(),
             published: HashMap::new(),
             due: None,
             shutdown: false,
@@ -509,13 +514,12 @@ impl Server {
                 let Some(path) = uri::to_path(&doc.uri) else {
                     return;
                 };
+                let document = Document::new(doc.uri, doc.version, doc.text, self.encoding);
                 if !self.workspaces.iter().any(|w| w.serves(&path)) {
+                    self.unserved.insert(path, document);
                     return;
                 }
-                self.documents.insert(
-                    path,
-                    Document::new(doc.uri, doc.version, doc.text, self.encoding),
-                );
+                self.documents.insert(path, document);
                 self.schedule(Duration::ZERO);
             }
             notif::DidChangeTextDocument::METHOD => {
@@ -527,11 +531,13 @@ impl Server {
                 let Some(path) = uri::to_path(&params.text_document.uri) else {
                     return;
                 };
-                let Some(doc) = self.documents.get_mut(&path) else {
-                    return;
-                };
-                doc.apply(params.text_document.version, &params.content_changes);
-                self.schedule(DEBOUNCE);
+                let version = params.text_document.version;
+                if let Some(doc) = self.documents.get_mut(&path) {
+                    doc.apply(version, &params.content_changes);
+                    self.schedule(DEBOUNCE);
+                } else if let Some(doc) = self.unserved.get_mut(&path) {
+                    doc.apply(version, &params.content_changes);
+                }
             }
             notif::Initialized::METHOD => self.watch(),
             notif::DidChangeWorkspaceFolders::METHOD => {
@@ -563,6 +569,8 @@ impl Server {
                     self.publish(params.text_document.uri, Vec::new(), None);
                     // The file on disk stands in for it again.
                     self.schedule(DEBOUNCE);
+                } else {
+                    self.unserved.remove(&path);
                 }
             }
             _ => {}
@@ -570,8 +578,9 @@ impl Server {
     }
 
     /// Takes the removed workspace folders out and adds the new ones. An open document that no
-    /// folder serves any more is dropped and its diagnostics cleared; the watchers are replaced
-    /// and every open rule is checked again (another folder may now read it).
+    /// folder serves any more is set aside and its diagnostics cleared, and one that a new
+    /// folder serves is taken up; the watchers are replaced and every open rule is checked again
+    /// (another folder may now read it).
     fn change_folders(&mut self, event: &lsp_types::WorkspaceFoldersChangeEvent) {
         for removed in event.removed.iter().filter_map(|f| uri::to_path(&f.uri)) {
             self.workspaces.retain(|w| w.folder() != removed);
@@ -591,7 +600,19 @@ impl Server {
         for path in orphans {
             if let Some(doc) = self.documents.remove(&path) {
                 self.published.remove(&path);
-                self.publish(doc.uri, Vec::new(), None);
+                self.publish(doc.uri.clone(), Vec::new(), None);
+                self.unserved.insert(path, doc);
+            }
+        }
+        let adopted: Vec<PathBuf> = self
+            .unserved
+            .paths()
+            .filter(|path| owner(&self.workspaces, path).is_some())
+            .cloned()
+            .collect();
+        for path in adopted {
+            if let Some(doc) = self.unserved.remove(&path) {
+                self.documents.insert(path, doc);
             }
         }
         self.watch();

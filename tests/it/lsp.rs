@@ -803,8 +803,9 @@ fn a_file_changed_on_disk_rechecks_the_open_rules_through_the_watchers() {
     assert_eq!(client.exit(true), Ending::Clean);
 }
 
-/// Workspace folders come and go: a folder added is served (its rules checked), a folder removed
-/// is not, and the diagnostics of its open rules are cleared.
+/// Workspace folders come and go: a folder added is served (its rules checked, those already
+/// open included, with the edits made while no folder served them), a folder removed is not, and
+/// the diagnostics of its open rules are cleared, until it comes back.
 #[test]
 fn workspace_folders_added_and_removed() {
     let (_root, first, home) = project();
@@ -820,17 +821,26 @@ fn workspace_folders_added_and_removed() {
 
     // Not a folder of the server yet: the rule is not served, so the request finds no document.
     let second_rule = second.join(".pi/rules/90-y.md");
-    let outline = |client: &mut Client| {
+    let outline_of = |client: &mut Client, rule: &Path| {
         client
             .request(
                 "textDocument/documentSymbol",
-                json!({"textDocument": {"uri": uri(&second_rule)}}),
+                json!({"textDocument": {"uri": uri(rule)}}),
             )
             .response_result
             .expect("an answer")
     };
-    client.open(&second_rule, BROKEN);
+    let outline = |client: &mut Client| outline_of(client, &second_rule);
+    client.open(&second_rule, "---\nrequires_setting: dco\n---\n# fine\n");
     assert_eq!(outline(&mut client), json!([]));
+    // An edit while it is not served is kept: the folder added below checks this text.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri(&second_rule), "version": 2},
+            "contentChanges": [{"text": BROKEN}],
+        }),
+    );
 
     client.notify(
         "workspace/didChangeWorkspaceFolders",
@@ -844,9 +854,35 @@ fn workspace_folders_added_and_removed() {
         codes(&client.diagnostics(&uri(&first_rule))),
         Vec::<String>::new()
     );
-    // The second folder's rule is served once the editor opens it again.
-    client.open(&second_rule, BROKEN);
+    // The second folder's rule, open before its folder came, is served at once, as edited.
     assert_eq!(codes(&client.diagnostics(&uri(&second_rule))), ["PR101"]);
     assert_ne!(outline(&mut client), json!([]));
+
+    // The first folder comes back: its rule, still open, is checked again.
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [{"uri": uri(&first), "name": "first"}], "removed": []}}),
+    );
+    assert_eq!(codes(&client.diagnostics(&uri(&first_rule))), ["PR101"]);
+    assert_ne!(outline_of(&mut client, &first_rule), json!([]));
+    // Closed while not served, it is gone: a folder change does not bring it back.
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [], "removed": [{"uri": uri(&first), "name": "first"}]}}),
+    );
+    assert_eq!(
+        codes(&client.diagnostics(&uri(&first_rule))),
+        Vec::<String>::new()
+    );
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&first_rule)}}),
+    );
+    client.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [{"uri": uri(&first), "name": "first"}], "removed": []}}),
+    );
+    assert_eq!(codes(&client.diagnostics(&uri(&second_rule))), ["PR101"]);
+    assert_eq!(outline_of(&mut client, &first_rule), json!([]));
     client.exit(true);
 }
