@@ -291,9 +291,19 @@ describe("ServeClient against a binary that answers nonsense", () => {
     }
   });
 
+  test("a large answer, of many files or findings, is taken", async () => {
+    const files = Array.from({ length: 60_000 }, (_, i) => ({ name: `${i}.md`, layer: "project", status: "included" }));
+    const client = new ServeClient({ resolveBinary: () => answering(JSON.stringify({ files })) });
+    try {
+      assert.equal(((await client.request("version")) as { files: unknown[] }).files.length, 60_000);
+    } finally {
+      await client.close();
+    }
+  });
+
   for (const [what, result] of [
     ["nested too deep", `${"[".repeat(100_000)}${"]".repeat(100_000)}`],
-    ["holding too many values", `[${"0,".repeat(200_000)}0]`],
+    ["holding too many values", `[${"0,".repeat(1_000_001)}0]`],
   ]) {
     test(`a line ${what} is refused before it is parsed, and the child ended`, async () => {
       const client = new ServeClient({ resolveBinary: () => answering(result) });
@@ -304,7 +314,7 @@ describe("ServeClient against a binary that answers nonsense", () => {
         await assert.rejects(request, (error: unknown) => {
           assert.ok(error instanceof ServeError);
           assert.equal(error.kind, "protocol");
-          assert.match(error.message, /printed a line nested deeper than 64 levels or holding more than 100000 values/);
+          assert.match(error.message, /printed a line nested deeper than 64 levels or holding more than 1000000 values/);
           return true;
         });
         assert.ok(await eventually(() => noSuchProcess(pid)), "the child was not ended");
