@@ -128,6 +128,15 @@ impl Documents {
         doc
     }
 
+    /// Takes out the documents at the paths for which `taken` holds.
+    pub fn take_where(&mut self, taken: impl Fn(&Path) -> bool) -> Vec<(PathBuf, Document)> {
+        let paths: Vec<PathBuf> = self.docs.keys().filter(|p| taken(p)).cloned().collect();
+        paths
+            .into_iter()
+            .filter_map(|path| self.remove(&path).map(|doc| (path, doc)))
+            .collect()
+    }
+
     pub fn get(&self, path: &Path) -> Option<&Document> {
         self.docs.get(path)
     }

@@ -591,29 +591,20 @@ impl Server {
                 self.workspaces.push(workspace);
             }
         }
-        let orphans: Vec<PathBuf> = self
+        let workspaces = &self.workspaces;
+        let orphans = self
             .documents
-            .paths()
-            .filter(|path| owner(&self.workspaces, path).is_none())
-            .cloned()
-            .collect();
-        for path in orphans {
-            if let Some(doc) = self.documents.remove(&path) {
-                self.published.remove(&path);
-                self.publish(doc.uri.clone(), Vec::new(), None);
-                self.unserved.insert(path, doc);
-            }
+            .take_where(|path| owner(workspaces, path).is_none());
+        for (path, doc) in orphans {
+            self.published.remove(&path);
+            self.publish(doc.uri.clone(), Vec::new(), None);
+            self.unserved.insert(path, doc);
         }
-        let adopted: Vec<PathBuf> = self
+        let adopted = self
             .unserved
-            .paths()
-            .filter(|path| owner(&self.workspaces, path).is_some())
-            .cloned()
-            .collect();
-        for path in adopted {
-            if let Some(doc) = self.unserved.remove(&path) {
-                self.documents.insert(path, doc);
-            }
+            .take_where(|path| owner(workspaces, path).is_some());
+        for (path, doc) in adopted {
+            self.documents.insert(path, doc);
         }
         self.watch();
         self.schedule(Duration::ZERO);
