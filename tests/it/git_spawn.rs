@@ -307,15 +307,26 @@ fn commondir_that_is_a_directory_or_a_device_is_not_a_repository() {
     }
 }
 
-/// Whether process `pid` (read from `file`) still runs: gone, or a zombie waiting to be reaped,
-/// counts as ended.
+/// Whether process `pid` (read from `file`) still runs a few seconds on: gone, or a zombie
+/// waiting to be reaped, counts as ended. A killed process ends when it is next scheduled, not
+/// when `kill` returns, so this waits for it.
 fn still_runs(file: &Path) -> bool {
     let pid = fs::read_to_string(file).unwrap();
-    let stat = fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
-    stat.is_ok_and(|stat| {
-        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
-        state != Some(Some('Z'))
-    })
+    let runs = || {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        stat.is_ok_and(|stat| {
+            let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+            state != Some(Some('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while runs() {
+        if Instant::now() >= deadline {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
 }
 
 /// What a git, or a wrapper named git, starts ends with it: a wrapper whose helper hangs is
