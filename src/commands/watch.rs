@@ -25,10 +25,11 @@ use notify::{RecursiveMode, Watcher};
 use pi_rules_host::assembly;
 use pi_rules_host::env::Env;
 use pi_rules_host::error::Result;
-use pi_rules_host::loader::PackageSource;
+use pi_rules_host::loader::{is_rule_name, PackageSource};
 use pi_rules_host::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -211,6 +212,8 @@ struct Snapshot {
     /// Directories and files whose changes matter; changes elsewhere in a watched directory are
     /// ignored.
     targets: Vec<PathBuf>,
+    /// The rule layers' directories, where only rule names (and link targets) matter.
+    layers: Vec<PathBuf>,
 }
 
 impl Snapshot {
@@ -229,11 +232,13 @@ impl Snapshot {
         let settings = FreshSettings.read(&session);
         let run = assembly::run(session, &args.options(), settings, &mut ())?;
         let dirs = run.session.layer_dirs(args.package_dir.as_deref());
+        let mut layers = Vec::new();
         if let PackageSource::Dir(dir) = dirs.package {
-            targets.push(dir);
+            layers.push(dir);
         }
-        targets.extend(dirs.user);
-        targets.push(dirs.project);
+        layers.extend(dirs.user);
+        layers.push(dirs.project);
+        targets.extend(layers.iter().cloned());
         for report in run.loaded.iter().flat_map(|l| &l.names) {
             for candidate in report.candidates.iter().filter(|c| c.is_symlink) {
                 if let Some(path) = &candidate.path {
@@ -252,6 +257,7 @@ impl Snapshot {
             files,
             notes: run.notes.iter().map(note_line).collect(),
             targets,
+            layers,
         })
     }
 
@@ -279,8 +285,22 @@ impl Snapshot {
     }
 
     /// Whether a change at `path` may change the block: it is in or at a target, or on the way
-    /// to one that does not exist yet.
+    /// to one that does not exist yet. In a layer's directory, only a rule name or a link's
+    /// target: a temporary file that an editor or `new` writes there before renaming it onto a
+    /// rule changes nothing, and its round would report the block unchanged before the rename.
     fn concerns(&self, path: &Path) -> bool {
+        let in_layer = path
+            .parent()
+            .is_some_and(|dir| self.layers.iter().any(|layer| layer == dir));
+        if in_layer && !self.targets.iter().any(|t| t == path) {
+            let name = path.file_name().unwrap_or_default();
+            let rule = name
+                .to_str()
+                .map_or(name.as_bytes().ends_with(b".md"), is_rule_name);
+            if !rule {
+                return false;
+            }
+        }
         self.targets
             .iter()
             .any(|t| path.starts_with(t) || t.starts_with(path))

@@ -958,13 +958,23 @@ fn watch_ignores_reads_and_stops_on_sigterm() {
         world.expect(&["assemble", "--package-dir", &package], 0);
         fs::read(&rule).unwrap();
     }
-    // Had a read started a round, its report would be out well within this time.
+    // Nor is a file in a layer that is not a rule: an editor's swap file, or the temporary file
+    // that an atomic save writes before it renames it onto the rule.
+    let temp = world.project_rules().join(".90-team.md.4242.0.tmp");
+    fs::write(&temp, "Team rule, saved.\n").unwrap();
+    fs::write(world.project_rules().join("notes.txt"), "not a rule\n").unwrap();
+    // Had a read or a temporary file started a round, its report would be out well within this
+    // time.
     std::thread::sleep(Duration::from_millis(500));
     assert!(
         watch.lines.try_recv().is_err(),
-        "reads were reported: {:?}",
+        "a read or a file that is not a rule was reported: {:?}",
         watch.seen
     );
+    // The rename onto the rule is the one change.
+    fs::rename(&temp, &rule).unwrap();
+    let report = watch.wait_for(|l| l == "+Team rule, saved.");
+    assert!(report[0].starts_with("changed: "), "{report:?}");
     fs::write(&rule, "Team rule, edited.\n").unwrap();
     watch.wait_for(|l| l == "+Team rule, edited.");
     assert_eq!(watch.stop(rustix::process::Signal::TERM), Some(0));
