@@ -112,6 +112,13 @@ pub struct ProjectArgs {
     pub keys: Option<PathBuf>,
 }
 
+impl ProjectArgs {
+    /// The session these arguments name: the project, its repository and the schema.
+    pub fn session(&self, env: &Env) -> pi_rules_host::error::Result<Session> {
+        Session::new(env, self.cwd.clone(), self.keys.as_deref())
+    }
+}
+
 /// What the commands that read the rule layers need.
 #[derive(Args, Debug, Clone, Default)]
 #[group(skip)]
@@ -309,7 +316,7 @@ pub fn run_selected<O: Observer>(
     cx: &mut Context<'_>,
     observer: &mut O,
 ) -> pi_rules_host::error::Result<Run> {
-    let session = Session::new(cx.env, project.cwd.clone(), project.keys.as_deref())?;
+    let session = project.session(cx.env)?;
     let selection = select.selection(&session.schema, defaults)?;
     let settings = selection.read_settings(&session, cx.settings);
     options.export_layers = selection.layers;

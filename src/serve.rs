@@ -379,8 +379,7 @@ impl Server {
             "check" => self.check(parse_params(params)?, body),
             "settings" => {
                 let p: SettingsParams = parse_params(params)?;
-                let session = Session::new(&self.env, Some(p.cwd), None)
-                    .map_err(|e| RpcError::application(&e))?;
+                let session = self.session_at(p.cwd)?;
                 // The settings' notes go to the command's stderr, not into the result.
                 let resolved = SettingsSource::read(&mut self.settings, &session).resolved;
                 let only = p.keys.unwrap_or_default();
@@ -391,8 +390,7 @@ impl Server {
             }
             "render" => {
                 let p: RenderParams = parse_params(params)?;
-                let session = Session::new(&self.env, Some(p.cwd), None)
-                    .map_err(|e| RpcError::application(&e))?;
+                let session = self.session_at(p.cwd)?;
                 let settings = self.settings.resolve(&session).into_settings();
                 let text = pi_rules_core::render::render(&p.prompt, &settings);
                 write_json(body, &TextResult::new(text.as_bytes()));
@@ -440,8 +438,7 @@ impl Server {
             CheckFormat::Human => report::Format::Human,
             CheckFormat::Short => report::Format::Short,
         };
-        let session =
-            Session::new(&self.env, Some(p.cwd), None).map_err(|e| RpcError::application(&e))?;
+        let session = self.session_at(p.cwd)?;
         if format == report::Format::Json {
             // As the command does: the report alone, its note on stderr (not in the result).
             let options = report::CheckRun {
@@ -499,10 +496,14 @@ impl Server {
 
     /// The session `p` names, with its settings from the cache.
     fn session(&mut self, p: &LayerParams) -> Result<(Session, SettingsRead), RpcError> {
-        let session = Session::new(&self.env, Some(p.cwd.clone()), None)
-            .map_err(|e| RpcError::application(&e))?;
+        let session = self.session_at(p.cwd.clone())?;
         let settings = SettingsSource::read(&mut self.settings, &session);
         Ok((session, settings))
+    }
+
+    /// The session of the project at `cwd`, with the embedded schema.
+    fn session_at(&self, cwd: PathBuf) -> Result<Session, RpcError> {
+        Session::new(&self.env, Some(cwd), None).map_err(|e| RpcError::application(&e))
     }
 
     /// Reads the session `p` names, takes its settings from the cache and runs the assembly,

@@ -9,7 +9,6 @@ use pi_rules_host::check::{self, CheckOptions, CheckStatus};
 use pi_rules_host::error::Result;
 use pi_rules_host::fix;
 use pi_rules_host::notes::Note;
-use pi_rules_host::session::Session;
 use std::io::IsTerminal as _;
 
 /// Lint rules and settings files in all three layers.
@@ -140,11 +139,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         return Ok(Exit::Success);
     }
-    let session = Session::new(
-        cx.env,
-        args.layers.project.cwd.clone(),
-        args.layers.project.keys.as_deref(),
-    )?;
+    let session = args.layers.project.session(cx.env)?;
     let package = session
         .layer_dirs(args.layers.package_dir.as_deref())
         .package;

@@ -9,7 +9,7 @@ use pi_rules_host::assembly::{self, Run};
 use pi_rules_host::bail;
 use pi_rules_host::bounded::MAX_PROMPT_BYTES;
 use pi_rules_host::error::Result;
-use pi_rules_host::session::{Session, SettingsRead};
+use pi_rules_host::session::SettingsRead;
 use std::io::Read as _;
 use std::path::PathBuf;
 
@@ -63,11 +63,7 @@ pub struct Args {
 
 /// `pi-rules diff`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(
-        cx.env,
-        args.project.cwd.clone(),
-        args.project.keys.as_deref(),
-    )?;
+    let session = args.project.session(cx.env)?;
     let mut overrides = SettingsOverrides::parse(&session.schema, &args.set)?;
     let layers = |coms_active: bool| {
         LayerArgs {

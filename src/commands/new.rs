@@ -51,8 +51,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let layers = args.place.read(cx.env)?;
     let target_layer = args.target.layer();
     let target = target_layer.as_str();
-    let kind = target_layer;
-    let (lo, hi) = kind.prefix_range();
+    let (lo, hi) = target_layer.prefix_range();
     let file_name = match prefix_of(stem) {
         Some((digits, _)) => {
             let in_range = digits.parse::<u64>().is_ok_and(|n| (lo..=hi).contains(&n));

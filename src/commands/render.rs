@@ -39,11 +39,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(
-        cx.env,
-        args.project.cwd.clone(),
-        args.project.keys.as_deref(),
-    )?;
+    let session = args.project.session(cx.env)?;
     let prompt = match &args.file {
         Some(path) if path.as_os_str() != "-" => read_prompt(path)?,
         _ => read_stdin()?,

@@ -7,7 +7,6 @@ use crate::print::settings as print;
 use crate::terminal::{escape, escape_truncated};
 use pi_rules_core::lint::suggest;
 use pi_rules_host::error::Result;
-use pi_rules_host::session::Session;
 
 /// The widest value column before values are cut.
 const MAX_VALUE_CHARS: usize = 60;
@@ -41,11 +40,7 @@ pub struct Args {
 pub use crate::print::settings::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let session = Session::new(
-        cx.env,
-        args.project.cwd.clone(),
-        args.project.keys.as_deref(),
-    )?;
+    let session = args.project.session(cx.env)?;
     let resolved = cx.read_settings(&session).resolved;
     let mut unknown = false;
     for key in args.only.iter().filter(|k| resolved.get(k).is_none()) {

@@ -26,7 +26,6 @@ use pi_rules_host::assembly;
 use pi_rules_host::env::Env;
 use pi_rules_host::error::Result;
 use pi_rules_host::loader::{is_rule_name, PackageSource};
-use pi_rules_host::session::Session;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -219,7 +218,7 @@ struct Snapshot {
 impl Snapshot {
     /// Reads everything afresh.
     fn read(env: &Env, args: &LayerArgs) -> Result<Snapshot> {
-        let session = Session::new(env, args.project.cwd.clone(), args.project.keys.as_deref())?;
+        let session = args.project.session(env)?;
         let mut targets = Vec::new();
         for dir in
             std::iter::once(session.project_settings_dir()).chain(session.global_settings_dir())
