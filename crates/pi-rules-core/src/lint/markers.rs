@@ -190,13 +190,19 @@ pub(crate) fn check_near_misses(
     }
 }
 
-/// What follows `{{` at `p`, up to the end of the line or [`WINDOW`] bytes.
+/// What follows `{{` at `p`, up to the end of the line, the next `{{`, or [`WINDOW`] bytes. The
+/// next `{{` starts a candidate (or a marker) of its own, so no two candidates' spans overlap,
+/// and their repairs can be applied together.
 fn window(text: &str, p: usize) -> &str {
     let start = p + 2;
     let end = crate::span::floor_boundary(text, start + WINDOW);
     let w = &text[start..end];
-    match find::memchr2(b'\n', b'\r', w.as_bytes()) {
+    let w = match find::memchr2(b'\n', b'\r', w.as_bytes()) {
         Some(nl) => &w[..nl],
+        None => w,
+    };
+    match w.find("{{") {
+        Some(next) => &w[..next],
         None => w,
     }
 }

@@ -306,6 +306,30 @@ fn one_directory_listed_as_two_layers_keeps_each_copys_fixes_to_itself() {
     assert_eq!(report.files, 2);
 }
 
+#[test]
+fn look_alike_markers_that_run_into_the_next_one_end_where_it_starts() {
+    // A look-alike with no `}}` before the next `{{` stops there: its span and its repair never
+    // cover the next look-alike or a real marker (the repairs of overlapping spans panicked).
+    for (text, spans) in [
+        ("{{ /IF{{if:IF:}}", vec![0..6, 6..16]),
+        ("{{ /IF{{/IF}}", vec![0..6]),
+        ("{{ IF:dco {{if:dco}}x{{/IF}}", vec![0..5, 10..20]),
+    ] {
+        let layers = vec![layer(
+            Layer::Project,
+            vec![Entry::new("90-x.md", "p/90-x.md", bytes(text))],
+        )];
+        let report = testing::lint_layers(&layers, None);
+        let found: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::NearMissMarker)
+            .filter_map(|d| d.span.clone())
+            .collect();
+        assert_eq!(found, spans, "{text:?}");
+    }
+}
+
 mod properties {
     use crate::lint::*;
     use proptest::prelude::*;
