@@ -212,8 +212,12 @@ fn unparsed_reason(text: &str) -> Option<(Range<usize>, &'static str, &'static s
         return None;
     }
     if bom {
+        // Through the fence, which white space (other marks included) may come before.
+        let fence_end = first_text
+            .find("---")
+            .map_or(first.range.end, |at| first.range.start + at + 3);
         return Some((
-            0..start + 3,
+            0..fence_end,
             "a byte-order mark comes before the opening `---`",
             "save the file as UTF-8 without a byte-order mark",
         ));

@@ -330,6 +330,30 @@ fn look_alike_markers_that_run_into_the_next_one_end_where_it_starts() {
     }
 }
 
+#[test]
+fn a_byte_order_mark_before_an_indented_fence_is_reported_through_the_fence() {
+    // White space, another mark included, between the mark and the fence: the span ends after
+    // the fence, on a character boundary (it was cut inside the second mark).
+    for (text, end) in [
+        ("\u{feff}---\nrequires: dco\n---\nx", 6),
+        ("\u{feff} \u{feff}--- \nx", 10),
+        ("\u{feff}\t---\nx", 7),
+    ] {
+        let layers = vec![layer(
+            Layer::Project,
+            vec![Entry::new("90-x.md", "p/90-x.md", bytes(text))],
+        )];
+        let report = testing::lint_layers(&layers, None);
+        let spans: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::BrokenFrontmatter)
+            .filter_map(|d| d.span.clone())
+            .collect();
+        assert_eq!(spans, [0..end], "{text:?}");
+    }
+}
+
 mod properties {
     use crate::lint::*;
     use proptest::prelude::*;
