@@ -169,12 +169,12 @@ pub struct PlaceArgs {
 impl PlaceArgs {
     /// Lists and reads the three layers these arguments name.
     pub fn read(&self, env: &Env) -> pi_rules_host::error::Result<Layers> {
-        Layers::read(
-            env,
-            self.cwd.clone(),
+        let session = Session::new(env, self.cwd.clone(), None)?;
+        Ok(Layers::read(
+            session,
             self.package_dir.as_deref(),
             self.confine,
-        )
+        ))
     }
 }
 

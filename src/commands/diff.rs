@@ -7,8 +7,8 @@ use crate::terminal::{escape, Paint};
 use crate::unified_diff;
 use pi_rules_host::assembly::{self, Run};
 use pi_rules_host::bail;
-use pi_rules_host::bounded::MAX_PROMPT_BYTES;
 use pi_rules_host::error::Result;
+use pi_rules_host::files::bounded::MAX_PROMPT_BYTES;
 use pi_rules_host::session::SettingsRead;
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -168,7 +168,7 @@ fn read_saved(path: &std::path::Path) -> Result<String> {
         }
         return Ok(String::from_utf8_lossy(&bytes).into_owned());
     }
-    match pi_rules_host::bounded::read_text(path, MAX_PROMPT_BYTES) {
+    match pi_rules_host::files::bounded::read_text(path, MAX_PROMPT_BYTES) {
         Ok(Some(text)) => Ok(text),
         Ok(None) => bail!(
             "cannot read `{shown}`: no such file; save a block with `pi-rules assemble > {shown}`"

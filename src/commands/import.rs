@@ -63,7 +63,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 host::ImportError::UnknownKind
             ))
         })?;
-        let bytes = match pi_rules_host::bounded::read_text(file, MAX_IMPORT_BYTES) {
+        let bytes = match pi_rules_host::files::bounded::read_text(file, MAX_IMPORT_BYTES) {
             Ok(Some(text)) => text.into_bytes(),
             Ok(None) => bail!("cannot import `{shown}`: no such file"),
             Err(reason) => bail!("cannot import `{shown}`: {}", escape(&reason)),

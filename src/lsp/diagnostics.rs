@@ -15,6 +15,7 @@ use pi_rules_host::authoring::OverrideError;
 use pi_rules_host::check::explain_code;
 use pi_rules_host::env::Env;
 use pi_rules_host::loader::Layer;
+use pi_rules_host::session::Session;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -275,13 +276,9 @@ pub fn run_override(
             .ok_or("there is no workspace folder")?,
     };
     let message = |err: pi_rules_host::error::Error| err.message().to_owned();
-    let layers = Layers::read(
-        &env.with_cwd(folder.clone()),
-        Some(folder),
-        options.package_dir.as_deref(),
-        options.confine,
-    )
-    .map_err(message)?;
+    let session =
+        Session::new(&env.with_cwd(folder.clone()), Some(folder), None).map_err(message)?;
+    let layers = Layers::read(session, options.package_dir.as_deref(), options.confine);
     match layers.override_rule(name, target, false) {
         Ok(done) => Ok(done.dest),
         Err(OverrideError::Exists { dest, .. }) => {

@@ -8,7 +8,7 @@
 use super::position::{Encoding, LineIndex};
 use super::transport::MAX_MESSAGE_BYTES;
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
-use pi_rules_host::source::Overlay;
+use pi_rules_host::files::Overlay;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -14,7 +14,7 @@ use lsp_types::{
     HoverContents, InlayHint, InlayHintLabel, InlayHintTooltip, Location, MarkupContent,
     MarkupKind, Position, Range, SymbolKind, TextEdit,
 };
-use pi_rules_host::bounded::{self, MAX_SETTINGS_BYTES};
+use pi_rules_host::files::bounded::MAX_SETTINGS_BYTES;
 use pi_rules_host::ide::{self, CompletionKind, DocumentKind, IdeContext, Symbol, Target};
 use pi_rules_host::loader::READ_LIMIT;
 use std::path::Path;
@@ -187,11 +187,8 @@ fn locations(
 
 /// The text of another file: the editor's buffer when it is open, else the file, bounded.
 fn target_text(ctx: &IdeContext, path: &Path) -> Option<String> {
-    if let Some(text) = ctx.session().env.overlay().get(path) {
-        return Some(text.to_string());
-    }
     let limit = READ_LIMIT.max(MAX_SETTINGS_BYTES);
-    bounded::read_text(path, limit).ok().flatten()
+    ctx.session().files().read_text(path, limit).ok().flatten()
 }
 
 fn markdown(value: String) -> MarkupContent {

@@ -4,10 +4,10 @@ use pi_rules_core::lint::Report;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
 use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
+use pi_rules_host::files::Overlay;
 use pi_rules_host::ide::package_cache_dir;
 use pi_rules_host::loader::{Layer, PackageSource};
 use pi_rules_host::session::{Location, Session};
-use pi_rules_host::source::Overlay;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -164,15 +164,13 @@ impl Workspace {
 
     /// A session on this folder that reads the open documents' texts.
     pub fn session(&self, env: &Env, overlay: &Arc<Overlay>) -> Session {
-        let env = env
-            .with_cwd(self.folder.clone())
-            .with_overlay(Arc::clone(overlay));
         let session = Session::in_env(
-            env,
+            env.with_cwd(self.folder.clone()),
             self.folder.clone(),
             self.home.clone(),
             std::borrow::Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
-        );
+        )
+        .with_overlay(Arc::clone(overlay));
         session.locate_from(&self.location);
         session
     }

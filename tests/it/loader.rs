@@ -626,7 +626,7 @@ fn embedded_package_layer() {
         package: PackageSource::Embedded(RULES),
         user: Some(tree.user.clone()),
         project: tree.project.clone(),
-        overlay: Default::default(),
+        files: Default::default(),
     });
     assert_eq!(
         taken(&loaded),

@@ -16,6 +16,7 @@ pub mod assemble;
 pub mod blocks;
 pub mod condition;
 pub mod event;
+pub mod file_id;
 pub mod find;
 pub mod frontmatter;
 pub mod layer;
@@ -34,5 +35,6 @@ pub use assemble::{assemble, assemble_observed, Assembler, Assembly};
 pub use event::{
     BlockDecision, BlockReason, GateDecision, GateReason, Message, Observer, Warning, WarningKind,
 };
+pub use file_id::FileId;
 pub use scope::{Features, Scope, Settings};
 pub use value::{Object, Value};

@@ -187,11 +187,11 @@ fn run_with(
         choice.apply(&mut dirs);
     }
     if let PackageSource::Dir(dir) = &dirs.package {
-        if !dir.is_dir() {
+        if !session.files().is_dir(dir) {
             let origin = if args.package_dir.is_some() {
                 "--package-dir"
             } else {
-                crate::session::PACKAGE_DIR_ENV
+                crate::env::PACKAGE_DIR_ENV
             };
             notes.push(Note::warning(format!(
                 "the package directory `{}` (from {origin}) is not a directory; the package \

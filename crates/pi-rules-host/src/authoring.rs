@@ -3,7 +3,6 @@
 //! none), reading one copy byte for byte, and the directory of a layer that can be written.
 
 use crate::embedded;
-use crate::env::Env;
 use crate::error::UsageError;
 use crate::error::{Error, Result};
 use crate::loader::{self, Candidate, Layer, LayerDirs, Loaded, NameReport, RawRead};
@@ -41,25 +40,19 @@ pub struct RuleCopy {
 }
 
 impl Layers {
-    /// Lists and reads the three layers of the project at `cwd` (`env`'s working directory
-    /// when `None`), with the package layer from `package_dir` when given, and rules confined
-    /// to the project with `--confine` (`confine`) or as `env` says.
-    pub fn read(
-        env: &Env,
-        cwd: Option<PathBuf>,
-        package_dir: Option<&Path>,
-        confine: bool,
-    ) -> Result<Layers> {
-        let session = Session::new(env, cwd, None)?;
-        let policy = session.policy(env.confined(confine));
+    /// Lists and reads the three layers of `session`'s project, with the package layer from
+    /// `package_dir` when given, and rules confined to the project with `--confine` (`confine`)
+    /// or as the session's environment says.
+    pub fn read(session: Session, package_dir: Option<&Path>, confine: bool) -> Layers {
+        let policy = session.policy(session.env.confined(confine));
         let dirs = session.layer_dirs(package_dir);
         let loaded = loader::load_with(&dirs, &policy);
-        Ok(Layers {
+        Layers {
             session,
             dirs,
             loaded,
             policy,
-        })
+        }
     }
 
     /// The rule named by `query`: its exact file name, the name without `.md`, or the name
@@ -167,7 +160,7 @@ impl Layers {
                 .ok_or_else(|| failed("it is not embedded in this build".to_owned()));
         };
         let (read, escape) = loader::read_raw_in(
-            &self.dirs.overlay,
+            &self.dirs.files,
             path,
             candidate.is_symlink,
             None,

@@ -4,27 +4,25 @@
 //! Gathering lists the three layer directories with every entry, ignored ones included (so that
 //! `x.MD` or a directory named `x.md` can be reported), reads rule files bounded to 131073 bytes
 //! (a FIFO or socket is never opened), notes where project-layer links point, and reads the
-//! settings files in `<repo root>/.pi` and `$HOME/.pi` through [`Session`]. The editor buffers of
-//! the session's overlay ([`crate::source`]) stand in for the files at their paths, as they do for
-//! the loader. The checks themselves live in [`pi_rules_core::lint`].
+//! settings files in `<repo root>/.pi` and `$HOME/.pi` through [`Session`]. Every question to the
+//! file system goes through the session's [`Files`], so the editor's buffers stand in for the
+//! files at their paths, as they do for the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
-use crate::bounded;
 use crate::env::Env;
 use crate::error::Result;
+use crate::files::{bounded, Files};
 use crate::loader::{
     self, comparator_for, Escape, FailureReason, Layer, PackageSource, Policy, RawRead,
 };
 use crate::session::Session;
-use crate::source::{self, Overlay};
 use pi_rules_core::lint::{
     self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -115,7 +113,7 @@ fn gather_each(
     let session = opts.session;
     let display = PathLabels::new(&opts.session.env);
     let policy = session.policy(false);
-    let overlay = session.env.overlay();
+    let files = session.files();
 
     let package = match &opts.package {
         PackageSource::Embedded(rules) => {
@@ -130,7 +128,7 @@ fn gather_each(
         }
         // A package directory is asked for by name, so its absence is a problem too.
         PackageSource::Dir(dir) => {
-            list_layer(Layer::Package, dir, true, &policy, overlay, &display, each)
+            list_layer(Layer::Package, dir, true, &policy, files, &display, each)
         }
     };
     let mut layers = vec![package];
@@ -141,7 +139,7 @@ fn gather_each(
             &dir,
             false,
             &policy,
-            overlay,
+            files,
             &display,
             each,
         ));
@@ -152,7 +150,7 @@ fn gather_each(
         &dir,
         false,
         &policy,
-        overlay,
+        files,
         &display,
         each,
     ));
@@ -160,7 +158,7 @@ fn gather_each(
     let (project, global) = session.settings_files();
     // The project settings file must stay inside the directory it was looked for in: the
     // repository root (or the working directory outside a repository).
-    let settings_root = canonical(session.repo_root().unwrap_or(&session.cwd));
+    let settings_root = files.canonical_or_same(session.repo_root().unwrap_or(&session.cwd));
     let mut settings: Vec<SettingsInput> = Vec::new();
     for (found, is_project) in [(Some(project), true), (global, false)] {
         let Some(found) = found else { continue };
@@ -171,7 +169,7 @@ fn gather_each(
                 continue;
             }
             let escape = is_project
-                .then(|| real_path(overlay, &found.path))
+                .then(|| files.real_path(&found.path))
                 .flatten()
                 .filter(|real| !real.starts_with(&settings_root))
                 .map(|real| Escape::OutsideProject {
@@ -192,10 +190,14 @@ fn gather_each(
             let Some(path) = dir.as_ref().map(|d| d.join(name)) else {
                 continue;
             };
-            if overlay.contains(&path) {
+            if files.overlay().contains(&path)
+                || files.symlink_metadata(&path).is_none()
+                || files.metadata(&path).is_some()
+            {
                 continue;
             }
-            let (Ok(_), Err(err)) = (fs::symlink_metadata(&path), fs::metadata(&path)) else {
+            // Why it leads nowhere, in the system's words.
+            let Err(err) = files.stat(&path) else {
                 continue;
             };
             let shown = display.path(&path);
@@ -214,21 +216,6 @@ fn gather_each(
         }
     }
     Ok((layers, settings))
-}
-
-/// Where the file at `path` really is: for an editor buffer, its directory's real path joined
-/// with its name; else the path resolved, `None` when it cannot be.
-fn real_path(overlay: &Overlay, path: &Path) -> Option<PathBuf> {
-    if overlay.contains(path) {
-        Some(source::real_path(path))
-    } else {
-        fs::canonicalize(path).ok()
-    }
-}
-
-/// `path` resolved, or as it is when it cannot be.
-fn canonical(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Paths for messages: relative to the process's directory when under it, else as they are.
@@ -256,31 +243,31 @@ impl PathLabels {
 }
 
 /// Lists one layer directory, every entry included, with the loader's listing
-/// ([`loader::list_dir`]). A missing directory is an empty layer, and a problem when it was asked
+/// ([`Files::list_dir`]). A missing directory is an empty layer, and a problem when it was asked
 /// for by name (`required`); a directory that cannot be listed is an empty layer with a problem.
 /// Each entry goes to `each` as soon as it is listed and read.
 ///
-/// A rule name in `overlay` whose parent is `dir` is an entry too, a regular file with the
-/// overlay's text, in place of what is on disk under that name.
+/// A rule name among the editor's buffers whose parent is `dir` is an entry too, a regular file
+/// with the buffer's text, in place of what is on disk under that name.
 #[allow(clippy::too_many_arguments)]
 fn list_layer(
     kind: Layer,
     dir: &Path,
     required: bool,
     policy: &Policy,
-    overlay: &Overlay,
+    files: &Files,
     display: &PathLabels,
     each: &mut EachEntry<'_>,
 ) -> LayerInput {
     let layer: Layer = kind;
-    let listing = loader::list_dir(dir, overlay, |_| true);
+    let listing = files.list_dir(dir, |_| true);
     // The directory held open, to read its entries by name, as the loader does.
     let (open, problem) = match listing.dir {
         Ok(open) => (Some(open), None),
         Err(errno) => {
             let err = io::Error::from(errno);
             let problem =
-                layer_problem(dir, &err, required).map(|reason| (display.path(dir), reason));
+                layer_problem(files, dir, &err, required).map(|reason| (display.path(dir), reason));
             (None, problem)
         }
     };
@@ -301,7 +288,8 @@ fn list_layer(
         }
         let is_symlink = file_type == FileType::Symlink;
         let link = is_symlink.then(|| Link {
-            target: fs::read_link(&path)
+            target: files
+                .read_link(&path)
                 .unwrap_or_default()
                 .display()
                 .to_string(),
@@ -323,7 +311,7 @@ fn list_layer(
             (Content::Special { kind }, None)
         } else {
             content_of(loader::read_raw_in(
-                overlay,
+                files,
                 &path,
                 is_symlink,
                 open.as_ref(),
@@ -334,11 +322,11 @@ fn list_layer(
         // Where any other rule really is: links on the file and on the directories above it
         // followed (for an editor buffer, its directory's).
         let escape = opened.unwrap_or_else(|| match &listed.overlay {
-            Some(_) => policy.escape(layer, &source::real_path(&path), None),
+            Some(_) => policy.escape(layer, &files.buffer_real_path(&path), None),
             None => rule
-                .then(|| fs::canonicalize(&path).ok())
+                .then(|| files.canonical(&path))
                 .flatten()
-                .and_then(|real| policy.escape(layer, &real, fs::metadata(&real).ok().as_ref())),
+                .and_then(|real| policy.escape(layer, &real, files.metadata(&real).as_ref())),
         });
         let mut entry = Entry {
             name,
@@ -360,19 +348,19 @@ fn list_layer(
 
 /// Why a layer directory that could not be listed is a problem; `None` when it simply does not
 /// exist and was not asked for.
-fn layer_problem(dir: &Path, err: &io::Error, required: bool) -> Option<String> {
+fn layer_problem(files: &Files, dir: &Path, err: &io::Error, required: bool) -> Option<String> {
     if err.kind() == io::ErrorKind::NotFound {
-        return match fs::symlink_metadata(dir) {
-            Ok(_) => Some("it is a link that leads nowhere".to_owned()),
-            Err(_) if required => Some("it does not exist".to_owned()),
-            Err(_) => None,
+        return match files.symlink_metadata(dir) {
+            Some(_) => Some("it is a link that leads nowhere".to_owned()),
+            None if required => Some("it does not exist".to_owned()),
+            None => None,
         };
     }
     if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
         return Some("it is a link loop".to_owned());
     }
-    match fs::metadata(dir) {
-        Ok(metadata) if !metadata.is_dir() => Some(format!(
+    match files.metadata(dir) {
+        Some(metadata) if !metadata.is_dir() => Some(format!(
             "it is a {}, not a directory",
             bounded::kind_name(&metadata.file_type())
         )),

@@ -9,18 +9,24 @@
 //! schema names, and, for repository discovery, `PATH` and git's variables
 //! ([`GIT_DISCOVERY_ENV`](crate::repo::GIT_DISCOVERY_ENV)).
 //!
-//! It also carries the editor's open documents ([`Overlay`], empty unless a front end gives one
-//! with [`Env::with_overlay`]): every operation run in this `Env` reads them in place of the
-//! files at their paths (see [`crate::source`]).
+//! `Env` holds the process environment and nothing else: the files a session reads, the editor's
+//! buffers among them, are its [`Files`](crate::files::Files).
 
-use crate::session::CONFINE_ENV;
-use crate::source::Overlay;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The environment variable that replaces the embedded package rules with a directory.
+pub const PACKAGE_DIR_ENV: &str = "PI_RULES_PACKAGE_DIR";
+
+/// The environment variable that turns confinement on (`--confine`), when it is `1`.
+pub const CONFINE_ENV: &str = "PI_RULES_CONFINE";
+
+/// The environment variable that marks a subagent, which gets no rules block.
+pub const SUBAGENT_ENV: &str = "PI_SUBAGENT_CHILD";
 
 /// How a variable is looked up: by the front end's own function, or in a map it gave.
 type Lookup = dyn Fn(&str) -> Option<OsString> + Send + Sync;
@@ -35,8 +41,6 @@ pub struct Env {
     /// The working directory, or why it could not be read.
     cwd: Result<PathBuf, Arc<str>>,
     vars: Arc<Lookup>,
-    /// The editor's open documents, read in place of the files at their paths.
-    overlay: Arc<Overlay>,
 }
 
 impl Env {
@@ -49,7 +53,6 @@ impl Env {
         Env {
             cwd: cwd.map_err(|err| Arc::from(err.to_string())),
             vars: Arc::new(lookup),
-            overlay: Arc::default(),
         }
     }
 
@@ -70,24 +73,7 @@ impl Env {
         Env {
             cwd: Ok(cwd),
             vars: Arc::clone(&self.vars),
-            overlay: Arc::clone(&self.overlay),
         }
-    }
-
-    /// The same `Env` reading `overlay`'s texts in place of the files at their paths (see
-    /// [`crate::source`]).
-    pub fn with_overlay(self, overlay: Arc<Overlay>) -> Env {
-        Env { overlay, ..self }
-    }
-
-    /// The editor buffers that stand in for files (empty unless given).
-    pub fn overlay(&self) -> &Overlay {
-        &self.overlay
-    }
-
-    /// The overlay, shared.
-    pub fn shared_overlay(&self) -> &Arc<Overlay> {
-        &self.overlay
     }
 
     /// The working directory, or, when it could not be read, the error's text.
@@ -137,7 +123,6 @@ impl fmt::Debug for Env {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Env")
             .field("cwd", &self.cwd)
-            .field("overlay", &self.overlay.paths().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -162,14 +147,6 @@ mod tests {
         let moved = env.with_cwd(PathBuf::from("/elsewhere"));
         assert_eq!(moved.cwd(), Ok(Path::new("/elsewhere")));
         assert_eq!(moved.var("X").as_deref(), Some("2"));
-        assert!(moved.overlay().is_empty());
-        let mut overlay = Overlay::new();
-        overlay.insert(PathBuf::from("/work/.pi/rules/10-x.md"), "x");
-        let overlaid = moved.with_overlay(Arc::new(overlay));
-        assert!(overlaid
-            .overlay()
-            .contains(Path::new("/work/.pi/rules/10-x.md")));
-        assert!(!overlaid.with_cwd(PathBuf::from("/")).overlay().is_empty());
         let lost = Env::new(Err(io::Error::other("gone")), |_| None);
         assert_eq!(lost.cwd(), Err("gone"));
         assert!(!lost.confined(false));

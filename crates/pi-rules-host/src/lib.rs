@@ -13,7 +13,6 @@
 
 pub mod assembly;
 pub mod authoring;
-pub mod bounded;
 pub mod check;
 pub mod embedded;
 pub mod env;
@@ -21,6 +20,7 @@ pub mod error;
 pub mod escape;
 pub mod explain;
 pub mod export;
+pub mod files;
 pub mod fix;
 pub mod ide;
 pub mod loader;
@@ -28,5 +28,4 @@ pub mod notes;
 pub mod repo;
 pub mod session;
 pub mod settings_source;
-pub mod source;
 pub mod writing;

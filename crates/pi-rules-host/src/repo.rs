@@ -39,6 +39,10 @@
 //! the native answer still uses the relative form. Both name the same directory unless `<cwd>`
 //! is reached through a symbolic link inside the working tree.
 
+// Repository discovery asks about `.git` and its links itself: they are not rule or settings
+// files.
+#![allow(clippy::disallowed_methods)]
+
 use crate::env::Env;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};

@@ -3,15 +3,15 @@
 //! through the settings and location caches of a long-running front end ([`CachedSettings`]).
 
 use crate::error::UsageError;
-use crate::session::{
-    DiskSettings, FoundSettingsFile, LocationCache, Session, SettingsFileState, SettingsRead,
-    SettingsTexts,
-};
+use crate::files::FileStamp;
+use crate::repo;
+use crate::session::{FoundSettingsFile, LocationCache, Session, SettingsFileState, SettingsRead};
 use pi_rules_core::lint::suggest;
-use pi_rules_core::settings::{Resolved, Schema, SettingsCache, SettingsFile, SettingsFs};
+use pi_rules_core::settings::{self, Resolved, Schema, SettingsCache, SettingsFile, SettingsFs};
 use pi_rules_core::value::Object;
 use pi_rules_core::Value;
 use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Where a command's resolved settings come from.
@@ -213,7 +213,7 @@ impl SettingsSource for CachedSettings {
 /// Whether an editor buffer in `session`'s overlay stands in for a settings file (any file
 /// named as one, wherever it is: the cache also reads other directories' files).
 fn overlays_settings(session: &Session) -> bool {
-    let overlay = session.env.overlay();
+    let overlay = session.files().overlay();
     !overlay.is_empty()
         && overlay.paths().any(|path| {
             path.file_name().is_some_and(|name| {
@@ -224,11 +224,144 @@ fn overlays_settings(session: &Session) -> bool {
         })
 }
 
+/// The settings files on disk, as the settings cache of `serve` reads them for one session.
+///
+/// Each path is `stat`ed once per request, by the session's [`Files`](crate::files::Files): the
+/// cache asks whether the same two or three paths exist up to three times each (to find the
+/// paths, to take their times, to read them). A file
+/// the keys resolved per key read "as it is now" is taken from [`SettingsTexts`] when it is
+/// still the file that was read (see there).
+pub struct DiskSettings<'a> {
+    session: &'a Session,
+    texts: Option<&'a RefCell<SettingsTexts>>,
+}
+
+impl<'a> DiskSettings<'a> {
+    /// The settings files of `session`: under its `$HOME` (the global file) and its repository
+    /// root, which the session finds once (or has from [`Session::locate_from`]).
+    pub fn new(session: &'a Session) -> DiskSettings<'a> {
+        DiskSettings {
+            session,
+            texts: None,
+        }
+    }
+
+    /// The same, reading through `texts`, which outlives the request.
+    pub fn with_texts(session: &'a Session, texts: &'a RefCell<SettingsTexts>) -> DiskSettings<'a> {
+        DiskSettings {
+            texts: Some(texts),
+            ..DiskSettings::new(session)
+        }
+    }
+}
+
+/// The texts of settings files as `serve` last read them, for the keys the reference resolves
+/// per key (`acpx_agents`, `cli_agents`), which read both files as they are on every request.
+///
+/// A text is given again only while the file has the same device, inode, size and modification
+/// and change times as when it was read (a write, a rename over it, a `touch` change one of
+/// them), so it is the file as it is now. A file changed less than [`SettingsTexts::SETTLED`]
+/// before it was read is not kept: the kernel's file times move in ticks of a few milliseconds,
+/// and a write of the same size in the same tick would keep every stamp (git's "racily clean"
+/// case). Only regular files that were read whole are kept, up to [`SettingsTexts::MAX_BYTES`]
+/// each and [`SettingsTexts::MAX_FILES`] files.
+#[derive(Debug, Default)]
+pub struct SettingsTexts {
+    entries: Vec<(PathBuf, FileStamp, String)>,
+}
+
+impl SettingsTexts {
+    /// How long before its read a file must have last changed for its text to be kept.
+    pub const SETTLED: Duration = Duration::from_secs(2);
+    /// The largest text kept.
+    pub const MAX_BYTES: usize = 64 << 10;
+    /// The most files kept; past that, the oldest goes.
+    pub const MAX_FILES: usize = 16;
+
+    fn get(&self, path: &Path, stamp: &FileStamp) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(p, s, _)| p == path && s == stamp)
+            .map(|(_, _, text)| text.as_str())
+    }
+
+    fn keep(&mut self, path: &Path, stamp: FileStamp, text: &str) {
+        self.entries.retain(|(p, _, _)| p != path);
+        if text.len() > Self::MAX_BYTES {
+            return;
+        }
+        if self.entries.len() >= Self::MAX_FILES {
+            self.entries.remove(0);
+        }
+        self.entries
+            .push((path.to_path_buf(), stamp, text.to_owned()));
+    }
+
+    /// How many texts are kept.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl settings::SettingsFs for DiskSettings<'_> {
+    fn project_dir(&self, cwd: &Path) -> PathBuf {
+        if cwd == self.session.cwd {
+            return self.session.project_settings_dir();
+        }
+        repo::repo_root(&self.session.env, cwd)
+            .unwrap_or_else(|| cwd.to_path_buf())
+            .join(".pi")
+    }
+
+    fn global_dir(&self) -> Option<PathBuf> {
+        self.session.global_settings_dir()
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.session.files().exists(path)
+    }
+
+    fn mtime(&self, path: &Path) -> Option<std::time::SystemTime> {
+        self.session
+            .files()
+            .metadata(path)
+            .and_then(|m| m.modified().ok())
+    }
+
+    fn read(&self, path: &Path) -> Option<String> {
+        let files = self.session.files();
+        let Some(texts) = self.texts.filter(|_| !files.overlay().contains(path)) else {
+            return self.session.read_settings_text(path).ok().flatten();
+        };
+        let stamp = files.stamp(path);
+        if let Some(stamp) = &stamp {
+            if let Some(text) = texts.borrow().get(path, stamp) {
+                return Some(text.to_owned());
+            }
+        }
+        let read_at = std::time::SystemTime::now();
+        let text = self.session.read_settings_text(path).ok().flatten()?;
+        match stamp {
+            Some(stamp) if stamp.settled_before(read_at, SettingsTexts::SETTLED) => {
+                texts.borrow_mut().keep(path, stamp, &text)
+            }
+            _ => texts.borrow_mut().entries.retain(|(p, _, _)| p != path),
+        }
+        Some(text)
+    }
+}
+
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use pi_rules_core::settings::Source;
     use std::borrow::Cow;
+    use std::fs;
 
     /// A session on a temporary project (not a repository) with `settings` as its project file.
     fn session_with(settings: Option<&str>) -> (tempfile::TempDir, Session) {
@@ -315,5 +448,28 @@ mod tests {
         let overrides =
             SettingsOverrides::parse(schema, &pairs(&["dco=true", "dco=false"])).unwrap();
         assert_eq!(overrides.describe(), ["dco=false"]);
+    }
+
+    #[test]
+    fn a_settings_text_is_kept_only_for_the_file_it_was_read_from() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("settings.json");
+        fs::write(&path, "{}").unwrap();
+        let stamp = FileStamp::of(&fs::metadata(&path).unwrap());
+        let mut texts = SettingsTexts::default();
+        texts.keep(&path, stamp, "{}");
+        assert_eq!(texts.get(&path, &stamp), Some("{}"));
+        // Another stamp (a write changes the change time at least) or another path: nothing.
+        let changed = stamp.changed_by(1);
+        assert_eq!(texts.get(&path, &changed), None);
+        assert_eq!(texts.get(&tmp.path().join("other"), &stamp), None);
+        // Bounded: large texts are not kept, and at most MAX_FILES files.
+        texts.keep(&path, stamp, &"x".repeat(SettingsTexts::MAX_BYTES + 1));
+        assert!(texts.is_empty());
+        for i in 0..SettingsTexts::MAX_FILES + 5 {
+            texts.keep(&tmp.path().join(format!("f{i}")), stamp, "{}");
+        }
+        assert_eq!(texts.len(), SettingsTexts::MAX_FILES);
+        assert_eq!(texts.get(&tmp.path().join("f0"), &stamp), None);
     }
 }

@@ -20,6 +20,10 @@
 //! file system lacks it, a hard link, which refuses too): a file that appears between a check
 //! and the write is never clobbered.
 
+// Writing resolves and checks the directories it writes into itself (ARCHITECTURE.md,
+// invariant 12), not through the read-side `files::Files`.
+#![allow(clippy::disallowed_methods)]
+
 use crate::session::Session;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;

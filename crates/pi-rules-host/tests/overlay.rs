@@ -1,6 +1,8 @@
 //! The overlay (editor buffers standing in for files) through the host's operations: assemble,
 //! explain's report, check and its fixes' plan, `show`'s read and the settings, on a temporary
 //! project whose files on disk say otherwise.
+// Tests set up and inspect the file system directly.
+#![allow(clippy::disallowed_methods)]
 
 use pi_rules_core::lint::Severity;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
@@ -8,11 +10,11 @@ use pi_rules_host::authoring::Layers;
 use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
 use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::files::Overlay;
 use pi_rules_host::fix;
 use pi_rules_host::loader::{Layer, Outcome, MAX_RULE_BYTES};
 use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::{CachedSettings, FreshSettings, SettingsSource};
-use pi_rules_host::source::Overlay;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -58,16 +60,17 @@ impl Project {
         self.root.join(".pi/pi-config-settings.jsonc")
     }
 
-    fn env(&self, overlay: &Overlay) -> Env {
+    fn env(&self) -> Env {
         Env::from_vars(
             self.root.clone(),
             [("HOME", self.home.as_os_str().to_owned())],
         )
-        .with_overlay(Arc::new(overlay.clone()))
     }
 
     fn session(&self, overlay: &Overlay) -> Session {
-        Session::new(&self.env(overlay), None, None).unwrap()
+        Session::new(&self.env(), None, None)
+            .unwrap()
+            .with_overlay(Arc::new(overlay.clone()))
     }
 
     fn run_with(&self, overlay: &Overlay, options: &LayerOptions, recorder: &mut Recorder) -> Run {
@@ -285,7 +288,7 @@ fn a_buffer_shadows_the_package_rule_of_its_name() {
     }
     assert!(run.block.contains("ROUTING FROM THE BUFFER"));
     // `show` reads the same copy.
-    let layers = Layers::read(&project.env(&overlay), None, None, false).unwrap();
+    let layers = Layers::read(project.session(&overlay), None, false);
     let found = layers.find("agent-routing").unwrap();
     let copy = layers
         .read_copy(&found.name, found.winner().unwrap())

@@ -97,7 +97,7 @@ pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path)
     };
     let same_dir = |dir: &Path| {
         dir == parent || {
-            let real = |p: &Path| std::fs::canonicalize(p).ok();
+            let real = |p: &Path| session.files().canonical(p);
             real(dir).is_some_and(|d| Some(d) == real(parent))
         }
     };
@@ -157,7 +157,7 @@ pub struct IdeContext {
 }
 
 impl IdeContext {
-    /// Reads both settings files (through the session's `Env`, so an overlay's unsaved text
+    /// Reads both settings files (through the session's `Files`, so an editor's unsaved text
     /// counts) and resolves every key. The layers are read later, by the first query that needs
     /// them.
     pub fn new(session: &Session, opts: &IdeOptions) -> crate::error::Result<IdeContext> {
@@ -378,14 +378,10 @@ impl IdeContext {
     }
 }
 
-/// A copy of `session` that takes what discovery found from `location` instead of looking again.
+/// A copy of `session` (its files shared) that takes what discovery found from `location`
+/// instead of looking again.
 fn copy_session(session: &Session, location: &Location) -> Session {
-    let copy = Session::in_env(
-        session.env.clone(),
-        session.cwd.clone(),
-        session.home.clone(),
-        session.schema.clone(),
-    );
+    let copy = session.sharing_files();
     copy.locate_from(location);
     copy
 }

@@ -137,6 +137,8 @@ fn cache_base(env: &Env) -> Option<(PathBuf, Vec<&'static str>)> {
 /// is replaced atomically. The directories are created and opened one at a time without
 /// following a link that leads outside the cache's base directory (`$XDG_CACHE_HOME` or
 /// `$HOME`), as every write of the host is ([`crate::writing`]).
+// It makes and resolves the cache directory it writes into, as every writer does.
+#[allow(clippy::disallowed_methods)]
 pub fn materialize_package_rule(env: &Env, name: &str) -> Result<PathBuf> {
     let Some((_, text)) = embedded::PACKAGE_RULES.iter().find(|(n, _)| *n == name) else {
         return Err(Error::usage(format!(

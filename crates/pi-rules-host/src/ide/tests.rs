@@ -1,5 +1,7 @@
 //! The editor queries on a temporary project with real settings files and layers, and on the
 //! real schema.
+// Tests set up and inspect the file system directly.
+#![allow(clippy::disallowed_methods)]
 
 use super::*;
 use crate::env::Env;
@@ -829,15 +831,16 @@ fn unsaved_buffers_count_through_the_overlay() {
     p.write(&p.project_settings(), r#"{"dco": false}"#);
     let name = "20-code-review-loop.md";
     let rule = p.cwd.join(".pi/rules").join(name);
-    let mut overlay = crate::source::Overlay::new();
+    let mut overlay = crate::files::Overlay::new();
     overlay.insert(p.project_settings(), r#"{"dco": true}"#);
     overlay.insert(rule.clone(), "{{IF:dco}}x{{/IF}}");
     let session = Session::in_env(
-        p.env().with_overlay(std::sync::Arc::new(overlay)),
+        p.env(),
         p.cwd.clone(),
         Some(p.home.clone()),
         Cow::Borrowed(Schema::embedded()),
-    );
+    )
+    .with_overlay(std::sync::Arc::new(overlay));
     let ctx = IdeContext::new(&session, &IdeOptions::default()).unwrap();
     let text = "{{IF:dco}}x{{/IF}}";
     let info = hover(&ctx, &project_rule(name), text, 5).unwrap();

@@ -13,6 +13,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use super::Layer;
+use crate::files::Files;
 
 /// What the loader enforces.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,19 +68,18 @@ impl Policy {
 
     /// Checks a candidate before it is opened, under `--confine`: by its canonical path, so that
     /// a device is refused without being opened. `None` when it may be opened.
-    pub fn refuse_before_open(&self, layer: Layer, path: &Path) -> Option<Escape> {
+    pub fn refuse_before_open(&self, layer: Layer, path: &Path, files: &Files) -> Option<Escape> {
         if !self.confine {
             return None;
         }
-        match std::fs::canonicalize(path) {
-            Ok(real) => self.escape(layer, &real, None),
-            // It does not resolve: opening it fails the same way, and nothing is read.
-            Err(_) => None,
-        }
+        // When it does not resolve, opening it fails the same way, and nothing is read.
+        let real = files.canonical(path)?;
+        self.escape(layer, &real, None)
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

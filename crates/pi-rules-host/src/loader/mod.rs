@@ -22,13 +22,12 @@
 //! candidate: it is skipped with a note and the next lower layer is tried
 //! ([`FailureReason::Special`]). Files are read afresh on every call; nothing is cached.
 //!
-//! An editor's open documents ([`LayerDirs::overlay`], see [`crate::source`]) stand in for the
+//! An editor's open documents (the [`Overlay`](crate::files::Overlay) of [`LayerDirs::files`]) stand in for the
 //! files at their paths: a rule name in the overlay whose parent is a layer directory is listed
 //! there as a regular file, and read as its text.
 
 mod collation;
 mod confine;
-mod listing;
 mod read;
 
 use indexmap::IndexMap;
@@ -38,13 +37,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::files::is_rule_name;
 pub use collation::{comparator_for, compare_names, sort_by_name};
 pub use confine::{Escape, Policy};
-pub use listing::{is_rule_name, list_dir, Listed, Listing};
-pub use read::{read_raw, read_raw_checked, read_raw_in, RawRead};
+pub use read::{read_raw_checked, read_raw_in, RawRead};
 
-use crate::bounded::Directory;
-use crate::source::Overlay;
+use crate::files::bounded::Directory;
+use crate::files::{self, Files};
 use read::ReadOutcome;
 
 /// The largest rule file that is read (a file of more bytes is oversized): one limit for the
@@ -76,8 +75,8 @@ pub struct LayerDirs {
     pub user: Option<PathBuf>,
     /// The project layer, `<cwd>/.pi/rules`.
     pub project: PathBuf,
-    /// The editor buffers read in place of the files at their paths (see [`crate::source`]).
-    pub overlay: Arc<Overlay>,
+    /// The files the layers are read through, the editor's buffers among them.
+    pub files: Arc<Files>,
 }
 
 impl LayerDirs {
@@ -88,13 +87,13 @@ impl LayerDirs {
             package,
             user: home.map(|home| home.join(".pi").join("agent").join("rules")),
             project: cwd.join(".pi").join("rules"),
-            overlay: Arc::default(),
+            files: Arc::default(),
         }
     }
 
-    /// The same layers, with `overlay`'s texts read in place of the files at their paths.
-    pub fn with_overlay(self, overlay: Arc<Overlay>) -> LayerDirs {
-        LayerDirs { overlay, ..self }
+    /// The same layers, read through `files`.
+    pub fn with_files(self, files: Arc<Files>) -> LayerDirs {
+        LayerDirs { files, ..self }
     }
 }
 
@@ -156,7 +155,7 @@ impl From<&io::Error> for IoFailure {
     }
 }
 
-pub use crate::bounded::SpecialKind;
+pub use crate::files::bounded::SpecialKind;
 
 /// Why a candidate could not be taken; the next lower candidate is tried after each of these.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -372,17 +371,17 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
         }
         PackageSource::Dir(dir) => {
             open[Layer::Package as usize] =
-                list_into(Layer::Package, dir, &dirs.overlay, &mut notes, &mut add);
+                list_into(Layer::Package, dir, &dirs.files, &mut notes, &mut add);
         }
     }
     if let Some(user) = &dirs.user {
         open[Layer::User as usize] =
-            list_into(Layer::User, user, &dirs.overlay, &mut notes, &mut add);
+            list_into(Layer::User, user, &dirs.files, &mut notes, &mut add);
     }
     open[Layer::Project as usize] = list_into(
         Layer::Project,
         &dirs.project,
-        &dirs.overlay,
+        &dirs.files,
         &mut notes,
         &mut add,
     );
@@ -396,7 +395,7 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
     // Sorted as `sort_by_name` sorts, stably; the map is consumed without rebuilding its index.
     let compare = comparator_for(names.keys().map(String::as_str));
     for (name, providers) in names.sorted_by(|a, _, b, _| compare(a, b)) {
-        resolve_name(name, providers, policy, &open, &mut loaded);
+        resolve_name(name, providers, &dirs.files, policy, &open, &mut loaded);
     }
     loaded.fallback = loaded.files.is_empty();
     loaded
@@ -406,11 +405,11 @@ pub fn load_with(dirs: &LayerDirs, policy: &Policy) -> Loaded {
 fn list_into(
     layer: Layer,
     dir: &Path,
-    overlay: &Overlay,
+    files: &Files,
     notes: &mut Vec<String>,
     add: &mut impl FnMut(String, Provider),
 ) -> Option<Directory> {
-    let (entries, open) = listing::list_layer(layer, dir, overlay, notes);
+    let (entries, open) = files::list_layer(layer, dir, files.overlay(), notes);
     for entry in entries {
         let source = match entry.overlay {
             Some(text) => Source::Overlay(entry.path, text),
@@ -432,6 +431,7 @@ fn list_into(
 fn resolve_name(
     name: String,
     mut providers: Vec<Provider>,
+    files: &Files,
     policy: &Policy,
     open: &[Option<Directory>; 3],
     loaded: &mut Loaded,
@@ -445,8 +445,11 @@ fn resolve_name(
         let lower = || candidates[at + 1..].to_vec();
         let (result, escape) = match &provider.source {
             Source::Embedded(text) => (embedded(text), None),
-            Source::Overlay(path, text) => read::read_overlaid(path, text, provider.layer, policy),
+            Source::Overlay(path, text) => {
+                read::read_overlaid(files, path, text, provider.layer, policy)
+            }
             Source::File(path) => read::read_candidate(
+                files,
                 path,
                 provider.is_symlink,
                 open[provider.layer as usize].as_ref(),

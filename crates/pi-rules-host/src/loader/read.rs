@@ -1,4 +1,4 @@
-//! Bounded, hang-free reading of one candidate rule file, on [`crate::bounded`]: the file is
+//! Bounded, hang-free reading of one candidate rule file, through [`Files`]: the file is
 //! opened first and its open descriptor decides what it is, so a size over [`MAX_RULE_BYTES`] is
 //! oversized, a FIFO or socket is skipped, a directory is unreadable, and a device that never ends
 //! (`/dev/zero`) is oversized by reading; a link to a character device that reads as empty
@@ -10,8 +10,8 @@ use std::path::Path;
 
 use super::confine::{Escape, Policy};
 use super::{FailureReason, IoFailure, Layer, MAX_RULE_BYTES, READ_LIMIT};
-use crate::bounded::{self, Directory, Outcome};
-use crate::source::{self, Overlay};
+use crate::files::bounded::{self, Directory, Outcome};
+use crate::files::Files;
 
 /// What reading one candidate gave.
 #[derive(Debug)]
@@ -44,13 +44,6 @@ pub enum RawRead {
     Failed(FailureReason),
 }
 
-/// Reads the candidate at `path`, bounded and without blocking (see [`crate::bounded`]): at most
-/// [`READ_LIMIT`] bytes, never from a FIFO or socket. `is_symlink` is what the directory listing
-/// said about it.
-pub fn read_raw(path: &Path, is_symlink: bool) -> RawRead {
-    read_raw_checked(path, is_symlink, None, Layer::Package, &Policy::default()).0
-}
-
 /// The [`RawRead`] for a bounded read that did not give bytes.
 fn from_outcome(outcome: Outcome) -> RawRead {
     match outcome {
@@ -71,21 +64,24 @@ fn from_outcome(outcome: Outcome) -> RawRead {
     }
 }
 
-/// Reads a candidate of `layer` under `policy`: like [`read_raw`], and also says whether what was
-/// opened escapes (see [`Policy::escape`]). Under `--confine` an escaping candidate is refused,
+/// Reads the candidate at `path`, a candidate of `layer` under `policy`, bounded and without
+/// blocking (see [`bounded`]): at most [`READ_LIMIT`](super::READ_LIMIT) bytes, never from a
+/// FIFO or socket. `is_symlink` is what the directory listing said about it. Also says whether
+/// what was opened escapes (see [`Policy::escape`]). Under `--confine` an escaping candidate is refused,
 /// before it is opened when its canonical path already tells, else right after the open.
 ///
 /// `dir` is the layer directory held open, when the caller has it: an entry that is not a link
 /// is then opened in it by name (see [`bounded::read_entry`]), which is the same file at less
 /// cost.
 pub fn read_raw_checked(
+    files: &Files,
     path: &Path,
     is_symlink: bool,
     dir: Option<&Directory>,
     layer: Layer,
     policy: &Policy,
 ) -> (RawRead, Option<Escape>) {
-    if let Some(escape) = policy.refuse_before_open(layer, path) {
+    if let Some(escape) = policy.refuse_before_open(layer, path, files) {
         return (RawRead::Failed(FailureReason::Confined(escape)), None);
     }
     let mut escape = None;
@@ -115,33 +111,34 @@ pub fn read_raw_checked(
     (raw, escape)
 }
 
-/// [`read_raw_checked`], reading the text of `overlay` instead when `path` is in it (see
-/// `read_overlaid_raw`).
+/// [`read_raw_checked`], reading the editor's buffer instead when `files` has one at `path`
+/// (see `read_overlaid_raw`).
 pub fn read_raw_in(
-    overlay: &Overlay,
+    files: &Files,
     path: &Path,
     is_symlink: bool,
     dir: Option<&Directory>,
     layer: Layer,
     policy: &Policy,
 ) -> (RawRead, Option<Escape>) {
-    match overlay.get(path) {
-        Some(text) => read_overlaid_raw(path, text, layer, policy),
-        None => read_raw_checked(path, is_symlink, dir, layer, policy),
+    match files.overlay().get(path) {
+        Some(text) => read_overlaid_raw(files, path, text, layer, policy),
+        None => read_raw_checked(files, path, is_symlink, dir, layer, policy),
     }
 }
 
 /// An editor buffer standing in for the candidate at `path`: nothing is read from the disk.
 /// It is oversized only when the text is over [`MAX_RULE_BYTES`], never masked, and escapes
-/// as a file at its place would ([`source::real_path`]); under `--confine` an escaping one is
-/// refused.
+/// as a file at its place would ([`Files::buffer_real_path`]); under `--confine` an escaping one
+/// is refused.
 pub(super) fn read_overlaid_raw(
+    files: &Files,
     path: &Path,
     text: &str,
     layer: Layer,
     policy: &Policy,
 ) -> (RawRead, Option<Escape>) {
-    let escape = policy.escape(layer, &source::real_path(path), None);
+    let escape = policy.escape(layer, &files.buffer_real_path(path), None);
     if policy.confine {
         if let Some(escape) = escape {
             return (RawRead::Failed(FailureReason::Confined(escape)), None);
@@ -164,24 +161,26 @@ pub(super) fn read_overlaid_raw(
 
 /// [`read_overlaid_raw`], decoded (the text is UTF-8 already).
 pub(super) fn read_overlaid(
+    files: &Files,
     path: &Path,
     text: &str,
     layer: Layer,
     policy: &Policy,
 ) -> (ReadOutcome, Option<Escape>) {
-    let (raw, escape) = read_overlaid_raw(path, text, layer, policy);
+    let (raw, escape) = read_overlaid_raw(files, path, text, layer, policy);
     (decoded(raw), escape)
 }
 
 /// Reads and decodes the candidate at `path` (see [`read_raw_checked`]).
 pub(super) fn read_candidate(
+    files: &Files,
     path: &Path,
     is_symlink: bool,
     dir: Option<&Directory>,
     layer: Layer,
     policy: &Policy,
 ) -> (ReadOutcome, Option<Escape>) {
-    let (raw, escape) = read_raw_checked(path, is_symlink, dir, layer, policy);
+    let (raw, escape) = read_raw_checked(files, path, is_symlink, dir, layer, policy);
     (decoded(raw), escape)
 }
 

@@ -1,8 +1,8 @@
 //! The file source's editor layer: an [`Overlay`] of open documents whose text stands in for the
 //! file on disk at the same path.
 //!
-//! An [`Env`](crate::env::Env) carries one (empty unless a front end gives it one), and every read
-//! that the host does of a rule file, a layer listing or a settings file consults it first:
+//! A [`Files`](super::Files) view holds one (empty unless a front end gives it one), and every
+//! read that the host does of a rule file, a layer listing or a settings file consults it first:
 //! - a rule file whose path is in the overlay reads as that text, with no disk access: it is
 //!   never a link, a special file or missing, and it is oversized only when the text is over the
 //!   limit;
@@ -11,7 +11,7 @@
 //! - a settings file whose path is in the overlay reads as that text (and so exists).
 //!
 //! Where an overlaid rule "really is", for `--confine`, is its directory's real path joined with
-//! its name ([`real_path`]): a buffer in the project's `.pi/rules` is inside the project, one in a
+//! its name ([`Files::real_path`](super::Files::real_path)): a buffer in the project's `.pi/rules` is inside the project, one in a
 //! layer directory that is a link out of the project is outside it.
 //!
 //! Paths are matched as given: absolute and lexically normal, as a front end gets them from a
@@ -87,39 +87,11 @@ impl Overlay {
             Some((path.as_path(), name, text))
         })
     }
-
-    /// Reads the settings file at `path` as [`crate::bounded::read_text`] does, from the overlay
-    /// when it is there (over `limit` bytes, it is refused as a file on disk would be).
-    pub fn read_text(&self, path: &Path, limit: u64) -> Result<Option<String>, String> {
-        match self.get(path) {
-            Some(text) if text.len() as u64 > limit => {
-                Err(format!("{} bytes, over the {limit}-byte limit", text.len()))
-            }
-            Some(text) => Ok(Some(text.to_string())),
-            None => crate::bounded::read_text(path, limit),
-        }
-    }
-
-    /// Whether a file exists at `path` (following links): in the overlay, or on disk.
-    pub fn exists(&self, path: &Path) -> bool {
-        self.contains(path) || path.exists()
-    }
-}
-
-/// Where an overlaid file at `path` would really be: its directory's real path (links followed)
-/// joined with its name; `path` itself when the directory does not resolve.
-pub fn real_path(path: &Path) -> PathBuf {
-    let resolved = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .zip(path.file_name())
-        .and_then(|(dir, name)| Some(std::fs::canonicalize(dir).ok()?.join(name)));
-    resolved.unwrap_or_else(|| normal(path).into_owned())
 }
 
 /// `path` with its `..` taken away lexically (`.` and repeated separators are already ignored
 /// when paths are compared); borrowed when it has none.
-fn normal(path: &Path) -> Cow<'_, Path> {
+pub(crate) fn normal(path: &Path) -> Cow<'_, Path> {
     if !path.components().any(|c| c == Component::ParentDir) {
         return Cow::Borrowed(path);
     }
@@ -169,36 +141,5 @@ mod tests {
         assert!(overlay.remove(Path::new("/p/.pi/rules/10-a.md")));
         assert!(!overlay.remove(Path::new("/p/.pi/rules/10-a.md")));
         assert!(!overlay.contains(Path::new("/p/.pi/rules/10-a.md")));
-    }
-
-    #[test]
-    fn an_overlaid_settings_text_is_bounded_like_a_file() {
-        let mut overlay = Overlay::new();
-        let path = PathBuf::from("/nowhere/.pi/pi-config-settings.jsonc");
-        overlay.insert(path.clone(), "{\"dco\": true}");
-        assert!(overlay.exists(&path));
-        assert_eq!(
-            overlay.read_text(&path, 64).unwrap().as_deref(),
-            Some("{\"dco\": true}")
-        );
-        let err = overlay.read_text(&path, 4).unwrap_err();
-        assert!(err.contains("over the 4-byte limit"), "{err}");
-        assert_eq!(
-            overlay.read_text(Path::new("/nowhere/x.json"), 64),
-            Ok(None)
-        );
-    }
-
-    #[test]
-    fn the_real_path_of_a_buffer_is_its_directory_resolved() {
-        let tmp = tempfile::tempdir().unwrap();
-        let real = std::fs::canonicalize(tmp.path()).unwrap();
-        std::fs::create_dir(real.join("d")).unwrap();
-        std::os::unix::fs::symlink(real.join("d"), real.join("l")).unwrap();
-        assert_eq!(real_path(&real.join("l/x.md")), real.join("d/x.md"));
-        assert_eq!(
-            real_path(Path::new("/no/such/dir/x.md")),
-            Path::new("/no/such/dir/x.md")
-        );
     }
 }

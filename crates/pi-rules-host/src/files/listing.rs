@@ -11,19 +11,18 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, FileType};
 use rustix::io::Errno;
 
-use crate::bounded::Directory;
-use crate::source::Overlay;
-
-use super::Layer;
+use super::bounded::Directory;
+use super::Overlay;
+use pi_rules_core::layer::Layer;
 
 /// One kept directory entry: a regular file or a symbolic link (to anything) named `*.md`.
 #[derive(Debug)]
-pub(super) struct Entry {
-    pub(super) name: String,
-    pub(super) path: PathBuf,
-    pub(super) is_symlink: bool,
-    /// The editor buffer that stands in for the file (see [`crate::source`]).
-    pub(super) overlay: Option<Arc<str>>,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) is_symlink: bool,
+    /// The editor buffer that stands in for the file (see [`super::overlay`]).
+    pub(crate) overlay: Option<Arc<str>>,
 }
 
 pub use pi_rules_core::lint::is_rule_name;
@@ -42,7 +41,7 @@ pub struct Listed {
     /// that does not say) the one `lstat` gives; or why it could not be told. An editor buffer
     /// is a regular file.
     pub file_type: Result<FileType, Errno>,
-    /// The editor buffer that stands in for the file at `path` (see [`crate::source`]).
+    /// The editor buffer that stands in for the file at `path` (see [`super::overlay`]).
     pub overlay: Option<Arc<str>>,
 }
 
@@ -54,7 +53,7 @@ pub struct Listing {
     /// entry could not be read (the directory's stream ends after it).
     pub entries: Vec<Result<Listed, Errno>>,
     /// The directory, held open for reading its entries by name (see
-    /// [`crate::bounded::read_entry`]); or why it could not be opened (`NOENT`: it does not
+    /// [`super::bounded::read_entry`]); or why it could not be opened (`NOENT`: it does not
     /// exist).
     pub dir: Result<Directory, Errno>,
 }
@@ -136,7 +135,7 @@ pub fn list_dir(dir: &Path, overlay: &Overlay, keep: impl Fn(&str) -> bool) -> L
 ///
 /// The directory stays open in the returned [`Directory`] (when it could be listed), for reading
 /// its entries by name.
-pub(super) fn list_layer(
+pub(crate) fn list_layer(
     layer: Layer,
     dir: &Path,
     overlay: &Overlay,
@@ -191,7 +190,7 @@ pub(super) fn list_layer(
             notes.push(format!(
                 "skipped `{}` in the {layer} layer: it is a {}, not a file",
                 listed.path.display(),
-                crate::bounded::raw_kind_name(file_type)
+                super::bounded::raw_kind_name(file_type)
             ));
             continue;
         }
