@@ -57,8 +57,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 let _ = cx.err.write_all(escape(warning.subject()).as_bytes());
                 let _ = cx.err.write_all(b"\n");
             }
-            let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
-            write_file_text(cx.out, cx.err, text.as_bytes(), args.raw)?;
+            write_file_text(cx.out, cx.err, run.block.text().as_bytes(), args.raw)?;
         }
         OutputFormat::Json => output(crate::print::assemble::write_json(&run, cx.out))?,
     }

@@ -206,14 +206,14 @@ impl<'a> Report<'a> {
         let loaded = run.loaded.as_ref();
         Report {
             format: FORMAT_VERSION,
-            block: &run.block,
+            block: run.block.appended(),
             warnings: Seq::new(Box::new(warnings)),
             files: Seq::new(Box::new(files)),
             notes: loaded.map_or(&[][..], |l| &l.notes[..]),
             stats: Stats {
                 files_read: loaded.map_or(0, |l| l.files.len()),
                 bytes_read: loaded.map_or(0, |l| l.files.iter().map(|f| f.text.len()).sum()),
-                block_bytes: run.block.len(),
+                block_bytes: run.block.appended().len(),
                 read_us: run.read_micros,
                 assemble_us: run.assemble_micros,
             },

@@ -686,7 +686,7 @@ impl<'r> Report<'r> {
     }
 
     pub fn block_bytes(&self) -> usize {
-        self.run.block.len()
+        self.run.block.appended().len()
     }
 
     pub fn warning_count(&self) -> usize {

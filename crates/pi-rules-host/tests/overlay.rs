@@ -81,7 +81,7 @@ impl Project {
     }
 
     fn block(&self, overlay: &Overlay) -> String {
-        self.run(overlay).block
+        self.run(overlay).block.text().to_owned()
     }
 
     fn check(&self, overlay: &Overlay) -> pi_rules_core::lint::Report {
@@ -251,7 +251,7 @@ fn a_rule_only_in_the_buffer_takes_its_collation_place() {
     assert_eq!(names[at - 1], "30-prompt-templates.md");
     assert_eq!(names[at + 1], "35-memory.md");
     assert_eq!(taken(&run)[at].1, Layer::Project);
-    assert!(run.block.contains("new rule from the buffer"));
+    assert!(run.block.text().contains("new rule from the buffer"));
     // Not on disk: no buffer, no rule.
     assert!(!taken(&project.run(&Overlay::new()))
         .iter()
@@ -283,7 +283,7 @@ fn a_buffer_shadows_the_package_rule_of_its_name() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(run.block.contains("ROUTING FROM THE BUFFER"));
+    assert!(run.block.text().contains("ROUTING FROM THE BUFFER"));
     // `show` reads the same copy.
     let layers = Layers::read(&project.env(&overlay), None, None, false).unwrap();
     let found = layers.find("agent-routing").unwrap();
@@ -348,7 +348,7 @@ fn a_buffer_is_never_a_link_a_special_file_or_missing() {
         (&project.rule("91-fifo.md"), "FIFO BUFFER\n"),
     ]);
     let run = project.run(&overlay);
-    assert!(run.block.contains("LINK BUFFER") && run.block.contains("FIFO BUFFER"));
+    assert!(run.block.text().contains("LINK BUFFER") && run.block.text().contains("FIFO BUFFER"));
     let loaded = run.loaded.as_ref().unwrap();
     for name in ["90-link.md", "91-fifo.md"] {
         let report = loaded.names.iter().find(|r| r.name == name).unwrap();
@@ -402,7 +402,7 @@ fn confine_judges_a_buffer_by_where_its_directory_is() {
     let path = project.rule("90-local.md");
     let overlay = overlay_of(&[(&path, "INSIDE\n")]);
     let run = project.run_with(&overlay, &confined, &mut Recorder::default());
-    assert!(run.block.contains("INSIDE"));
+    assert!(run.block.text().contains("INSIDE"));
     assert!(run.loaded.as_ref().unwrap().escapes.is_empty());
 
     // A project layer directory that is a link out of the project: its buffers escape.
@@ -411,13 +411,13 @@ fn confine_judges_a_buffer_by_where_its_directory_is() {
     fs::remove_dir(project.rules()).unwrap();
     std::os::unix::fs::symlink(&outside, project.rules()).unwrap();
     let run = project.run_with(&overlay, &confined, &mut Recorder::default());
-    assert!(!run.block.contains("INSIDE"));
+    assert!(!run.block.text().contains("INSIDE"));
     let escapes = &run.loaded.as_ref().unwrap().escapes;
     assert_eq!(escapes.len(), 1);
     assert!(escapes[0].refused);
     // Without --confine it is read and named.
     let run = project.run(&overlay);
-    assert!(run.block.contains("INSIDE"));
+    assert!(run.block.text().contains("INSIDE"));
     assert!(run
         .notes
         .iter()

@@ -84,7 +84,7 @@ impl<'r> Json<'_, 'r> {
         out.raw(b",\"fallback\":")?;
         out.raw(json_bool(run.loaded.as_ref().is_some_and(|l| l.fallback)))?;
         out.raw(b",\"block\":")?;
-        out.string(&run.block)?;
+        out.string(run.block.appended())?;
         out.raw(b",\"settings_files\":")?;
         out.value(&run.settings_files)?;
         out.raw(b",\"settings\":")?;
