@@ -118,8 +118,8 @@ impl From<ServeError> for Error {
     }
 }
 
-/// The server: the settings cache and reusable buffers.
-pub struct Server {
+/// `serve`'s server of request lines: the settings cache and reusable buffers.
+pub struct LineServer {
     /// The process as the host sees it, the same for every request (a request's `cwd` is
     /// given to the session explicitly).
     env: Env,
@@ -137,9 +137,9 @@ pub struct Server {
 /// Buffers that grew past this between requests are given back rather than kept.
 const RETAINED_BYTES: usize = 1 << 20;
 
-impl Server {
-    pub fn new(env: Env, settings_ttl: Duration) -> Server {
-        Server {
+impl LineServer {
+    pub fn new(env: Env, settings_ttl: Duration) -> LineServer {
+        LineServer {
             env,
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),

@@ -3,7 +3,7 @@
 //! them assembles on its own.
 
 use crate::error::Result;
-use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
+use crate::loader::{self, Candidate, Loaded, NameReport, PackageSource, Pick};
 use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use pi_rules_core::settings::Resolved;
@@ -311,14 +311,14 @@ impl<'a> NameEntry<'a> {
     /// The status after loading and gating.
     pub fn status(&self) -> &'static str {
         match &self.report.outcome {
-            Outcome::Oversized { .. } => "oversized",
-            Outcome::Unreadable { .. } => "unreadable",
-            Outcome::Taken { masked: true, .. } => "masked",
-            Outcome::Taken { .. } if self.included == Some(false) => "gated",
-            Outcome::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
+            Pick::Oversized { .. } => "oversized",
+            Pick::Unreadable { .. } => "unreadable",
+            Pick::Taken { masked: true, .. } => "masked",
+            Pick::Taken { .. } if self.included == Some(false) => "gated",
+            Pick::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
                 "unreadable-fell-back"
             }
-            Outcome::Taken { .. } => "included",
+            Pick::Taken { .. } => "included",
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::assembly::{self, NameEntry, Run};
 use crate::escape::{escape, escape_truncated};
-use crate::loader::{Candidate, Loaded, NameReport, Outcome, MAX_RULE_BYTES};
+use crate::loader::{Candidate, Loaded, NameReport, Pick, MAX_RULE_BYTES};
 use pi_rules_core::event::{BlockDecision, BlockReason, GateDecision, GateReason};
 use pi_rules_core::find;
 use pi_rules_core::lint::{suggest, FEATURES};
@@ -760,7 +760,7 @@ pub fn write_outcome_reason(
         }
     };
     match &report.outcome {
-        Outcome::Oversized {
+        Pick::Oversized {
             size,
             hides,
             winner,
@@ -777,7 +777,7 @@ pub fn write_outcome_reason(
                 out.push_str(" copy");
             }
         }
-        Outcome::Unreadable { failures } => {
+        Pick::Unreadable { failures } => {
             out.push_str("unreadable in every layer (");
             for (i, f) in failures.iter().enumerate() {
                 if i > 0 {
@@ -787,7 +787,7 @@ pub fn write_outcome_reason(
             }
             out.push(')');
         }
-        Outcome::Taken {
+        Pick::Taken {
             masked: true,
             shadows,
             ..
@@ -800,7 +800,7 @@ pub fn write_outcome_reason(
             }
             out.push_str(" copy");
         }
-        Outcome::Taken {
+        Pick::Taken {
             fell_back_from,
             winner,
             ..

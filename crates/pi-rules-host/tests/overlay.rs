@@ -9,7 +9,7 @@ use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
 use pi_rules_host::explain::{Recorder, Report};
 use pi_rules_host::fix;
-use pi_rules_host::loader::{Layer, Outcome, MAX_RULE_BYTES};
+use pi_rules_host::loader::{Layer, Pick, MAX_RULE_BYTES};
 use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::{CachedSettings, FreshSettings, SettingsSource};
 use pi_rules_host::source::Overlay;
@@ -273,7 +273,7 @@ fn a_buffer_shadows_the_package_rule_of_its_name() {
         .find(|r| r.name == "10-agent-routing.md")
         .unwrap();
     match &report.outcome {
-        Outcome::Taken {
+        Pick::Taken {
             winner, shadows, ..
         } => {
             assert_eq!(winner.layer, Layer::Project);
@@ -374,7 +374,7 @@ fn an_oversized_buffer_is_skipped_and_hides_the_package_rule() {
         .find(|r| r.name == "10-agent-routing.md")
         .unwrap();
     match &report.outcome {
-        Outcome::Oversized {
+        Pick::Oversized {
             size,
             by_read,
             hides,

@@ -29,7 +29,7 @@ pub use symbols::{symbols, Symbol};
 
 use crate::assembly::{self, LayerOptions, Run};
 use crate::explain::{Recorder, Report, Scratch, State};
-use crate::loader::{Candidate, Layer, Loaded, NameReport, Outcome, PackageSource, RuleFile};
+use crate::loader::{Candidate, Layer, Loaded, NameReport, PackageSource, Pick, RuleFile};
 use crate::session::{self, FoundSettingsFile, Location, Session, SettingsRead};
 use pi_rules_core::settings::{Resolved, Source, SETTINGS_FILE_NAMES};
 use pi_rules_core::{assemble_observed, Features, Scope};
@@ -273,7 +273,7 @@ impl IdeContext {
             }],
             names: vec![NameReport {
                 name,
-                outcome: Outcome::Taken {
+                outcome: Pick::Taken {
                     winner: candidate.clone(),
                     masked: false,
                     fell_back_from: Vec::new(),
@@ -359,7 +359,7 @@ impl IdeContext {
         };
         let report = self.name_report(name)?;
         match &report.outcome {
-            Outcome::Taken { winner, .. } | Outcome::Oversized { winner, .. }
+            Pick::Taken { winner, .. } | Pick::Oversized { winner, .. }
                 if winner.layer != *layer =>
             {
                 Some(format!(
@@ -369,10 +369,10 @@ impl IdeContext {
                     winner.display_path(name)
                 ))
             }
-            Outcome::Oversized { .. } => {
+            Pick::Oversized { .. } => {
                 Some("this file is over the size limit: the assembly skips it".to_owned())
             }
-            Outcome::Unreadable { .. } => Some("no copy of this file can be read".to_owned()),
+            Pick::Unreadable { .. } => Some("no copy of this file can be read".to_owned()),
             _ => None,
         }
     }
