@@ -29,7 +29,7 @@ use crate::terminal::Paint;
 use pi_rules_host::assembly::{self, AssemblyMemo, LayerOptions, Run};
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 use pi_rules_host::session::{Session, SettingsRead};
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
@@ -350,7 +350,7 @@ impl LineServer {
                     OutputFormat::Json => {
                         let mut recorder = Recorder::default();
                         let run = self.run_assembly(&p, &mut recorder)?;
-                        let report = Report::new(&run, &recorder, p.coms_active);
+                        let report = Explanation::new(&run, &recorder, p.coms_active);
                         print::explain::write_json(&report, body).map_err(output_error)?;
                         trim_newline(body);
                         Ok(())
@@ -360,7 +360,7 @@ impl LineServer {
                         self.settings.forget_unread_root_rules();
                         let mut recorder = Recorder::default();
                         let run = self.run_assembly(&p, &mut recorder)?;
-                        let report = Report::new(&run, &recorder, p.coms_active);
+                        let report = Explanation::new(&run, &recorder, p.coms_active);
                         print::explain::write_text(&report, &mut text, Paint { on: false })
                             .map_err(output_error)?;
                         trim_newline(&mut text);

@@ -11,7 +11,7 @@ use crate::output::{output, Exit};
 use crate::print::explain as print;
 use crate::terminal::Paint;
 use pi_rules_host::error::Result;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 
 /// Explain, per file and per block, what is in the rules block and why.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -50,7 +50,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         cx,
         &mut recorder,
     )?;
-    let report = Report::new(&run, &recorder, args.layers.coms_active);
+    let report = Explanation::new(&run, &recorder, args.layers.coms_active);
     match args.format {
         OutputFormat::Json => output(print::write_json(&report, cx.out))?,
         OutputFormat::Text => {

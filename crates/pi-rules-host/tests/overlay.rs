@@ -7,7 +7,7 @@ use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 use pi_rules_host::fix;
 use pi_rules_host::loader::{Layer, Pick, MAX_RULE_BYTES};
 use pi_rules_host::session::Session;
@@ -150,7 +150,7 @@ fn explain_reports_the_buffer() {
 
     let mut recorder = Recorder::default();
     let run = project.run_with(&overlay, &LayerOptions::default(), &mut recorder);
-    let report = Report::new(&run, &recorder, false);
+    let report = Explanation::new(&run, &recorder, false);
     let entry = report
         .names()
         .find(|e| e.report.name == "90-local.md")
@@ -175,7 +175,7 @@ fn explain_reports_the_buffer() {
     // On disk there is no block to decide.
     let mut recorder = Recorder::default();
     let run = project.run_with(&Overlay::new(), &LayerOptions::default(), &mut recorder);
-    let report = Report::new(&run, &recorder, false);
+    let report = Explanation::new(&run, &recorder, false);
     let file = report
         .names()
         .find(|e| e.report.name == "90-local.md")
