@@ -2,13 +2,13 @@
 //!
 //! The decision recorder and the report model are the host's ([`pi_rules_host::explain`]); the
 //! command runs the assembly with the recorder and writes the report in either form through
-//! [`crate::print::explain`].
+//! [`crate::report::explain`].
 
 use crate::invocation::{
     run_selected, Context, LayerArgs, OutputFormat, SelectArgs, SelectDefaults,
 };
 use crate::output::{output, Exit};
-use crate::print::explain as print;
+use crate::report::explain as print;
 use crate::terminal::Paint;
 use pi_rules_host::error::Result;
 use pi_rules_host::explain::{Explanation, Recorder};
@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 /// The version of the JSON form, documented in `docs/explain-json.md`.
-pub use crate::print::explain::FORMAT_VERSION;
+pub use crate::report::explain::FORMAT_VERSION;
 
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {

@@ -2,8 +2,8 @@
 //! on a terminal, with what could drive the terminal escaped.
 
 use crate::invocation::{LayerName, PlaceArgs};
-use crate::output::{note, Exit, UsageError};
-use crate::terminal::{escape, write_file_text};
+use crate::output::{note, write_file_text, Exit, UsageError};
+use crate::terminal::escape;
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
 use pi_rules_host::loader::{Escaped, Layer, Pick};
