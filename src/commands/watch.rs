@@ -22,7 +22,7 @@ use crate::unified_diff;
 use anyhow::Context as _;
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
-use pi_rules_host::assembly::{self, Block};
+use pi_rules_host::assembly::{self, RulesBlock};
 use pi_rules_host::env::Env;
 use pi_rules_host::error::Result;
 use pi_rules_host::loader::{is_rule_name, PackageSource};
@@ -202,7 +202,7 @@ fn report(cx: &mut Context<'_>, before: &Snapshot, after: &Snapshot, paint: Pain
 /// The block and what to watch, read once.
 struct Snapshot {
     /// The block, in both its forms.
-    block: Block,
+    block: RulesBlock,
     warnings: Vec<String>,
     /// Files whose gate let them in.
     files: usize,

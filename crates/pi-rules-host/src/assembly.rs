@@ -44,7 +44,7 @@ pub struct Run {
     /// What `{{REVIEW_LOOP_MAX_CYCLES}}` became.
     pub review_loop_max_cycles: String,
     /// The rules block: its text, and the form a host appends.
-    pub block: Block,
+    pub block: RulesBlock,
     /// The assembly, its text moved into `block`.
     pub assembly: Option<Assembly>,
     pub read_micros: u128,
@@ -73,28 +73,28 @@ const BLOCK_PREFIX: &str = "\n\n";
 /// `diff` compares) and the form a host appends to the system prompt (what `serve` answers and
 /// the JSON forms carry).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Block {
+pub struct RulesBlock {
     /// The form a host appends: `"\n\n"` and the text, or `""` for a subagent.
     appended: String,
     /// Where the text starts in `appended`.
     text_at: usize,
 }
 
-impl Block {
+impl RulesBlock {
     /// The block of an assembly whose text is `text`, made in place (the text has room: it was
     /// reserved for the whole input), so the run holds the text once.
-    fn assembled(mut text: String) -> Block {
+    fn assembled(mut text: String) -> RulesBlock {
         text.insert_str(0, BLOCK_PREFIX);
-        Block {
+        RulesBlock {
             appended: text,
             text_at: BLOCK_PREFIX.len(),
         }
     }
 
     /// The block used when no rule file could be taken, [`FALLBACK_BLOCK`] as it is.
-    fn fallback() -> Block {
+    fn fallback() -> RulesBlock {
         debug_assert!(FALLBACK_BLOCK.starts_with(BLOCK_PREFIX));
-        Block {
+        RulesBlock {
             appended: FALLBACK_BLOCK.to_owned(),
             text_at: BLOCK_PREFIX.len(),
         }
@@ -222,7 +222,7 @@ fn run_with(
             resolved,
             features,
             review_loop_max_cycles,
-            block: Block::default(),
+            block: RulesBlock::default(),
             assembly: None,
             read_micros: started.elapsed().as_micros(),
             assemble_micros: 0,
@@ -262,7 +262,7 @@ fn run_with(
     let read_micros = started.elapsed().as_micros();
     let started = Instant::now();
     let (block, assembly) = if loaded.fallback {
-        (Block::fallback(), None)
+        (RulesBlock::fallback(), None)
     } else {
         let scope = Scope {
             settings,
@@ -271,7 +271,7 @@ fn run_with(
         };
         let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_ref()).collect();
         let mut assembly = assemble(&texts, &scope);
-        let block = Block::assembled(std::mem::take(&mut assembly.text));
+        let block = RulesBlock::assembled(std::mem::take(&mut assembly.text));
         (block, Some(assembly))
     };
     Ok(Run {
@@ -422,16 +422,16 @@ mod tests {
     /// either is what follows that blank line, and a subagent's block is empty in both forms.
     #[test]
     fn a_block_is_its_text_after_the_hosts_blank_line() {
-        let assembled = Block::assembled("# Rules\n\nBe brief.\n".to_owned());
+        let assembled = RulesBlock::assembled("# Rules\n\nBe brief.\n".to_owned());
         assert_eq!(assembled.text(), "# Rules\n\nBe brief.\n");
         assert_eq!(assembled.appended(), "\n\n# Rules\n\nBe brief.\n");
-        let empty = Block::assembled(String::new());
+        let empty = RulesBlock::assembled(String::new());
         assert_eq!((empty.text(), empty.appended()), ("", "\n\n"));
-        let fallback = Block::fallback();
+        let fallback = RulesBlock::fallback();
         assert_eq!(fallback.appended(), FALLBACK_BLOCK);
         assert_eq!(format!("\n\n{}", fallback.text()), FALLBACK_BLOCK);
         assert!(!fallback.text().starts_with('\n'));
-        let subagent = Block::default();
+        let subagent = RulesBlock::default();
         assert_eq!((subagent.text(), subagent.appended()), ("", ""));
     }
 }

@@ -292,7 +292,7 @@ impl IdeContext {
             resolved: self.resolved.clone(),
             features: self.features.clone(),
             review_loop_max_cycles: self.review_loop_max_cycles.clone(),
-            block: assembly::Block::default(),
+            block: assembly::RulesBlock::default(),
             assembly: None,
             read_micros: 0,
             assemble_micros: 0,
