@@ -276,3 +276,31 @@ pub fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<
     }
     out.push(')');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::escape::escape;
+
+    /// The wording quotes a key and its value as its caller shows them: as they are, or escaped
+    /// for a terminal; its own words are the same either way.
+    #[test]
+    fn quoted_text_is_shown_as_the_caller_says() {
+        let described = Described {
+            shown: "\"on\u{202e}\u{1b}[2J\"".into(),
+            source: "default".into(),
+        };
+        let mut plain = String::new();
+        push_setting(&mut plain, "dc\u{1b}o", &described, raw);
+        assert_eq!(plain, "`dc\u{1b}o` = \"on\u{202e}\u{1b}[2J\" from default");
+        let mut escaped = String::new();
+        push_setting(&mut escaped, "dc\u{1b}o", &described, escape);
+        let expected = format!(
+            "`{}` = {} from default",
+            escape("dc\u{1b}o"),
+            escape(&described.shown)
+        );
+        assert_eq!(escaped, expected);
+        assert!(!escaped.contains('\u{1b}') && !escaped.contains('\u{202e}'));
+    }
+}
