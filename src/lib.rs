@@ -9,7 +9,6 @@ pub mod json;
 pub mod lines;
 pub mod lsp;
 pub mod output;
-pub mod print;
 pub mod report;
 pub mod serve;
 pub mod terminal;

@@ -14,10 +14,10 @@
 //! is treated the same way, as ripgrep does. A write that really fails (`/dev/full`, a pipe with
 //! no reader) is exit 4.
 
-use crate::terminal::JsonEscaper;
+use crate::terminal::{escape_text, JsonEscaper};
 use pi_rules_host::notes::Note;
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 
@@ -71,6 +71,39 @@ pub fn exit_for(err: &Error) -> Exit {
 pub fn note(err: &mut dyn Write, args: fmt::Arguments<'_>) {
     let _ = err.write_fmt(args);
     let _ = err.write_all(b"\n");
+}
+
+/// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
+/// the bytes exactly on a pipe or into a file, or with `raw`; on a terminal, as [`escape_text`]
+/// shows them, and then, when something was escaped, a note on `err` that says so (after `out`
+/// is flushed, so that it follows the text).
+pub fn write_file_text(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    bytes: &[u8],
+    raw: bool,
+) -> Result<(), Error> {
+    if raw || !io::stdout().is_terminal() {
+        return output(out.write_all(bytes));
+    }
+    let (text, escaped) = escape_text(bytes);
+    output(out.write_all(text.as_bytes()))?;
+    if escaped > 0 {
+        output(out.flush())?;
+        let what = if escaped == 1 {
+            "1 control character or byte that is not UTF-8 is".to_owned()
+        } else {
+            format!("{escaped} control characters or bytes that are not UTF-8 are")
+        };
+        note(
+            err,
+            format_args!(
+                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
+                 --raw prints the bytes"
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// A host note as the command line shows it: `pi-rules: warning: MESSAGE`, the message escaped

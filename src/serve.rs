@@ -8,7 +8,7 @@
 //! skipped without being kept (see [`crate::lines`]). EOF ends the server.
 //!
 //! Methods mirror the commands: a method calls the host operation the command calls and writes
-//! its report through the command's own printer ([`crate::print`], [`crate::report`]), so its
+//! its report through the command's own printer ([`crate::report`]), so its
 //! `result` is exactly what the command prints with `--format json`. What a command writes to
 //! stderr is not part of a result, except `explain`'s and `check`'s note on project rules they do
 //! not read, in the `notes` of their text forms. The protocol is documented in `docs/serve.md`.
@@ -23,13 +23,12 @@ use crate::invocation::{OutputFormat, SettingsSource};
 use crate::json::EscapeMemo;
 use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::Error;
-use crate::print;
-use crate::report;
+use crate::report::{self, check as check_report};
 use crate::terminal::Paint;
 use pi_rules_host::assembly::{self, AssemblyMemo, LayerOptions, Run};
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 use pi_rules_host::session::{Session, SettingsRead};
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
@@ -118,8 +117,8 @@ impl From<ServeError> for Error {
     }
 }
 
-/// The server: the settings cache and reusable buffers.
-pub struct Server {
+/// `serve`'s server of request lines: the settings cache and reusable buffers.
+pub struct LineServer {
     /// The process as the host sees it, the same for every request (a request's `cwd` is
     /// given to the session explicitly).
     env: Env,
@@ -137,9 +136,9 @@ pub struct Server {
 /// Buffers that grew past this between requests are given back rather than kept.
 const RETAINED_BYTES: usize = 1 << 20;
 
-impl Server {
-    pub fn new(env: Env, settings_ttl: Duration) -> Server {
-        Server {
+impl LineServer {
+    pub fn new(env: Env, settings_ttl: Duration) -> LineServer {
+        LineServer {
             env,
             settings: CachedSettings::new(settings_ttl),
             body: Vec::new(),
@@ -340,7 +339,7 @@ impl Server {
                 let run =
                     assembly::run_memoized(session, &p.options(), settings, &mut self.assembly)
                         .map_err(|e| RpcError::application(&e))?;
-                print::assemble::append_json(&run, body, &mut self.block);
+                report::assemble::append_json(&run, body, &mut self.block);
                 trim_newline(body);
                 Ok(())
             }
@@ -350,8 +349,8 @@ impl Server {
                     OutputFormat::Json => {
                         let mut recorder = Recorder::default();
                         let run = self.run_assembly(&p, &mut recorder)?;
-                        let report = Report::new(&run, &recorder, p.coms_active);
-                        print::explain::write_json(&report, body).map_err(output_error)?;
+                        let report = Explanation::new(&run, &recorder, p.coms_active);
+                        report::explain::write_json(&report, body).map_err(output_error)?;
                         trim_newline(body);
                         Ok(())
                     }
@@ -360,8 +359,8 @@ impl Server {
                         self.settings.forget_unread_root_rules();
                         let mut recorder = Recorder::default();
                         let run = self.run_assembly(&p, &mut recorder)?;
-                        let report = Report::new(&run, &recorder, p.coms_active);
-                        print::explain::write_text(&report, &mut text, Paint { on: false })
+                        let report = Explanation::new(&run, &recorder, p.coms_active);
+                        report::explain::write_text(&report, &mut text, Paint { on: false })
                             .map_err(output_error)?;
                         trim_newline(&mut text);
                         let notes = self.settings.take_unread_root_rules();
@@ -383,8 +382,8 @@ impl Server {
                 // The settings' notes go to the command's stderr, not into the result.
                 let resolved = SettingsSource::read(&mut self.settings, &session).resolved;
                 let only = p.keys.unwrap_or_default();
-                let rows = print::settings::rows(&resolved, &only);
-                print::settings::write_json(rows, body).map_err(output_error)?;
+                let rows = report::settings::rows(&resolved, &only);
+                report::settings::write_json(rows, body).map_err(output_error)?;
                 trim_newline(body);
                 Ok(())
             }
@@ -411,10 +410,10 @@ impl Server {
                         "protocol": PROTOCOL_VERSION,
                         "methods": METHODS,
                         "formats": {
-                            "assemble": print::assemble::FORMAT_VERSION,
-                            "explain": print::explain::FORMAT_VERSION,
-                            "check": report::JSON_FORMAT_VERSION,
-                            "settings": print::settings::FORMAT_VERSION,
+                            "assemble": report::assemble::FORMAT_VERSION,
+                            "explain": report::explain::FORMAT_VERSION,
+                            "check": check_report::JSON_FORMAT_VERSION,
+                            "settings": report::settings::FORMAT_VERSION,
                         },
                     }),
                 );
@@ -434,14 +433,14 @@ impl Server {
     /// the counts.
     fn check(&mut self, p: CheckParams, body: &mut Vec<u8>) -> Result<(), RpcError> {
         let format = match p.format {
-            CheckFormat::Json => report::Format::Json,
-            CheckFormat::Human => report::Format::Human,
-            CheckFormat::Short => report::Format::Short,
+            CheckFormat::Json => check_report::Format::Json,
+            CheckFormat::Human => check_report::Format::Human,
+            CheckFormat::Short => check_report::Format::Short,
         };
         let session = self.session_at(p.cwd)?;
-        if format == report::Format::Json {
+        if format == check_report::Format::Json {
             // As the command does: the report alone, its note on stderr (not in the result).
-            let options = report::CheckRun {
+            let options = check_report::CheckRun {
                 check: check::CheckOptions {
                     session: &session,
                     package: session.layer_dirs(p.package_dir.as_deref()).package,
@@ -457,7 +456,7 @@ impl Server {
         }
         self.settings.locate(&session, Instant::now());
         let package = session.layer_dirs(p.package_dir.as_deref()).package;
-        let options = report::CheckRun {
+        let options = check_report::CheckRun {
             check: check::CheckOptions {
                 session: &session,
                 package,
@@ -469,7 +468,7 @@ impl Server {
         let report = check::check(&options.check).map_err(|e| RpcError::application(&e))?;
         let mut text = Vec::new();
         options.render(&report, &mut text).map_err(output_error)?;
-        let (errors, warnings, infos) = report::counts(&report);
+        let (errors, warnings, infos) = check_report::counts(&report);
         let notes = session.unread_root_rules_note();
         /// The result of a `check` in a human format: the report's text is written into the
         /// response as it is, not copied into a JSON tree first.

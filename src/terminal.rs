@@ -4,14 +4,15 @@
 //! [`escape`] before printing them, so that a hostile rule file named
 //! `x\e]0;OWNED\a\e[2J.md` cannot set the terminal title or clear the screen, and a newline in a
 //! name cannot forge an output line. A whole file's text (`show`'s rule, `render`'s prompt) goes
-//! to a terminal through [`write_file_text`], which keeps its line breaks and tabs and escapes
-//! the rest as [`escape`] does; on a pipe or into a file it stays byte for byte. JSON escapes
-//! the C0 controls itself but carries DEL, the C1 controls and the bidirectional characters as
-//! they are: on a terminal, JSON output goes through [`JsonEscaper`], which writes those as
-//! `\uXXXX` escapes, the same string to any JSON reader. Usage errors, which quote the command
-//! line, go through [`escape_keeping_sgr`].
+//! to a terminal as [`escape_text`] shows it, which keeps its line breaks and tabs and escapes
+//! the rest as [`escape`] does. JSON escapes the C0 controls itself but carries DEL, the C1
+//! controls and the bidirectional characters as they are: on a terminal, JSON output goes
+//! through [`JsonEscaper`], which writes those as `\uXXXX` escapes, the same string to any JSON
+//! reader. Usage errors, which quote the command line, go through [`escape_keeping_sgr`].
+//!
+//! Nothing here writes to the process's streams: `output.rs` builds on this module, not
+//! the other way round.
 
-use crate::output::{note, output};
 use clap::ValueEnum;
 pub use pi_rules_host::escape::{
     escape, escape_keeping_tabs, escape_text, escape_truncated, is_unsafe, is_unsafe_in_text,
@@ -19,40 +20,6 @@ pub use pi_rules_host::escape::{
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal};
-
-/// Writes a file's text (a rule, a rendered prompt) to `out`, which is the process's stdout:
-/// the bytes exactly on a pipe or into a file, or with `raw`; on a terminal, as [`escape_text`]
-/// shows them, and then, when something was escaped, a note on `err` that says so (after `out`
-/// is flushed, so that it follows the text).
-pub fn write_file_text(
-    out: &mut dyn io::Write,
-    err: &mut dyn io::Write,
-    bytes: &[u8],
-    raw: bool,
-) -> pi_rules_host::error::Result<()> {
-    if raw || !io::stdout().is_terminal() {
-        return output(out.write_all(bytes));
-    }
-    let (text, escaped) = escape_text(bytes);
-    output(out.write_all(text.as_bytes()))?;
-    if escaped > 0 {
-        output(out.flush())?;
-        let what = if escaped == 1 {
-            "1 control character or byte that is not UTF-8 is".to_owned()
-        } else {
-            format!("{escaped} control characters or bytes that are not UTF-8 are")
-        };
-        note(
-            err,
-            format_args!(
-                "pi-rules: note: {what} shown escaped (`\\x1b`, `\\u{{202e}}`, `\\xNN`); \
-                 --raw prints the bytes"
-            ),
-        );
-    }
-    Ok(())
-}
 
 /// Whether JSON carries `c` as itself although it must not reach a terminal so: the
 /// [`is_unsafe`] characters from DEL up (JSON escapes the C0 controls itself).

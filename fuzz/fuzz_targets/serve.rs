@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use pi_rules::invocation::process_env_snapshot;
-use pi_rules::serve::Server;
+use pi_rules::serve::LineServer;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ fn is_response(value: &Value) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut server = Server::new(process_env_snapshot(), Duration::from_secs(3600));
+    let mut server = LineServer::new(process_env_snapshot(), Duration::from_secs(3600));
     let mut out = Vec::new();
     for line in data.split(|&b| b == b'\n') {
         out.clear();

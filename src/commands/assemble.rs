@@ -2,8 +2,8 @@
 
 use crate::invocation::Context;
 use crate::invocation::{run_selected, LayerArgs, OutputFormat, SelectArgs, SelectDefaults};
-use crate::output::{output, Exit};
-use crate::terminal::{escape, write_file_text};
+use crate::output::{output, write_file_text, Exit};
+use crate::terminal::escape;
 use pi_rules_host::error::Result;
 
 /// Assemble the rules block from the package, user and project layers.
@@ -36,7 +36,7 @@ pub struct Args {
 }
 
 /// The version of the JSON form, documented in `docs/assemble-json.md`.
-pub use crate::print::assemble::FORMAT_VERSION;
+pub use crate::report::assemble::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = run_selected(
@@ -57,10 +57,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 let _ = cx.err.write_all(escape(warning.subject()).as_bytes());
                 let _ = cx.err.write_all(b"\n");
             }
-            let text = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
-            write_file_text(cx.out, cx.err, text.as_bytes(), args.raw)?;
+            write_file_text(cx.out, cx.err, run.block.text().as_bytes(), args.raw)?;
         }
-        OutputFormat::Json => output(crate::print::assemble::write_json(&run, cx.out))?,
+        OutputFormat::Json => output(crate::report::assemble::write_json(&run, cx.out))?,
     }
     cx.release(run);
     Ok(Exit::Success)

@@ -3,7 +3,7 @@
 use crate::invocation::Context;
 use crate::invocation::LayerArgs;
 use crate::output::{note, output, write_notes, Exit, UsageError};
-use crate::report::{CheckRun, Format};
+use crate::report::check::{CheckRun, Format};
 use pi_rules_core::lint::{self, CodeInfo, CODES};
 use pi_rules_host::check::{self, CheckOptions, CheckStatus};
 use pi_rules_host::error::Result;
@@ -83,7 +83,7 @@ impl From<CheckFormat> for Format {
 }
 
 /// The version of the JSON form, documented in `docs/check-json.md`.
-pub use crate::report::JSON_FORMAT_VERSION as FORMAT_VERSION;
+pub use crate::report::check::JSON_FORMAT_VERSION as FORMAT_VERSION;
 
 /// One code as `--list-codes` and `--explain --format json` show it.
 fn code_json(info: &CodeInfo) -> serde_json::Value {

@@ -5,7 +5,7 @@ use crate::invocation::{Context, LayerArgs, ProjectArgs, SettingsOverrides, Sett
 use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use pi_rules_host::assembly::{self, Run};
+use pi_rules_host::assembly;
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
 use pi_rules_host::files::bounded::MAX_PROMPT_BYTES;
@@ -98,7 +98,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             } else {
                 "now".to_owned()
             };
-            let text = text_of(&run).to_owned();
+            let text = run.block.text().to_owned();
             (label, text, run.session)
         }
     };
@@ -137,7 +137,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let differs = output(unified_diff::write(
         cx.out,
         (&old_label, &old),
-        (&new_label, text_of(&new_run)),
+        (&new_label, new_run.block.text()),
         args.context,
         paint,
     ))?;
@@ -146,11 +146,6 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     } else {
         Exit::Success
     })
-}
-
-/// The block as `assemble` prints it: without the two leading newlines.
-fn text_of(run: &Run) -> &str {
-    run.block.strip_prefix("\n\n").unwrap_or(&run.block)
 }
 
 /// A saved block, `-` for stdin; at most [`MAX_PROMPT_BYTES`].

@@ -2,16 +2,16 @@
 //!
 //! The decision recorder and the report model are the host's ([`pi_rules_host::explain`]); the
 //! command runs the assembly with the recorder and writes the report in either form through
-//! [`crate::print::explain`].
+//! [`crate::report::explain`].
 
 use crate::invocation::{
     run_selected, Context, LayerArgs, OutputFormat, SelectArgs, SelectDefaults,
 };
 use crate::output::{output, Exit};
-use crate::print::explain as print;
+use crate::report::explain as print;
 use crate::terminal::Paint;
 use pi_rules_host::error::Result;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 
 /// Explain, per file and per block, what is in the rules block and why.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 /// The version of the JSON form, documented in `docs/explain-json.md`.
-pub use crate::print::explain::FORMAT_VERSION;
+pub use crate::report::explain::FORMAT_VERSION;
 
 /// `pi-rules explain`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
@@ -50,7 +50,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         cx,
         &mut recorder,
     )?;
-    let report = Report::new(&run, &recorder, args.layers.coms_active);
+    let report = Explanation::new(&run, &recorder, args.layers.coms_active);
     match args.format {
         OutputFormat::Json => output(print::write_json(&report, cx.out))?,
         OutputFormat::Text => {

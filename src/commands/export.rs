@@ -146,7 +146,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             format_args!("rule assembly: {}", escape(&warning.to_string())),
         );
     }
-    let content = run.block.strip_prefix("\n\n").unwrap_or(&run.block);
+    let content = run.block.text();
     let export = Options {
         pointer: args.pointer,
         force: args.force,

@@ -2,8 +2,8 @@
 
 use crate::invocation::Context;
 use crate::invocation::ProjectArgs;
-use crate::output::{note, Exit};
-use crate::terminal::{escape, write_file_text};
+use crate::output::{note, write_file_text, Exit};
+use crate::terminal::escape;
 use anyhow::Context as _;
 use pi_rules_core::lint::suggest;
 use pi_rules_core::span::{self, LineCol};

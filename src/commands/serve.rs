@@ -3,7 +3,7 @@
 
 use crate::invocation::{process_env_snapshot, Context};
 use crate::output::Exit;
-use crate::serve::Server;
+use crate::serve::LineServer;
 use pi_rules_host::error::Result;
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
-    let mut server = Server::new(
+    let mut server = LineServer::new(
         process_env_snapshot(),
         Duration::from_secs(args.settings_ttl),
     );

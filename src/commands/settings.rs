@@ -3,7 +3,7 @@
 use crate::invocation::Context;
 use crate::invocation::{OutputFormat, ProjectArgs};
 use crate::output::{note, output, Exit};
-use crate::print::settings as print;
+use crate::report::settings as print;
 use crate::terminal::{escape, escape_truncated};
 use pi_rules_core::lint::suggest;
 use pi_rules_host::error::Result;
@@ -37,7 +37,7 @@ pub struct Args {
 
 /// The version of the JSON form, documented in `docs/settings-json.md` (the object itself is the
 /// reference's plain key → value shape, so the version is not a field of it).
-pub use crate::print::settings::FORMAT_VERSION;
+pub use crate::report::settings::FORMAT_VERSION;
 
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let session = args.project.session(cx.env)?;

@@ -2,11 +2,11 @@
 //! on a terminal, with what could drive the terminal escaped.
 
 use crate::invocation::{LayerName, PlaceArgs};
-use crate::output::{note, Exit, UsageError};
-use crate::terminal::{escape, write_file_text};
+use crate::output::{note, write_file_text, Exit, UsageError};
+use crate::terminal::escape;
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
-use pi_rules_host::loader::{Escaped, Layer, Outcome};
+use pi_rules_host::loader::{Escaped, Layer, Pick};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
 #[derive(clap::Args, Debug, Clone)]
@@ -66,7 +66,7 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
             }
         }
         None => match &report.outcome {
-            Outcome::Taken {
+            Pick::Taken {
                 winner,
                 fell_back_from,
                 ..
@@ -85,8 +85,8 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
                 }
                 winner
             }
-            Outcome::Oversized { winner, .. } => winner,
-            Outcome::Unreadable { failures } => {
+            Pick::Oversized { winner, .. } => winner,
+            Pick::Unreadable { failures } => {
                 let reasons: Vec<String> = failures
                     .iter()
                     .map(|f| {

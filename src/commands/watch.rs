@@ -22,7 +22,7 @@ use crate::unified_diff;
 use anyhow::Context as _;
 use notify::event::{AccessKind, EventKind};
 use notify::{RecursiveMode, Watcher};
-use pi_rules_host::assembly;
+use pi_rules_host::assembly::{self, RulesBlock};
 use pi_rules_host::env::Env;
 use pi_rules_host::error::Result;
 use pi_rules_host::loader::{is_rule_name, PackageSource};
@@ -177,8 +177,8 @@ fn report(cx: &mut Context<'_>, before: &Snapshot, after: &Snapshot, paint: Pain
     ))?;
     output(unified_diff::write(
         cx.out,
-        ("before", before.text()),
-        ("after", after.text()),
+        ("before", before.block.text()),
+        ("after", after.block.text()),
         unified_diff::DEFAULT_CONTEXT,
         paint,
     ))?;
@@ -201,8 +201,8 @@ fn report(cx: &mut Context<'_>, before: &Snapshot, after: &Snapshot, paint: Pain
 
 /// The block and what to watch, read once.
 struct Snapshot {
-    /// The block as a host appends it.
-    block: String,
+    /// The block, in both its forms.
+    block: RulesBlock,
     warnings: Vec<String>,
     /// Files whose gate let them in.
     files: usize,
@@ -260,13 +260,10 @@ impl Snapshot {
         })
     }
 
-    fn text(&self) -> &str {
-        self.block.strip_prefix("\n\n").unwrap_or(&self.block)
-    }
-
     /// `12 files, 34567 bytes, ~8642 tokens, 0 warnings`.
     fn summary(&self) -> String {
-        let bytes = self.block.len();
+        // The bytes a host appends, as `explain` and `assemble --format json` count them.
+        let bytes = self.block.appended().len();
         let plural = |n: usize, word: &str| {
             if n == 1 {
                 format!("{n} {word}")

@@ -5,7 +5,7 @@
 //! time, so that editors and git cannot alter it.
 
 use insta::assert_snapshot;
-use pi_rules::report::{CheckRun, Format};
+use pi_rules::report::check::{CheckRun, Format};
 use pi_rules_core::lint::{Code, Report, CODES, MAX_PER_CODE};
 use pi_rules_core::settings::Schema;
 use pi_rules_host::check::{self, CheckOptions, CheckStatus};
@@ -596,7 +596,7 @@ fn renderers_handle_hostile_text() {
         for format in [Format::Human, Format::Short, Format::Json, Format::Sarif] {
             for color in [false, true] {
                 let mut out = Vec::new();
-                pi_rules::report::render(&report, format, color, &mut out).expect("render");
+                pi_rules::report::check::render(&report, format, color, &mut out).expect("render");
                 let out = String::from_utf8(out).expect("utf-8");
                 if matches!(format, Format::Json | Format::Sarif) {
                     let value: Value = serde_json::from_str(&out).expect("valid JSON");

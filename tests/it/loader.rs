@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use pi_rules::invocation::process_env;
 use pi_rules_host::loader::{
-    compare_names, load, Candidate, FailureReason, Layer, LayerDirs, Loaded, Outcome,
-    PackageSource, SpecialKind, MAX_RULE_BYTES, READ_LIMIT,
+    compare_names, load, Candidate, FailureReason, Layer, LayerDirs, Loaded, PackageSource, Pick,
+    SpecialKind, MAX_RULE_BYTES, READ_LIMIT,
 };
 use pi_rules_host::repo::{self, Discovery};
 use tempfile::TempDir;
@@ -102,7 +102,7 @@ fn names(loaded: &Loaded) -> Vec<&str> {
 }
 
 /// The outcome for `name`.
-fn outcome<'a>(loaded: &'a Loaded, name: &str) -> &'a Outcome {
+fn outcome<'a>(loaded: &'a Loaded, name: &str) -> &'a Pick {
     &loaded
         .names
         .iter()
@@ -155,7 +155,7 @@ fn higher_layers_override_by_name() {
         vec![Layer::Project, Layer::User, Layer::Package]
     );
     match &c.outcome {
-        Outcome::Taken {
+        Pick::Taken {
             winner,
             masked,
             fell_back_from,
@@ -206,7 +206,7 @@ fn dangling_link_falls_back() {
     let loaded = tree.load();
     assert_eq!(taken(&loaded), vec![("a.md", Layer::Package, "package")]);
     match outcome(&loaded, "a.md") {
-        Outcome::Taken {
+        Pick::Taken {
             winner,
             fell_back_from,
             shadows,
@@ -238,7 +238,7 @@ fn link_to_directory_falls_back() {
     let loaded = tree.load();
     assert_eq!(taken(&loaded), vec![("a.md", Layer::User, "user")]);
     match outcome(&loaded, "a.md") {
-        Outcome::Taken { fell_back_from, .. } => {
+        Pick::Taken { fell_back_from, .. } => {
             assert_eq!(fell_back_from[0].reason, FailureReason::Directory)
         }
         other => panic!("unexpected {other:?}"),
@@ -256,7 +256,7 @@ fn oversized_file_hides_lower_copies() {
     assert_eq!(taken(&loaded), vec![("small.md", Layer::Project, "small")]);
     assert!(!loaded.fallback);
     match outcome(&loaded, "big.md") {
-        Outcome::Oversized {
+        Pick::Oversized {
             winner,
             size,
             by_read,
@@ -287,7 +287,7 @@ fn oversized_only_is_fallback() {
     assert!(loaded.fallback);
     assert!(matches!(
         outcome(&loaded, "big.md"),
-        Outcome::Oversized { size: 200_000, .. }
+        Pick::Oversized { size: 200_000, .. }
     ));
 }
 
@@ -311,7 +311,7 @@ fn link_to_dev_null_masks() {
     assert_eq!(taken(&loaded), vec![("a.md", Layer::User, "")]);
     assert!(!loaded.fallback);
     match outcome(&loaded, "a.md") {
-        Outcome::Taken {
+        Pick::Taken {
             masked, shadows, ..
         } => {
             assert!(masked);
@@ -331,7 +331,7 @@ fn link_to_empty_file_is_not_a_mask() {
     assert_eq!(taken(&loaded), vec![("a.md", Layer::Project, "")]);
     assert!(matches!(
         outcome(&loaded, "a.md"),
-        Outcome::Taken { masked: false, .. }
+        Pick::Taken { masked: false, .. }
     ));
 }
 
@@ -344,7 +344,7 @@ fn link_to_dev_zero_is_oversized_quickly() {
     assert!(loaded.files.is_empty());
     assert!(loaded.fallback);
     match outcome(&loaded, "a.md") {
-        Outcome::Oversized {
+        Pick::Oversized {
             size,
             by_read,
             hides,
@@ -368,7 +368,7 @@ fn link_to_fifo_does_not_block_and_falls_back() {
     let loaded = load_within_a_second(&tree);
     assert_eq!(taken(&loaded), vec![("a.md", Layer::Package, "package")]);
     match outcome(&loaded, "a.md") {
-        Outcome::Taken { fell_back_from, .. } => assert_eq!(
+        Pick::Taken { fell_back_from, .. } => assert_eq!(
             fell_back_from[0].reason,
             FailureReason::Special(SpecialKind::Fifo)
         ),
@@ -399,7 +399,7 @@ fn only_a_fifo_is_unreadable() {
     let loaded = load_within_a_second(&tree);
     assert!(loaded.fallback);
     match outcome(&loaded, "a.md") {
-        Outcome::Unreadable { failures } => assert_eq!(
+        Pick::Unreadable { failures } => assert_eq!(
             failures[0].reason,
             FailureReason::Special(SpecialKind::Fifo)
         ),
@@ -417,7 +417,7 @@ fn link_to_socket_falls_back() {
     let loaded = load_within_a_second(&tree);
     assert_eq!(taken(&loaded), vec![("s.md", Layer::User, "user")]);
     match outcome(&loaded, "s.md") {
-        Outcome::Taken { fell_back_from, .. } => assert_eq!(
+        Pick::Taken { fell_back_from, .. } => assert_eq!(
             fell_back_from[0].reason,
             FailureReason::Special(SpecialKind::Socket)
         ),
@@ -434,7 +434,7 @@ fn link_loop_falls_back() {
     let loaded = load_within_a_second(&tree);
     assert_eq!(taken(&loaded), vec![("a.md", Layer::User, "user")]);
     match outcome(&loaded, "a.md") {
-        Outcome::Taken { fell_back_from, .. } => {
+        Pick::Taken { fell_back_from, .. } => {
             assert!(matches!(fell_back_from[0].reason, FailureReason::Stat(_)))
         }
         other => panic!("unexpected {other:?}"),
@@ -605,7 +605,7 @@ fn all_unreadable_is_fallback() {
     assert!(loaded.files.is_empty());
     assert!(loaded.fallback);
     match outcome(&loaded, "a.md") {
-        Outcome::Unreadable { failures } => {
+        Pick::Unreadable { failures } => {
             assert_eq!(failures.len(), 2);
             assert_eq!(failures[0].candidate.layer, Layer::Project);
             assert!(matches!(failures[0].reason, FailureReason::Stat(_)));
@@ -637,7 +637,7 @@ fn embedded_package_layer() {
     );
     assert_eq!(loaded.files[0].path, None);
     match outcome(&loaded, "b.md") {
-        Outcome::Taken { shadows, .. } => {
+        Pick::Taken { shadows, .. } => {
             assert_eq!(shadows.len(), 1);
             assert_eq!(shadows[0].path, None);
             assert_eq!(shadows[0].display_path("b.md"), "<embedded>/b.md");

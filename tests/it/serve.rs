@@ -9,7 +9,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 /// A running `pi-rules serve` with a home directory of its own.
-struct Server {
+struct ServeChild {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -18,8 +18,8 @@ struct Server {
     next_id: u64,
 }
 
-impl Server {
-    fn start(args: &[&str]) -> Server {
+impl ServeChild {
+    fn start(args: &[&str]) -> ServeChild {
         let home = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_pi-rules"))
             .arg("serve")
@@ -33,7 +33,7 @@ impl Server {
             .unwrap();
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Server {
+        ServeChild {
             child,
             stdin,
             stdout,
@@ -118,7 +118,7 @@ fn results_are_what_the_commands_print() {
         &[("90-x.md", "{{IF:typo}}x{{/IF}}Project rule.\n")],
     );
     let cwd = dir.to_str().unwrap();
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let home = server.home.clone();
     let mut served = server.result("assemble", json!({"cwd": cwd}));
     let mut direct = one_shot(&home, &["assemble", "--format", "json", "--cwd", cwd]);
@@ -161,7 +161,7 @@ fn results_are_what_the_commands_print() {
 #[test]
 fn many_working_directories_in_one_process() {
     let root = tempfile::tempdir().unwrap();
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     for i in 0..20 {
         let text = format!("Rule of project {i}.\n");
         let dir = project(root.path(), &format!("p{i}"), &[("90-own.md", &text)]);
@@ -177,7 +177,7 @@ fn many_working_directories_in_one_process() {
 fn rule_files_are_read_on_every_request() {
     let root = tempfile::tempdir().unwrap();
     let dir = project(root.path(), "app", &[("90-x.md", "First wording.\n")]);
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let first = server.result("assemble", json!({"cwd": dir}));
     assert!(first["block"]
         .as_str()
@@ -210,8 +210,8 @@ fn settings_are_cached_for_the_ttl_then_rechecked() {
         &[("90-x.md", "{{IF:dco}}Sign off.{{/IF}}\n")],
     );
     write_settings(&dir, r#"{"dco": true}"#, 1_000_000);
-    let mut server = Server::start(&["--settings-ttl", "1"]);
-    let dco = |server: &mut Server| {
+    let mut server = ServeChild::start(&["--settings-ttl", "1"]);
+    let dco = |server: &mut ServeChild| {
         server.result("settings", json!({"cwd": dir, "keys": ["dco"]}))["dco"].clone()
     };
     assert_eq!(dco(&mut server), true);
@@ -240,7 +240,7 @@ fn with_a_zero_ttl_every_request_sees_the_settings_file() {
     let root = tempfile::tempdir().unwrap();
     let dir = project(root.path(), "app", &[]);
     write_settings(&dir, r#"{"review_loop_max_cycles": 4}"#, 1_000_000);
-    let mut server = Server::start(&["--settings-ttl", "0"]);
+    let mut server = ServeChild::start(&["--settings-ttl", "0"]);
     let params = json!({"cwd": dir, "keys": ["review_loop_max_cycles"]});
     assert_eq!(
         server.result("settings", params.clone())["review_loop_max_cycles"],
@@ -257,7 +257,7 @@ fn with_a_zero_ttl_every_request_sees_the_settings_file() {
 fn render_and_eval_and_version() {
     let root = tempfile::tempdir().unwrap();
     let dir = project(root.path(), "app", &[]);
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let rendered = server.result(
         "render",
         json!({"cwd": dir, "prompt": "cfg {{SETTINGS:dco}}"}),
@@ -286,7 +286,7 @@ fn error_code(response: &Value) -> i64 {
 
 #[test]
 fn every_error_code() {
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let parse = server.exchange("{not json");
     assert_eq!(error_code(&parse), -32700);
     assert_eq!(parse["id"], Value::Null);
@@ -333,7 +333,7 @@ fn every_error_code() {
 
 #[test]
 fn batches_and_notifications() {
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     // A notification gets no response: the next line answered is the request after it.
     server.send_line(r#"{"jsonrpc": "2.0", "method": "version"}"#);
     server.send_line(r#"{"jsonrpc": "2.0", "method": "no-such-method"}"#);
@@ -365,7 +365,7 @@ fn lines_split_on_lf_only() {
     let root = tempfile::tempdir().unwrap();
     let text = "Line\u{2028}separator and\u{2029}paragraph separator.\n";
     let dir = project(root.path(), "app", &[("90-x.md", text)]);
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     // The request itself carries U+2028 unescaped inside a string.
     let request = format!(
         "{{\"jsonrpc\": \"2.0\", \"id\": \"\u{2028}\", \"method\": \"assemble\", \"params\": {{\"cwd\": {}}}}}",
@@ -381,7 +381,7 @@ fn lines_split_on_lf_only() {
 
 #[test]
 fn an_over_long_line_is_refused_and_the_stream_goes_on() {
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let stdin = server.stdin.as_mut().unwrap();
     let chunk = vec![b' '; 1 << 20];
     // 80 MiB of spaces, five times the 16 MiB limit, written while the server reads.
@@ -408,7 +408,7 @@ fn an_over_long_line_is_refused_and_the_stream_goes_on() {
 
 #[test]
 fn eof_ends_the_server_with_success() {
-    let server = Server::start(&[]);
+    let server = ServeChild::start(&[]);
     let started = Instant::now();
     assert!(server.finish().success());
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -428,7 +428,7 @@ fn peak_rss_kb(pid: u32) -> u64 {
 fn a_large_batch_is_answered_without_holding_every_response() {
     let root = tempfile::tempdir().unwrap();
     let dir = project(root.path(), "app", &[]);
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     // 2,000 assemblies of the package rules: about 60 MB of responses on one line.
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "assemble", "params": {"cwd": dir}});
     let batch = format!("[{}]", vec![request.to_string(); 2000].join(","));
@@ -473,8 +473,8 @@ fn a_git_directory_made_or_removed_shows_within_the_ttl() {
     let app = project(&outer, "app", &[]);
     fs::create_dir_all(outer.join(".pi")).unwrap();
     write_settings(&outer, r#"{"review_loop_max_cycles": 9}"#, 1_000_000);
-    let mut server = Server::start(&["--settings-ttl", "1"]);
-    let cycles = |server: &mut Server| {
+    let mut server = ServeChild::start(&["--settings-ttl", "1"]);
+    let cycles = |server: &mut ServeChild| {
         let params = json!({"cwd": app, "keys": ["review_loop_max_cycles"]});
         server.result("settings", params)["review_loop_max_cycles"].clone()
     };
@@ -514,7 +514,7 @@ fn serve_results_carry_the_note_on_root_rules_left_out() {
     let src = repo.join("src");
     fs::create_dir_all(&src).unwrap();
     git_in(&repo, &["init", "-q"]);
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     let expected = json!([format!(
         "the project rules at the repository root, `{}/.pi/rules`, are not read from this \
          directory: project rules come from the working directory's `.pi/rules` (`{}/.pi/rules`); \
@@ -553,7 +553,7 @@ fn a_cwd_that_is_not_a_directory_is_named_as_the_request_parameter() {
     let missing = root.path().join("no\x1bsuch");
     let file = root.path().join("file");
     fs::write(&file, "").unwrap();
-    let mut server = Server::start(&[]);
+    let mut server = ServeChild::start(&[]);
     for cwd in [&missing, &file] {
         for (method, params) in [
             ("assemble", json!({"cwd": cwd})),
@@ -596,8 +596,8 @@ fn keys_resolved_per_key_see_a_settings_change_at_once() {
     let dir = project(root.path(), "app", &[]);
     let path = dir.join(".pi/pi-config-settings.json");
     fs::write(&path, r#"{"acpx_agents": ["codex"]}"#).unwrap();
-    let mut server = Server::start(&[]);
-    let agents = |server: &mut Server| {
+    let mut server = ServeChild::start(&[]);
+    let agents = |server: &mut ServeChild| {
         server.result("settings", json!({"cwd": dir, "keys": ["acpx_agents"]}))["acpx_agents"]
             .clone()
     };

@@ -3,7 +3,7 @@
 //! them assembles on its own.
 
 use crate::error::Result;
-use crate::loader::{self, Candidate, Loaded, NameReport, Outcome, PackageSource};
+use crate::loader::{self, Candidate, Loaded, NameReport, PackageSource, Pick};
 use crate::notes::Note;
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use pi_rules_core::settings::Resolved;
@@ -43,9 +43,8 @@ pub struct Run {
     pub features: Features,
     /// What `{{REVIEW_LOOP_MAX_CYCLES}}` became.
     pub review_loop_max_cycles: String,
-    /// The block exactly as a host appends it: `"\n\n"` and the assembly, the fallback block, or
-    /// `""` for a subagent.
-    pub block: String,
+    /// The rules block: its text, and the form a host appends.
+    pub block: RulesBlock,
     /// The assembly, its text moved into `block`.
     pub assembly: Option<Assembly>,
     pub read_micros: u128,
@@ -63,6 +62,54 @@ impl Run {
                 w.message(text)
             })
         })
+    }
+}
+
+/// What a host puts before every block but a subagent's empty one: a blank line after the
+/// prompt's text.
+const BLOCK_PREFIX: &str = "\n\n";
+
+/// The rules block of one run, held once: its text (what `assemble` prints, `export` writes and
+/// `diff` compares) and the form a host appends to the system prompt (what `serve` answers and
+/// the JSON forms carry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RulesBlock {
+    /// The form a host appends: `"\n\n"` and the text, or `""` for a subagent.
+    appended: String,
+    /// Where the text starts in `appended`.
+    text_at: usize,
+}
+
+impl RulesBlock {
+    /// The block of an assembly whose text is `text`, made in place (the text has room: it was
+    /// reserved for the whole input), so the run holds the text once.
+    fn assembled(mut text: String) -> RulesBlock {
+        text.insert_str(0, BLOCK_PREFIX);
+        RulesBlock {
+            appended: text,
+            text_at: BLOCK_PREFIX.len(),
+        }
+    }
+
+    /// The block used when no rule file could be taken, [`FALLBACK_BLOCK`] as it is.
+    fn fallback() -> RulesBlock {
+        debug_assert!(FALLBACK_BLOCK.starts_with(BLOCK_PREFIX));
+        RulesBlock {
+            appended: FALLBACK_BLOCK.to_owned(),
+            text_at: BLOCK_PREFIX.len(),
+        }
+    }
+
+    /// The block's text, without the blank line a host puts before it: the assembly's text, the
+    /// fallback line, or `""` for a subagent.
+    pub fn text(&self) -> &str {
+        &self.appended[self.text_at..]
+    }
+
+    /// The block exactly as a host appends it: `"\n\n"` and the text, [`FALLBACK_BLOCK`] as it
+    /// is, or `""` for a subagent, which gets no block.
+    pub fn appended(&self) -> &str {
+        &self.appended
     }
 }
 
@@ -175,7 +222,7 @@ fn run_with(
             resolved,
             features,
             review_loop_max_cycles,
-            block: String::new(),
+            block: RulesBlock::default(),
             assembly: None,
             read_micros: started.elapsed().as_micros(),
             assemble_micros: 0,
@@ -215,7 +262,7 @@ fn run_with(
     let read_micros = started.elapsed().as_micros();
     let started = Instant::now();
     let (block, assembly) = if loaded.fallback {
-        (FALLBACK_BLOCK.to_owned(), None)
+        (RulesBlock::fallback(), None)
     } else {
         let scope = Scope {
             settings,
@@ -224,10 +271,7 @@ fn run_with(
         };
         let texts: Vec<&str> = loaded.files.iter().map(|f| f.text.as_ref()).collect();
         let mut assembly = assemble(&texts, &scope);
-        // The block is the text with the host's leading blank line, made in place (the text
-        // has room: it was reserved for the whole input), so the run holds the text once.
-        let mut block = std::mem::take(&mut assembly.text);
-        block.insert_str(0, "\n\n");
+        let block = RulesBlock::assembled(std::mem::take(&mut assembly.text));
         (block, Some(assembly))
     };
     Ok(Run {
@@ -267,14 +311,14 @@ impl<'a> NameEntry<'a> {
     /// The status after loading and gating.
     pub fn status(&self) -> &'static str {
         match &self.report.outcome {
-            Outcome::Oversized { .. } => "oversized",
-            Outcome::Unreadable { .. } => "unreadable",
-            Outcome::Taken { masked: true, .. } => "masked",
-            Outcome::Taken { .. } if self.included == Some(false) => "gated",
-            Outcome::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
+            Pick::Oversized { .. } => "oversized",
+            Pick::Unreadable { .. } => "unreadable",
+            Pick::Taken { masked: true, .. } => "masked",
+            Pick::Taken { .. } if self.included == Some(false) => "gated",
+            Pick::Taken { fell_back_from, .. } if !fell_back_from.is_empty() => {
                 "unreadable-fell-back"
             }
-            Outcome::Taken { .. } => "included",
+            Pick::Taken { .. } => "included",
         }
     }
 }
@@ -357,16 +401,37 @@ mod tests {
         )
         .unwrap();
         let first = step("first run", false);
-        assert!(!first.contains("Sign off."));
+        assert!(!first.text().contains("Sign off."));
         assert_eq!(step("the same inputs again", false), first);
         fs::write(&settings, r#"{"dco": true}"#).unwrap();
-        assert!(step("a setting changed", false).contains("Sign off."));
+        assert!(step("a setting changed", false)
+            .text()
+            .contains("Sign off."));
         fs::write(rules.join("90-team.md"), "{{IF:dco}}Sign off!{{/IF}}\n").unwrap();
-        assert!(step("a rule's text changed", false).contains("Sign off!"));
+        assert!(step("a rule's text changed", false)
+            .text()
+            .contains("Sign off!"));
         step("a feature changed", true);
         fs::rename(rules.join("90-team.md"), rules.join("91-team.md")).unwrap();
         step("a rule renamed", true);
         fs::remove_file(rules.join("91-team.md")).unwrap();
         assert_eq!(step("the rule removed", true), step("again", true));
+    }
+
+    /// A host appends the text after a blank line, and the fallback block as it is; the text of
+    /// either is what follows that blank line, and a subagent's block is empty in both forms.
+    #[test]
+    fn a_block_is_its_text_after_the_hosts_blank_line() {
+        let assembled = RulesBlock::assembled("# Rules\n\nBe brief.\n".to_owned());
+        assert_eq!(assembled.text(), "# Rules\n\nBe brief.\n");
+        assert_eq!(assembled.appended(), "\n\n# Rules\n\nBe brief.\n");
+        let empty = RulesBlock::assembled(String::new());
+        assert_eq!((empty.text(), empty.appended()), ("", "\n\n"));
+        let fallback = RulesBlock::fallback();
+        assert_eq!(fallback.appended(), FALLBACK_BLOCK);
+        assert_eq!(format!("\n\n{}", fallback.text()), FALLBACK_BLOCK);
+        assert!(!fallback.text().starts_with('\n'));
+        let subagent = RulesBlock::default();
+        assert_eq!((subagent.text(), subagent.appended()), ("", ""));
     }
 }

@@ -9,10 +9,10 @@ use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::check::{self, CheckOptions};
 use pi_rules_host::env::Env;
-use pi_rules_host::explain::{Recorder, Report};
+use pi_rules_host::explain::{Explanation, Recorder};
 use pi_rules_host::files::Overlay;
 use pi_rules_host::fix;
-use pi_rules_host::loader::{Layer, Outcome, MAX_RULE_BYTES};
+use pi_rules_host::loader::{Layer, Pick, MAX_RULE_BYTES};
 use pi_rules_host::session::Session;
 use pi_rules_host::settings_source::{CachedSettings, FreshSettings, SettingsSource};
 use std::fs;
@@ -84,7 +84,7 @@ impl Project {
     }
 
     fn block(&self, overlay: &Overlay) -> String {
-        self.run(overlay).block
+        self.run(overlay).block.text().to_owned()
     }
 
     fn check(&self, overlay: &Overlay) -> pi_rules_core::lint::Report {
@@ -153,7 +153,7 @@ fn explain_reports_the_buffer() {
 
     let mut recorder = Recorder::default();
     let run = project.run_with(&overlay, &LayerOptions::default(), &mut recorder);
-    let report = Report::new(&run, &recorder, false);
+    let report = Explanation::new(&run, &recorder, false);
     let entry = report
         .names()
         .find(|e| e.report.name == "90-local.md")
@@ -178,7 +178,7 @@ fn explain_reports_the_buffer() {
     // On disk there is no block to decide.
     let mut recorder = Recorder::default();
     let run = project.run_with(&Overlay::new(), &LayerOptions::default(), &mut recorder);
-    let report = Report::new(&run, &recorder, false);
+    let report = Explanation::new(&run, &recorder, false);
     let file = report
         .names()
         .find(|e| e.report.name == "90-local.md")
@@ -254,7 +254,7 @@ fn a_rule_only_in_the_buffer_takes_its_collation_place() {
     assert_eq!(names[at - 1], "30-prompt-templates.md");
     assert_eq!(names[at + 1], "35-memory.md");
     assert_eq!(taken(&run)[at].1, Layer::Project);
-    assert!(run.block.contains("new rule from the buffer"));
+    assert!(run.block.text().contains("new rule from the buffer"));
     // Not on disk: no buffer, no rule.
     assert!(!taken(&project.run(&Overlay::new()))
         .iter()
@@ -276,7 +276,7 @@ fn a_buffer_shadows_the_package_rule_of_its_name() {
         .find(|r| r.name == "10-agent-routing.md")
         .unwrap();
     match &report.outcome {
-        Outcome::Taken {
+        Pick::Taken {
             winner, shadows, ..
         } => {
             assert_eq!(winner.layer, Layer::Project);
@@ -286,7 +286,7 @@ fn a_buffer_shadows_the_package_rule_of_its_name() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(run.block.contains("ROUTING FROM THE BUFFER"));
+    assert!(run.block.text().contains("ROUTING FROM THE BUFFER"));
     // `show` reads the same copy.
     let layers = Layers::read(project.session(&overlay), None, false);
     let found = layers.find("agent-routing").unwrap();
@@ -351,7 +351,7 @@ fn a_buffer_is_never_a_link_a_special_file_or_missing() {
         (&project.rule("91-fifo.md"), "FIFO BUFFER\n"),
     ]);
     let run = project.run(&overlay);
-    assert!(run.block.contains("LINK BUFFER") && run.block.contains("FIFO BUFFER"));
+    assert!(run.block.text().contains("LINK BUFFER") && run.block.text().contains("FIFO BUFFER"));
     let loaded = run.loaded.as_ref().unwrap();
     for name in ["90-link.md", "91-fifo.md"] {
         let report = loaded.names.iter().find(|r| r.name == name).unwrap();
@@ -377,7 +377,7 @@ fn an_oversized_buffer_is_skipped_and_hides_the_package_rule() {
         .find(|r| r.name == "10-agent-routing.md")
         .unwrap();
     match &report.outcome {
-        Outcome::Oversized {
+        Pick::Oversized {
             size,
             by_read,
             hides,
@@ -405,7 +405,7 @@ fn confine_judges_a_buffer_by_where_its_directory_is() {
     let path = project.rule("90-local.md");
     let overlay = overlay_of(&[(&path, "INSIDE\n")]);
     let run = project.run_with(&overlay, &confined, &mut Recorder::default());
-    assert!(run.block.contains("INSIDE"));
+    assert!(run.block.text().contains("INSIDE"));
     assert!(run.loaded.as_ref().unwrap().escapes.is_empty());
 
     // A project layer directory that is a link out of the project: its buffers escape.
@@ -414,13 +414,13 @@ fn confine_judges_a_buffer_by_where_its_directory_is() {
     fs::remove_dir(project.rules()).unwrap();
     std::os::unix::fs::symlink(&outside, project.rules()).unwrap();
     let run = project.run_with(&overlay, &confined, &mut Recorder::default());
-    assert!(!run.block.contains("INSIDE"));
+    assert!(!run.block.text().contains("INSIDE"));
     let escapes = &run.loaded.as_ref().unwrap().escapes;
     assert_eq!(escapes.len(), 1);
     assert!(escapes[0].refused);
     // Without --confine it is read and named.
     let run = project.run(&overlay);
-    assert!(run.block.contains("INSIDE"));
+    assert!(run.block.text().contains("INSIDE"));
     assert!(run
         .notes
         .iter()

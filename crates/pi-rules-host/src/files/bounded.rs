@@ -49,9 +49,9 @@ impl SpecialKind {
     }
 }
 
-/// What reading gave.
+/// What a bounded read of one file gave: its bytes, or why there are none.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum FileRead {
     /// The whole content, at most `limit` bytes. `metadata` is the open descriptor's.
     Bytes { bytes: Vec<u8>, metadata: Metadata },
     /// Larger than the limit: `size` from `fstat` (or `stat`), or `limit + 1` when a read found
@@ -74,7 +74,7 @@ pub enum Outcome {
 /// Reads `path` (following links), at most `limit` bytes. Nothing inspects the open file, so its
 /// real path is not asked for (a lookup under `/proc`: the costliest call of reading a settings
 /// file).
-pub fn read(path: &Path, limit: u64) -> Outcome {
+pub fn read(path: &Path, limit: u64) -> FileRead {
     match open(path) {
         Ok(file) => read_opened(&file, None, limit, &mut |_, _| true),
         Err(err) => after_failed_open(path, limit, err),
@@ -88,7 +88,7 @@ pub fn read_inspected(
     path: &Path,
     limit: u64,
     inspect: &mut dyn FnMut(Option<&Path>, &Metadata) -> bool,
-) -> Outcome {
+) -> FileRead {
     let file = match open(path) {
         Ok(file) => file,
         Err(err) => return after_failed_open(path, limit, err),
@@ -141,7 +141,7 @@ pub fn read_entry(
     path: &Path,
     limit: u64,
     inspect: &mut dyn FnMut(Option<&Path>, &Metadata) -> bool,
-) -> Outcome {
+) -> FileRead {
     let Some(name) = path.file_name() else {
         return read_inspected(path, limit, inspect);
     };
@@ -167,27 +167,27 @@ fn read_opened(
     real: Option<&Path>,
     limit: u64,
     inspect: &mut dyn FnMut(Option<&Path>, &Metadata) -> bool,
-) -> Outcome {
+) -> FileRead {
     let metadata = match file.metadata() {
         Ok(metadata) => metadata,
-        Err(err) => return Outcome::Read(err),
+        Err(err) => return FileRead::Read(err),
     };
     if !inspect(real, &metadata) {
-        return Outcome::Refused;
+        return FileRead::Refused;
     }
     // The size test comes first, whatever the file type, as the reference's `statSync` does.
     if metadata.len() > limit {
-        return Outcome::TooLarge {
+        return FileRead::TooLarge {
             size: metadata.len(),
             by_read: false,
         };
     }
     let file_type = metadata.file_type();
     if let Some(kind) = special_kind(&file_type) {
-        return Outcome::Special(kind);
+        return FileRead::Special(kind);
     }
     if file_type.is_dir() {
-        return Outcome::Directory;
+        return FileRead::Directory;
     }
     // `len` is at most `limit` here; one spare byte lets the final zero-length read land
     // without growing the buffer.
@@ -204,12 +204,12 @@ fn read_opened(
             match reader.read(&mut bytes) {
                 Ok(filled) => break filled,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Outcome::Read(err),
+                Err(err) => return FileRead::Read(err),
             }
         };
         bytes.truncate(filled);
         if filled as u64 == metadata.len() {
-            return Outcome::Bytes { bytes, metadata };
+            return FileRead::Bytes { bytes, metadata };
         }
     }
     let read_so_far = bytes.len() as u64;
@@ -217,20 +217,20 @@ fn read_opened(
         .take((limit + 1).saturating_sub(read_so_far))
         .read_to_end(&mut bytes)
     {
-        return Outcome::Read(err);
+        return FileRead::Read(err);
     }
     if bytes.len() as u64 > limit {
-        return Outcome::TooLarge {
+        return FileRead::TooLarge {
             size: limit + 1,
             by_read: true,
         };
     }
-    Outcome::Bytes { bytes, metadata }
+    FileRead::Bytes { bytes, metadata }
 }
 
 /// Why an open failed, and whether the path is too large anyway (a file over the limit that we
 /// may not read still counts as too large, as the reference's size test comes before its read).
-fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> Outcome {
+fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> FileRead {
     // A path that does not resolve (missing, a dangling link, a link loop) cannot be stat'ed
     // either: no need to ask.
     let unresolved = [
@@ -241,18 +241,18 @@ fn after_failed_open(path: &Path, limit: u64, err: io::Error) -> Outcome {
     .iter()
     .any(|errno| err.raw_os_error() == Some(errno.raw_os_error()));
     if unresolved {
-        return Outcome::Missing(err);
+        return FileRead::Missing(err);
     }
     match fs::metadata(path) {
-        Ok(metadata) if metadata.len() > limit => Outcome::TooLarge {
+        Ok(metadata) if metadata.len() > limit => FileRead::TooLarge {
             size: metadata.len(),
             by_read: false,
         },
         Ok(metadata) => match special_kind(&metadata.file_type()) {
-            Some(kind) => Outcome::Special(kind),
-            None => Outcome::Open(err),
+            Some(kind) => FileRead::Special(kind),
+            None => FileRead::Open(err),
         },
-        Err(_) => Outcome::Missing(err),
+        Err(_) => FileRead::Missing(err),
     }
 }
 
@@ -331,26 +331,26 @@ pub fn read_text(path: &Path, limit: u64) -> Result<Option<String>, String> {
         return Ok(None);
     }
     match read(path, limit) {
-        Outcome::Bytes { bytes, metadata } if metadata.is_file() => {
+        FileRead::Bytes { bytes, metadata } if metadata.is_file() => {
             Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
         }
-        Outcome::Bytes { .. } | Outcome::Directory | Outcome::Special(_) => {
+        FileRead::Bytes { .. } | FileRead::Directory | FileRead::Special(_) => {
             Err("not a regular file".to_owned())
         }
-        Outcome::TooLarge { size, by_read } => Err(if by_read {
+        FileRead::TooLarge { size, by_read } => Err(if by_read {
             format!("larger than the {limit}-byte limit")
         } else {
             format!("{size} bytes, over the {limit}-byte limit")
         }),
-        Outcome::Missing(err) if err.kind() == io::ErrorKind::NotFound => {
+        FileRead::Missing(err) if err.kind() == io::ErrorKind::NotFound => {
             // A dangling link is not "no file": the name exists.
             match fs::symlink_metadata(path) {
                 Ok(_) => Err("a link that leads nowhere".to_owned()),
                 Err(_) => Ok(None),
             }
         }
-        Outcome::Missing(err) | Outcome::Open(err) | Outcome::Read(err) => Err(err.to_string()),
-        Outcome::Refused => Err("refused".to_owned()),
+        FileRead::Missing(err) | FileRead::Open(err) | FileRead::Read(err) => Err(err.to_string()),
+        FileRead::Refused => Err("refused".to_owned()),
     }
 }
 
@@ -365,10 +365,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         fs::write(&path, "12345").unwrap();
-        assert!(matches!(read(&path, 5), Outcome::Bytes { bytes, .. } if bytes == b"12345"));
+        assert!(matches!(read(&path, 5), FileRead::Bytes { bytes, .. } if bytes == b"12345"));
         assert!(matches!(
             read(&path, 4),
-            Outcome::TooLarge {
+            FileRead::TooLarge {
                 size: 5,
                 by_read: false
             }
@@ -386,10 +386,10 @@ mod tests {
         let path = Path::new("/proc/self/cmdline");
         let whole = fs::read(path).unwrap();
         assert!(!whole.is_empty() && fs::metadata(path).unwrap().len() == 0);
-        assert!(matches!(read(path, 1 << 20), Outcome::Bytes { bytes, .. } if bytes == whole));
+        assert!(matches!(read(path, 1 << 20), FileRead::Bytes { bytes, .. } if bytes == whole));
         assert!(matches!(
             read(path, 1),
-            Outcome::TooLarge {
+            FileRead::TooLarge {
                 size: 2,
                 by_read: true
             }
@@ -400,17 +400,17 @@ mod tests {
     fn missing_dangling_and_directories() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
-        assert!(matches!(read(&missing, 10), Outcome::Missing(_)));
+        assert!(matches!(read(&missing, 10), FileRead::Missing(_)));
         assert_eq!(read_text(&missing, 10), Ok(None));
         let dangling = dir.path().join("dangling");
         symlink(&missing, &dangling).unwrap();
         assert!(read_text(&dangling, 10)
             .unwrap_err()
             .contains("leads nowhere"));
-        assert!(matches!(read(dir.path(), 1 << 20), Outcome::Directory));
+        assert!(matches!(read(dir.path(), 1 << 20), FileRead::Directory));
         let looped = dir.path().join("loop");
         symlink(&looped, &looped).unwrap();
-        assert!(matches!(read(&looped, 10), Outcome::Missing(_)));
+        assert!(matches!(read(&looped, 10), FileRead::Missing(_)));
     }
 
     #[test]
@@ -418,13 +418,13 @@ mod tests {
         let started = Instant::now();
         assert!(matches!(
             read(Path::new("/dev/zero"), 1000),
-            Outcome::TooLarge {
+            FileRead::TooLarge {
                 size: 1001,
                 by_read: true
             }
         ));
         assert!(
-            matches!(read(Path::new("/dev/null"), 10), Outcome::Bytes { bytes, .. } if bytes.is_empty())
+            matches!(read(Path::new("/dev/null"), 10), FileRead::Bytes { bytes, .. } if bytes.is_empty())
         );
         assert!(read_text(Path::new("/dev/null"), 10).is_err());
         assert!(started.elapsed() < Duration::from_secs(5));
@@ -447,7 +447,7 @@ mod tests {
         let started = Instant::now();
         assert!(matches!(
             read(&fifo, 10),
-            Outcome::Special(SpecialKind::Fifo)
+            FileRead::Special(SpecialKind::Fifo)
         ));
         assert_eq!(read_text(&fifo, 10), Err("not a regular file".to_owned()));
         assert!(started.elapsed() < Duration::from_secs(5));
@@ -456,7 +456,7 @@ mod tests {
     /// The outcome of `read` in short (its text, or its kind) and the real path it showed
     /// `inspect`.
     fn seen(
-        read: impl FnOnce(&mut dyn FnMut(Option<&Path>, &Metadata) -> bool) -> Outcome,
+        read: impl FnOnce(&mut dyn FnMut(Option<&Path>, &Metadata) -> bool) -> FileRead,
     ) -> (String, Option<PathBuf>) {
         let mut real = None;
         let outcome = read(&mut |seen, _| {
@@ -464,7 +464,7 @@ mod tests {
             true
         });
         let summary = match outcome {
-            Outcome::Bytes { bytes, .. } => String::from_utf8(bytes).unwrap(),
+            FileRead::Bytes { bytes, .. } => String::from_utf8(bytes).unwrap(),
             other => format!("{other:?}")
                 .split([' ', '('])
                 .next()

@@ -28,8 +28,9 @@ pub use navigate::{definition, materialize_package_rule, package_cache_dir, refe
 pub use symbols::{symbols, Symbol};
 
 use crate::assembly::{self, LayerOptions, Run};
-use crate::explain::{Recorder, Report, Scratch, State};
-use crate::loader::{Candidate, Layer, Loaded, NameReport, Outcome, PackageSource, RuleFile};
+use crate::escape::escape;
+use crate::explain::{Explanation, Recorder, Scratch, State};
+use crate::loader::{Candidate, Layer, Loaded, NameReport, PackageSource, Pick, RuleFile};
 use crate::session::{self, FoundSettingsFile, Location, Session, SettingsRead};
 use pi_rules_core::settings::{Resolved, Source, SETTINGS_FILE_NAMES};
 use pi_rules_core::{assemble_observed, Features, Scope};
@@ -247,7 +248,7 @@ impl IdeContext {
     fn feature_source(&self, name: &str) -> String {
         let run = self.single_run(&DocumentKind::Other, "");
         let recorder = Recorder::default();
-        Report::new(&run, &recorder, self.opts.coms_active.is_some()).feature_source(name)
+        Explanation::new(&run, &recorder, self.opts.coms_active.is_some()).feature_source(name)
     }
 
     /// A run that holds the document `text` alone, as the assembly would take it, with the
@@ -273,7 +274,7 @@ impl IdeContext {
             }],
             names: vec![NameReport {
                 name,
-                outcome: Outcome::Taken {
+                outcome: Pick::Taken {
                     winner: candidate.clone(),
                     masked: false,
                     fell_back_from: Vec::new(),
@@ -291,7 +292,7 @@ impl IdeContext {
             resolved: self.resolved.clone(),
             features: self.features.clone(),
             review_loop_max_cycles: self.review_loop_max_cycles.clone(),
-            block: String::new(),
+            block: assembly::RulesBlock::default(),
             assembly: None,
             read_micros: 0,
             assemble_micros: 0,
@@ -309,13 +310,13 @@ impl IdeContext {
             review_loop_max_cycles: &self.review_loop_max_cycles,
         };
         run.assembly = Some(assemble_observed(&[text], &scope, &mut recorder));
-        let report = Report::new(&run, &recorder, self.opts.coms_active.is_some());
+        let report = Explanation::new(&run, &recorder, self.opts.coms_active.is_some());
         let mut scratch = Scratch::default();
         report.detail_into(0, &mut scratch);
         let mut blocks = Vec::with_capacity(scratch.blocks.len());
         for view in &scratch.blocks {
             let mut why = String::new();
-            report.write_why(view, &mut why);
+            report.write_why(view, &mut why, escape);
             let deciding = view.decided.map(|d| {
                 use crate::explain::Reason;
                 let names = &recorder.names;
@@ -323,7 +324,7 @@ impl IdeContext {
                     Reason::Truthy { key, .. } | Reason::Compare { key, .. } => {
                         let key = names.name(*key);
                         let shown = report.settings.described(key).shown;
-                        format!("{key} = {shown}, {}", self.short_source(key))
+                        format!("{key} = {}, {}", escape(&shown), self.short_source(key))
                     }
                     Reason::Feature { name, on } => {
                         format!(
@@ -345,7 +346,7 @@ impl IdeContext {
         }
         let gate = recorder.gates.first().map(|gate| {
             let mut words = String::new();
-            crate::explain::write_gate_reason(&mut words, gate, &report.settings);
+            crate::explain::write_gate_reason(&mut words, gate, &report.settings, escape);
             (gate.included, words)
         });
         Evaluation { blocks, gate }
@@ -359,7 +360,7 @@ impl IdeContext {
         };
         let report = self.name_report(name)?;
         match &report.outcome {
-            Outcome::Taken { winner, .. } | Outcome::Oversized { winner, .. }
+            Pick::Taken { winner, .. } | Pick::Oversized { winner, .. }
                 if winner.layer != *layer =>
             {
                 Some(format!(
@@ -369,10 +370,10 @@ impl IdeContext {
                     winner.display_path(name)
                 ))
             }
-            Outcome::Oversized { .. } => {
+            Pick::Oversized { .. } => {
                 Some("this file is over the size limit: the assembly skips it".to_owned())
             }
-            Outcome::Unreadable { .. } => Some("no copy of this file can be read".to_owned()),
+            Pick::Unreadable { .. } => Some("no copy of this file can be read".to_owned()),
             _ => None,
         }
     }

@@ -198,9 +198,10 @@ pub struct Failure {
     pub reason: FailureReason,
 }
 
-/// What became of one file name.
+/// What the loader picked for one file name: a copy taken, an oversized copy that ends the
+/// search, or nothing readable.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Pick {
     /// A candidate was read and taken.
     Taken {
         /// The candidate taken.
@@ -241,7 +242,7 @@ pub struct NameReport {
     /// The file name.
     pub name: String,
     /// What became of it.
-    pub outcome: Outcome,
+    pub outcome: Pick,
     /// Every provider of the name, highest precedence (project) first.
     pub candidates: Vec<Candidate>,
 }
@@ -250,14 +251,14 @@ impl NameReport {
     /// The candidate that decided the name (taken or oversized), if any.
     pub fn winner(&self) -> Option<&Candidate> {
         match &self.outcome {
-            Outcome::Taken { winner, .. } | Outcome::Oversized { winner, .. } => Some(winner),
-            Outcome::Unreadable { .. } => None,
+            Pick::Taken { winner, .. } | Pick::Oversized { winner, .. } => Some(winner),
+            Pick::Unreadable { .. } => None,
         }
     }
 
     /// Whether a file was taken for this name.
     pub fn is_taken(&self) -> bool {
-        matches!(self.outcome, Outcome::Taken { .. })
+        matches!(self.outcome, Pick::Taken { .. })
     }
 }
 
@@ -482,7 +483,7 @@ fn resolve_name(
                     text,
                     had_invalid_utf8,
                 });
-                outcome = Some(Outcome::Taken {
+                outcome = Some(Pick::Taken {
                     winner: candidate.clone(),
                     masked,
                     fell_back_from: std::mem::take(&mut failures),
@@ -506,7 +507,7 @@ fn resolve_name(
                         n => format!("; it hides {n} lower copies"),
                     },
                 ));
-                outcome = Some(Outcome::Oversized {
+                outcome = Some(Pick::Oversized {
                     winner: candidate.clone(),
                     size,
                     by_read,
@@ -532,7 +533,7 @@ fn resolve_name(
             }
         }
     }
-    let outcome = outcome.unwrap_or(Outcome::Unreadable { failures });
+    let outcome = outcome.unwrap_or(Pick::Unreadable { failures });
     loaded.names.push(NameReport {
         name,
         outcome,

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::confine::{Escape, Policy};
 use super::{FailureReason, IoFailure, Layer, MAX_RULE_BYTES, READ_LIMIT};
-use crate::files::bounded::{self, Directory, Outcome};
+use crate::files::bounded::{self, Directory, FileRead};
 use crate::files::Files;
 
 /// What reading one candidate gave.
@@ -45,22 +45,22 @@ pub enum RawRead {
 }
 
 /// The [`RawRead`] for a bounded read that did not give bytes.
-fn from_outcome(outcome: Outcome) -> RawRead {
-    match outcome {
-        Outcome::Bytes { bytes, .. } => RawRead::Bytes {
+fn from_file_read(read: FileRead) -> RawRead {
+    match read {
+        FileRead::Bytes { bytes, .. } => RawRead::Bytes {
             bytes,
             masked: false,
         },
-        Outcome::Refused => RawRead::Failed(FailureReason::Confined(Escape::Unverifiable)),
-        Outcome::TooLarge { size, by_read } => RawRead::Oversized {
+        FileRead::Refused => RawRead::Failed(FailureReason::Confined(Escape::Unverifiable)),
+        FileRead::TooLarge { size, by_read } => RawRead::Oversized {
             size: if by_read { READ_LIMIT } else { size },
             by_read,
         },
-        Outcome::Directory => RawRead::Failed(FailureReason::Directory),
-        Outcome::Special(kind) => RawRead::Failed(FailureReason::Special(kind)),
-        Outcome::Missing(err) => RawRead::Failed(FailureReason::Stat(IoFailure::from(&err))),
-        Outcome::Open(err) => RawRead::Failed(FailureReason::Open(IoFailure::from(&err))),
-        Outcome::Read(err) => RawRead::Failed(FailureReason::Read(IoFailure::from(&err))),
+        FileRead::Directory => RawRead::Failed(FailureReason::Directory),
+        FileRead::Special(kind) => RawRead::Failed(FailureReason::Special(kind)),
+        FileRead::Missing(err) => RawRead::Failed(FailureReason::Stat(IoFailure::from(&err))),
+        FileRead::Open(err) => RawRead::Failed(FailureReason::Open(IoFailure::from(&err))),
+        FileRead::Read(err) => RawRead::Failed(FailureReason::Read(IoFailure::from(&err))),
     }
 }
 
@@ -98,15 +98,15 @@ pub fn read_raw_checked(
         None => bounded::read_inspected(path, MAX_RULE_BYTES, &mut inspect),
     };
     let raw = match outcome {
-        Outcome::Refused => {
+        FileRead::Refused => {
             let escape = escape.take().unwrap_or(Escape::Unverifiable);
             RawRead::Failed(FailureReason::Confined(escape))
         }
-        Outcome::Bytes { bytes, metadata } => {
+        FileRead::Bytes { bytes, metadata } => {
             let masked = is_symlink && bytes.is_empty() && metadata.file_type().is_char_device();
             RawRead::Bytes { bytes, masked }
         }
-        other => from_outcome(other),
+        other => from_file_read(other),
     };
     (raw, escape)
 }

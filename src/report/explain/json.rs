@@ -3,9 +3,14 @@
 //! Written by hand into one buffered writer, in `serde_json`'s compact form: each file and each
 //! block has a record, and serialising them through `serde` escaped every key byte by byte. The
 //! small sections (settings, features, placeholders, totals) go through `serde`.
+//!
+//! A file's `reason` and a block's `why` are the text form's words, escaped as the text form
+//! shows them (the host's wording quotes keys, names and values raw and is given the escaper);
+//! every other field from a file is raw.
 
 use super::FORMAT_VERSION;
 use crate::json::JsonWriter;
+use crate::terminal::escape;
 use pi_rules_core::frontmatter;
 use pi_rules_core::lint::FEATURES;
 use pi_rules_host::assembly::NameEntry;
@@ -55,17 +60,17 @@ fn json_bool(on: bool) -> &'static [u8] {
 }
 
 /// Writes the report's JSON form to `out`.
-pub fn write_json(report: &Report<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_json(report: &Explanation<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     Json(report).write_json(out)
 }
 
 /// The report, seen by this printer.
-struct Json<'a, 'r>(&'a Report<'r>);
+struct Json<'a, 'r>(&'a Explanation<'r>);
 
 impl<'r> std::ops::Deref for Json<'_, 'r> {
-    type Target = Report<'r>;
+    type Target = Explanation<'r>;
 
-    fn deref(&self) -> &Report<'r> {
+    fn deref(&self) -> &Explanation<'r> {
         self.0
     }
 }
@@ -84,7 +89,7 @@ impl<'r> Json<'_, 'r> {
         out.raw(b",\"fallback\":")?;
         out.raw(json_bool(run.loaded.as_ref().is_some_and(|l| l.fallback)))?;
         out.raw(b",\"block\":")?;
-        out.string(&run.block)?;
+        out.string(run.block.appended())?;
         out.raw(b",\"settings_files\":")?;
         out.value(&run.settings_files)?;
         out.raw(b",\"settings\":")?;
@@ -185,7 +190,7 @@ impl<'r> Json<'_, 'r> {
         out.string(entry.status())?;
         out.raw(b",\"reason\":")?;
         scratch.line.clear();
-        self.write_reason(entry, &mut scratch.line);
+        self.write_reason(entry, &mut scratch.line, escape);
         out.string(&scratch.line)?;
         let bytes = self.bytes_of(entry);
         out.raw(b",\"bytes\":")?;
@@ -209,7 +214,7 @@ impl<'r> Json<'_, 'r> {
                 out.raw(b",")?;
             }
             scratch.line.clear();
-            self.write_why(block, &mut scratch.line);
+            self.write_why(block, &mut scratch.line, escape);
             self.write_json_block(out, block, &scratch.line)?;
         }
         out.raw(b"],\"stray_closers\":[")?;

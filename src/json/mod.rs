@@ -80,19 +80,19 @@ mod tests {
 
     #[derive(serde::Serialize)]
     #[serde(bound = "")]
-    struct Report<I: Iterator<Item = u32>> {
+    struct Sample<I: Iterator<Item = u32>> {
         items: Seq<I>,
         name: Text<std::fmt::Arguments<'static>>,
     }
 
     #[test]
     fn sequences_and_text_are_written_in_place() {
-        let report = Report {
+        let sample = Sample {
             items: Seq::new([1, 2, 3].into_iter()),
             name: Text(format_args!("a \"quoted\"\nline")),
         };
         let mut out = Vec::new();
-        write_line(&mut out, &report).unwrap();
+        write_line(&mut out, &sample).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"items\":[1,2,3],\"name\":\"a \\\"quoted\\\"\\nline\"}\n"

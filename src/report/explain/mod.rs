@@ -1,4 +1,4 @@
-//! `explain`'s two printers of the host's report ([`pi_rules_host::explain::Report`]): the JSON
+//! `explain`'s two printers of the host's report ([`pi_rules_host::explain::Explanation`]): the JSON
 //! form (`docs/explain-json.md`, `json.rs`), serialised straight from typed data, and the text
 //! form (`text.rs`), a tree, everything it prints from files and settings escaped for the
 //! terminal.

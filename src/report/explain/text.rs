@@ -19,17 +19,21 @@ fn state_colour(state: &str) -> &'static str {
 }
 
 /// Writes the report's text form to `out`.
-pub fn write_text(report: &Report<'_>, out: &mut dyn Write, paint: Paint) -> std::io::Result<()> {
+pub fn write_text(
+    report: &Explanation<'_>,
+    out: &mut dyn Write,
+    paint: Paint,
+) -> std::io::Result<()> {
     Text(report).write_text(out, paint)
 }
 
 /// The report, seen by this printer.
-struct Text<'a, 'r>(&'a Report<'r>);
+struct Text<'a, 'r>(&'a Explanation<'r>);
 
 impl<'r> std::ops::Deref for Text<'_, 'r> {
-    type Target = Report<'r>;
+    type Target = Explanation<'r>;
 
-    fn deref(&self) -> &Report<'r> {
+    fn deref(&self) -> &Explanation<'r> {
         self.0
     }
 }
@@ -122,7 +126,7 @@ impl<'r> Text<'_, 'r> {
         line.clear();
         line.push_str(bar);
         line.push_str("  ");
-        self.write_reason(entry, line);
+        self.write_reason(entry, line, escape);
         line.push('\n');
         out.write_all(line.as_bytes())?;
         for shadow in entry.shadowed() {
@@ -166,7 +170,7 @@ impl<'r> Text<'_, 'r> {
             let state = block.state.as_str();
             line.push_str(&paint.paint(state_colour(state), state));
             line.push_str(": ");
-            self.write_why(block, line);
+            self.write_why(block, line, escape);
             line.push('\n');
             out.write_all(line.as_bytes())?;
         }

@@ -16,7 +16,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// Writes `run`'s JSON form to `out` as one line, with its newline.
 pub fn write_json(run: &Run, out: &mut dyn Write) -> io::Result<()> {
     let mut writer = JsonWriter::new(out);
-    Report::new(run).write_line(&mut writer, None)?;
+    AssembleJson::new(run).write_line(&mut writer, None)?;
     writer.into_inner()?;
     Ok(())
 }
@@ -27,14 +27,14 @@ pub fn write_json(run: &Run, out: &mut dyn Write) -> io::Result<()> {
 pub fn append_json(run: &Run, buffer: &mut Vec<u8>, memo: &mut EscapeMemo) {
     let mut writer = JsonWriter::over(std::mem::take(buffer));
     // A writer over a buffer writes nowhere else, so it cannot fail.
-    let written = Report::new(run).write_line(&mut writer, Some(memo));
+    let written = AssembleJson::new(run).write_line(&mut writer, Some(memo));
     debug_assert!(written.is_ok());
     *buffer = writer.into_buffer();
 }
 
 /// The JSON form (`docs/assemble-json.md`).
 #[derive(Serialize)]
-struct Report<'a> {
+struct AssembleJson<'a> {
     format: u32,
     block: &'a str,
     warnings: Seq<Box<dyn Iterator<Item = Text<Message<'a>>> + 'a>>,
@@ -154,7 +154,7 @@ struct Stats {
     assemble_us: u128,
 }
 
-impl<'a> Report<'a> {
+impl<'a> AssembleJson<'a> {
     /// Writes the report as one line, exactly as `serde_json` writes it. The block, the bulk of
     /// the line, goes through [`JsonWriter`]'s escaper, which works eight bytes at a time
     /// (`serde_json`'s looks at each byte: about a sixth of a warm `serve` request); the rest
@@ -188,7 +188,7 @@ impl<'a> Report<'a> {
         writer.raw(b"}\n")
     }
 
-    fn new(run: &'a Run) -> Report<'a> {
+    fn new(run: &'a Run) -> AssembleJson<'a> {
         let warnings = run.warning_messages().map(Text);
         let files = run.loaded.iter().flat_map(|loaded| {
             assembly::name_entries(loaded, run.assembly.as_ref()).map(|entry| {
@@ -204,16 +204,16 @@ impl<'a> Report<'a> {
             })
         });
         let loaded = run.loaded.as_ref();
-        Report {
+        AssembleJson {
             format: FORMAT_VERSION,
-            block: &run.block,
+            block: run.block.appended(),
             warnings: Seq::new(Box::new(warnings)),
             files: Seq::new(Box::new(files)),
             notes: loaded.map_or(&[][..], |l| &l.notes[..]),
             stats: Stats {
                 files_read: loaded.map_or(0, |l| l.files.len()),
                 bytes_read: loaded.map_or(0, |l| l.files.iter().map(|f| f.text.len()).sum()),
-                block_bytes: run.block.len(),
+                block_bytes: run.block.appended().len(),
                 read_us: run.read_micros,
                 assemble_us: run.assemble_micros,
             },
@@ -224,7 +224,7 @@ impl<'a> Report<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_rules_host::loader::{Layer, NameReport, Outcome};
+    use pi_rules_host::loader::{Layer, NameReport, Pick};
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     use std::path::PathBuf;
@@ -241,7 +241,7 @@ mod tests {
         };
         let taken = |name: &str, candidates: Vec<Candidate>| NameReport {
             name: name.to_owned(),
-            outcome: Outcome::Taken {
+            outcome: Pick::Taken {
                 winner: candidates[0].clone(),
                 masked: false,
                 fell_back_from: Vec::new(),
@@ -270,7 +270,7 @@ mod tests {
             taken("00-\"core\".md", vec![candidate(Layer::Package, None)]),
             NameReport {
                 name: "50-gone.md".to_owned(),
-                outcome: Outcome::Unreadable {
+                outcome: Pick::Unreadable {
                     failures: Vec::new(),
                 },
                 candidates: vec![candidate(Layer::Project, Some("/p/.pi/rules/50-gone.md"))],
@@ -300,7 +300,7 @@ mod tests {
             "x\u{0}y\r\u{8}\u{c}".repeat(40_000),
         ];
         for block in &blocks {
-            let report = || Report {
+            let report = || AssembleJson {
                 format: FORMAT_VERSION,
                 block,
                 // Warnings are written by `serde` either way.
