@@ -164,14 +164,14 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if args.check || args.dry_run {
         let paint = Paint { on: cx.color_out() };
         let mut stale = Vec::new();
-        for p in planned.iter().filter(|p| p.changes()) {
+        for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
             let path = p.located.target.path();
-            let old_label = match p.old {
+            let old_label = match change.old {
                 Some(_) => format!("a/{path}"),
                 None => "/dev/null".to_owned(),
             };
-            let old = String::from_utf8_lossy(p.old.as_deref().unwrap_or_default());
-            let new = String::from_utf8_lossy(&p.new);
+            let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
+            let new = String::from_utf8_lossy(&change.new);
             output(unified_diff::write(
                 cx.out,
                 (&old_label, &old),

@@ -326,8 +326,11 @@ impl LayerDir {
 
     /// Up to `limit` bytes of the regular file `name` in this directory; a link is not followed.
     pub fn read(&self, name: &str, limit: u64) -> io::Result<Vec<u8>> {
-        let (file, _) = self.open_regular(name)?;
-        let mut bytes = Vec::new();
+        let (file, metadata) = self.open_regular(name)?;
+        // Room for the whole file and the read that finds its end, so that the buffer is not
+        // grown (and copied) on the way.
+        let capacity = metadata.len().min(limit).saturating_add(1);
+        let mut bytes = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
         file.take(limit).read_to_end(&mut bytes)?;
         Ok(bytes)
     }

@@ -17,6 +17,7 @@ pub mod settings;
 pub mod targets;
 
 use crate::writing::{Bound, Place, WriteError};
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
@@ -275,20 +276,73 @@ pub struct Options {
     pub max_bytes: Option<u64>,
 }
 
-/// One target's file, as it is and as export would write it.
+/// One target's file, as export plans it.
 #[derive(Debug)]
 pub struct Planned {
     pub located: Located,
-    pub old: Option<Vec<u8>>,
-    pub new: Vec<u8>,
+    /// What writing would change; `None` when the file holds exactly what export would write
+    /// (it is then compared, not made again, and its bytes are not kept).
+    pub change: Option<Change>,
     /// The target's agent would not read all of it.
     pub over_limit: Option<String>,
+}
+
+/// A file that export would change: its bytes now and the ones it would write.
+#[derive(Debug)]
+pub struct Change {
+    /// `None` when the file does not exist.
+    pub old: Option<Vec<u8>>,
+    pub new: Vec<u8>,
 }
 
 impl Planned {
     /// Whether writing would change the file.
     pub fn changes(&self) -> bool {
-        self.old.as_deref() != Some(&self.new[..])
+        self.change.is_some()
+    }
+}
+
+/// Receives bytes as they are made: a `Vec` keeps them, a [`Compare`] checks them against bytes
+/// that exist, so that a file already right is found without making its new bytes.
+pub(crate) trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Compares what is put with `expected`, from its start.
+pub(crate) struct Compare<'a> {
+    rest: &'a [u8],
+    same: bool,
+}
+
+impl<'a> Compare<'a> {
+    pub(crate) fn new(expected: &'a [u8]) -> Compare<'a> {
+        Compare {
+            rest: expected,
+            same: true,
+        }
+    }
+
+    /// Whether everything put was `expected`, and nothing more or less.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.same && self.rest.is_empty()
+    }
+}
+
+impl Sink for Compare<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if !self.same {
+            return;
+        }
+        match self.rest.strip_prefix(bytes) {
+            Some(rest) => self.rest = rest,
+            None => self.same = false,
+        }
     }
 }
 
@@ -301,26 +355,50 @@ pub fn render(
     options: &Options,
     shown: &str,
 ) -> Result<Vec<u8>, ExportError> {
+    Ok(match render_change(target, old, content, options, shown)? {
+        Some(new) => new,
+        None => old.unwrap_or_default().to_vec(),
+    })
+}
+
+/// Like [`render`], but `None` when `old` already holds the new bytes: they are then compared
+/// with what would be written, piece by piece, and not made. Pure.
+pub fn render_change(
+    target: Target,
+    old: Option<&[u8]>,
+    content: &str,
+    options: &Options,
+    shown: &str,
+) -> Result<Option<Vec<u8>>, ExportError> {
     match target.form() {
         Form::Section => {
             let markers = |err| ExportError::Markers {
                 path: shown.to_owned(),
                 err,
             };
-            // A section that holds the pointer stays a pointer: the file says how it is kept.
-            let existing = match old {
-                Some(old) => section::content(old).map_err(markers)?,
+            let found = match old {
+                Some(old) => section::find(old).map_err(markers)?,
                 None => None,
             };
+            // A section that holds the pointer stays a pointer: the file says how it is kept.
+            let existing = old
+                .zip(found.as_ref())
+                .map(|(old, f)| &old[f.inner.clone()]);
             let pointer = target.pointer().filter(|pointer| {
                 options.pointer
                     || existing.is_some_and(|text| String::from_utf8_lossy(text).trim() == *pointer)
             });
-            let content = match pointer {
-                Some(pointer) => format!("{pointer}\n"),
-                None => content.to_owned(),
+            let content: Cow<'_, str> = match pointer {
+                Some(pointer) => Cow::Owned(format!("{pointer}\n")),
+                None => Cow::Borrowed(content),
             };
-            section::splice(old, &content).map_err(markers)
+            if let (Some(old), Some(found)) = (old, &found) {
+                let eol = section::line_ending(old);
+                if section::is_rendered(&old[found.whole.clone()], &content, eol) {
+                    return Ok(None);
+                }
+            }
+            section::splice(old, &content).map(Some).map_err(markers)
         }
         Form::Owned { frontmatter } => {
             if let Some(old) = old {
@@ -329,13 +407,18 @@ pub fn render(
                         path: shown.to_owned(),
                     });
                 }
+                if owned::is_rendered(old, frontmatter, content) {
+                    return Ok(None);
+                }
             }
-            Ok(owned::render(frontmatter, content))
+            Ok(Some(owned::render(frontmatter, content)))
         }
     }
 }
 
 /// Plans every target: nothing is written. Stops at the first target that cannot be exported.
+/// The targets are planned one after the other, and the bytes of a file already right are let go
+/// at once: an export that changes nothing holds one file at a time.
 pub fn plan(
     root: &Path,
     targets: &[Target],
@@ -347,12 +430,12 @@ pub fn plan(
         .map(|&target| {
             let located = locate(root, target)?;
             let old = read(&located)?;
-            let new = render(target, old.as_deref(), content, options, &located.shown)?;
-            let over_limit = targets::over_limit(target, &new, options.max_bytes);
+            let new = render_change(target, old.as_deref(), content, options, &located.shown)?;
+            let written = new.as_deref().or(old.as_deref()).unwrap_or_default();
+            let over_limit = targets::over_limit(target, written, options.max_bytes);
             Ok(Planned {
                 located,
-                old,
-                new,
+                change: new.map(|new| Change { old, new }),
                 over_limit,
             })
         })
@@ -377,7 +460,7 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
         }
     }
     let mut written = Vec::new();
-    for p in planned.iter().filter(|p| p.changes()) {
+    for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
         let located = &p.located;
         let failed = |e: WriteError| match e {
             WriteError::Refused(reason) => ExportError::Refused {
@@ -390,7 +473,8 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
             },
         };
         let dir = located.place.open(true).map_err(failed)?;
-        dir.write(&located.name, &p.new, true).map_err(failed)?;
+        dir.write(&located.name, &change.new, true)
+            .map_err(failed)?;
         written.push(located.target);
     }
     Ok(written)
@@ -455,5 +539,77 @@ mod tests {
         )
         .unwrap();
         assert!(owned::is_ours(&forced));
+    }
+
+    #[test]
+    fn a_file_already_right_is_found_without_making_it_again() {
+        let pointer = Options {
+            pointer: true,
+            ..Options::default()
+        };
+        for target in Target::ALL {
+            for options in [&Options::default(), &pointer] {
+                let shown = target.path();
+                let made = render(target, None, "block\n", options, shown).unwrap();
+                // Fresh: nothing to write, whatever the options (a pointer stays a pointer).
+                for again in [options, &Options::default()] {
+                    let change = render_change(target, Some(&made), "block\n", again, shown);
+                    assert_eq!(change.unwrap(), None, "{target} {again:?}");
+                }
+                // Stale: the bytes render gives.
+                let change = render_change(target, Some(&made), "other\n", options, shown);
+                let expected = render(target, Some(&made), "other\n", options, shown).unwrap();
+                let pointed = options.pointer && target.pointer().is_some();
+                assert_eq!(change.unwrap(), (!pointed).then_some(expected), "{target}");
+                // Missing: written.
+                assert!(render_change(target, None, "block\n", options, shown)
+                    .unwrap()
+                    .is_some());
+            }
+        }
+        // Hand-written text around a section in a CRLF file: fresh after one export.
+        let hand = b"# Notes\r\nmine\r\n";
+        let made = render(
+            Target::AgentsMd,
+            Some(hand),
+            "a\nb",
+            &Options::default(),
+            "x",
+        )
+        .unwrap();
+        assert!(made.starts_with(hand));
+        let change = render_change(
+            Target::AgentsMd,
+            Some(&made),
+            "a\nb",
+            &Options::default(),
+            "x",
+        );
+        assert_eq!(change.unwrap(), None);
+        // A file without a section always changes.
+        let change = render_change(
+            Target::AgentsMd,
+            Some(hand),
+            "a\nb",
+            &Options::default(),
+            "x",
+        );
+        assert!(change.unwrap().is_some());
+        // Someone else's owned file is refused before any comparison; forced, it is replaced.
+        let err = render_change(Target::Kiro, Some(b"mine\n"), "b", &Options::default(), "x");
+        assert!(matches!(err, Err(ExportError::NotOurs { .. })));
+        let force = Options {
+            force: true,
+            ..Options::default()
+        };
+        assert!(
+            render_change(Target::Kiro, Some(b"mine\n"), "b", &force, "x")
+                .unwrap()
+                .is_some()
+        );
+        // Broken markers are still an error.
+        let broken = b"<!-- pi-rules:begin -->\n";
+        let err = render_change(Target::Claude, Some(broken), "b", &Options::default(), "x");
+        assert!(matches!(err, Err(ExportError::Markers { .. })));
     }
 }
