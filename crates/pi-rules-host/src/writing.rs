@@ -20,7 +20,6 @@
 //! file system lacks it, a hard link, which refuses too): a file that appears between a check
 //! and the write is never clobbered.
 
-use crate::session::Session;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::ffi::OsString;
@@ -52,6 +51,13 @@ impl std::fmt::Display for WriteError {
 }
 
 impl std::error::Error for WriteError {}
+
+/// A write that did not happen is an input error: what was to be written cannot be.
+impl From<WriteError> for crate::error::Error {
+    fn from(err: WriteError) -> crate::error::Error {
+        crate::error::Error::input(err.to_string())
+    }
+}
 
 impl WriteError {
     /// The error as an `io::Error` carrying this message, for callers that collect those.
@@ -128,15 +134,15 @@ impl Place {
         Place { bound, root, below }
     }
 
-    /// The project layer, `<cwd>/.pi/rules`, bound by the project root. The working directory
-    /// itself is the user's choice and is taken as it resolves; when it is not inside the
-    /// project root (it can only be reached through a link then), it is its own bound.
-    pub fn project(session: &Session) -> Result<Place, WriteError> {
-        let cwd = fs::canonicalize(&session.cwd).map_err(io(format!(
+    /// The project layer, `<cwd>/.pi/rules`, bound by the project `root` (a session's
+    /// `project_root`). The working directory itself is the user's choice and is taken as it
+    /// resolves; when it is not inside the project root (it can only be reached through a link
+    /// then), it is its own bound.
+    pub fn project(cwd: &Path, root: PathBuf) -> Result<Place, WriteError> {
+        let cwd = fs::canonicalize(cwd).map_err(io(format!(
             "resolve the project directory `{}`",
-            shown(&session.cwd)
+            shown(cwd)
         )))?;
-        let root = session.project_root();
         let (root, rest) = match cwd.strip_prefix(&root) {
             Ok(rest) => (root.clone(), rest.to_path_buf()),
             Err(_) => (cwd.clone(), PathBuf::new()),
@@ -149,9 +155,9 @@ impl Place {
         Ok(Place::new(Bound::Project, root, below))
     }
 
-    /// The user layer, `$HOME/.pi/agent/rules`, bound by `$HOME`.
-    pub fn user(session: &Session) -> Result<Place, WriteError> {
-        let Some(home) = &session.home else {
+    /// The user layer, `$HOME/.pi/agent/rules`, bound by `$HOME` (`None`: not set).
+    pub fn user(home: Option<&Path>) -> Result<Place, WriteError> {
+        let Some(home) = home else {
             return Err(WriteError::Refused(
                 "there is no user layer: `HOME` is not set; set it, or use --project".to_owned(),
             ));

@@ -112,6 +112,13 @@ impl fmt::Display for ExportError {
 
 impl std::error::Error for ExportError {}
 
+/// An export that did not happen is an input error: a target's file cannot be written.
+impl From<ExportError> for crate::error::Error {
+    fn from(err: ExportError) -> crate::error::Error {
+        crate::error::Error::input(err.to_string())
+    }
+}
+
 /// Where a target's file is: the place of its directory (below the project root) and its name.
 /// When the file is a link that stays in the project, this is where it leads.
 #[derive(Debug, Clone)]
