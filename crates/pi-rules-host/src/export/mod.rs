@@ -13,7 +13,6 @@ pub mod import;
 pub mod lint;
 pub mod owned;
 pub mod section;
-pub mod settings;
 pub mod targets;
 
 use crate::writing::{Bound, Place, WriteError};
@@ -27,47 +26,6 @@ pub use targets::{Form, Target};
 
 /// The most of an existing target file that is read; a larger one is an error.
 pub const MAX_TARGET_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Which layers an export reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LayerChoice {
-    pub package: bool,
-    pub user: bool,
-    pub project: bool,
-}
-
-impl Default for LayerChoice {
-    fn default() -> Self {
-        LayerChoice::EXPORT
-    }
-}
-
-impl LayerChoice {
-    /// What `export` reads by default, package and project: the user layer is one person's and
-    /// stays out of a team's files.
-    pub const EXPORT: LayerChoice = LayerChoice {
-        package: true,
-        user: false,
-        project: true,
-    };
-
-    /// Leaves the layers not chosen out of `dirs`.
-    pub fn apply(&self, dirs: &mut crate::loader::LayerDirs) {
-        if !self.package {
-            dirs.package = crate::loader::PackageSource::Embedded(&[]);
-        }
-        if !self.user {
-            dirs.user = None;
-        }
-        if !self.project {
-            // A name no directory listing holds (it starts with a control character): the
-            // loader finds no such directory and reads the layer as empty.
-            dirs.project = dirs
-                .project
-                .join("\u{1}pi-rules export: the project layer is not read");
-        }
-    }
-}
 
 /// Why an export did not happen. Every message names the file; messages are raw (the front end
 /// escapes them).
