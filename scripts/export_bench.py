@@ -8,10 +8,13 @@
 Generates a project of --rules project rules (about 1 KB each, a table and an {{IF}} block in
 each) under --work, then for each binary, in turn: a fresh export to seven targets (their files
 removed first) and an export whose files are already right (the same command again). CPU time
-is user + system time from wait4, memory the peak resident set; the medians of --rounds runs
-are printed, the binaries interleaved so that the shared machine's load falls on each alike.
-Then, unless --no-strace, one run of each under `strace -f -c`: the system calls, and the
-failed `readlink` calls among them. Uses only the standard library (and strace).
+is user + system time from wait4, the medians of --rounds runs, the binaries interleaved so that
+the shared machine's load falls on each alike. The peak resident set comes from separate runs
+under GNU time (`/usr/bin/time -f %M`): a process spawned by Python itself reports at least
+Python's own resident set as its peak (the kernel keeps the peak of the memory it was started
+from across the exec), which hides anything smaller. Then, unless --no-strace, one run of each
+under `strace -f -c`: the system calls, and the failed `readlink` calls among them. Uses only
+the standard library (and GNU time, and strace).
 """
 
 import argparse
@@ -67,7 +70,7 @@ def clear(project):
 
 
 def run(argv, cwd):
-    """Runs argv once; returns (cpu seconds, max RSS bytes)."""
+    """Runs argv once; returns (cpu seconds, max RSS bytes as wait4 gives it, see above)."""
     actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
     here = os.getcwd()
     os.chdir(cwd)
@@ -79,6 +82,19 @@ def run(argv, cwd):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"export_bench: `{' '.join(argv)}` failed with {status}")
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def max_rss(argv, cwd):
+    """The peak resident set in bytes of one run, as GNU time measures it."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as out:
+        subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", out.name, *argv],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
+        return int(out.read().split()[-1]) * 1024
 
 
 def strace_counts(argv, cwd):
@@ -129,6 +145,16 @@ def main():
             clear(project)
             fresh[binary].append(run(argv, project))
             same[binary].append(run(argv, project))
+    for binary in binaries:
+        argv = [binary, "export", *TARGETS]
+        peaks = {"fresh": 0, "already right": 0}
+        for _ in range(3):
+            clear(project)
+            peaks["fresh"] = max(peaks["fresh"], max_rss(argv, project))
+            peaks["already right"] = max(peaks["already right"], max_rss(argv, project))
+        for label in peaks:
+            samples = fresh[binary] if label == "fresh" else same[binary]
+            samples[:] = [(cpu, peaks[label]) for cpu, _ in samples]
     for binary in binaries:
         print(f"\n{binary}")
         for label, samples in (("fresh", fresh[binary]), ("already right", same[binary])):
