@@ -213,23 +213,6 @@ pub fn is_present(target: Target, bytes: &[u8]) -> bool {
     }
 }
 
-/// The targets present under `root`, in table order. A file that exists but cannot be read
-/// counts as present, so that its error is reported rather than the target skipped; a path that
-/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
-pub fn present(root: &Path) -> Vec<Target> {
-    Target::ALL
-        .into_iter()
-        .filter(|&target| match locate(root, target) {
-            Ok(located) => match read(&located) {
-                Ok(Some(bytes)) => is_present(target, &bytes),
-                Ok(None) => false,
-                Err(_) => true,
-            },
-            Err(_) => false,
-        })
-        .collect()
-}
-
 /// How an export writes.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -395,16 +378,56 @@ pub fn plan(
         .map(|&target| {
             let located = locate(root, target)?;
             let old = read(&located)?;
-            let new = render_change(target, old.as_deref(), content, options, &located.shown)?;
-            let written = new.as_deref().or(old.as_deref()).unwrap_or_default();
-            let over_limit = targets::over_limit(target, written, options.max_bytes);
-            Ok(Planned {
-                located,
-                change: new.map(|new| Change { old, new }),
-                over_limit,
-            })
+            plan_read(located, old, content, options)
         })
         .collect()
+}
+
+/// Plans the targets present under `root` (see [`is_present`]), in table order, with
+/// `agents-md` too under `options.pointer`: what [`plan`] gives for those targets, each file read
+/// once. Empty when none is present (and no pointer). A file that exists but cannot be read
+/// counts as present, so that its error is reported rather than the target skipped; a path that
+/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
+pub fn plan_present(
+    root: &Path,
+    content: &str,
+    options: &Options,
+) -> Result<Vec<Planned>, ExportError> {
+    let mut planned = Vec::new();
+    for target in Target::ALL {
+        let named = options.pointer && target == Target::AgentsMd;
+        let located = match locate(root, target) {
+            Ok(located) => located,
+            Err(_) if !named => continue,
+            Err(err) => return Err(err),
+        };
+        let old = read(&located)?;
+        let present = old
+            .as_deref()
+            .is_some_and(|bytes| is_present(target, bytes));
+        if present || named {
+            planned.push(plan_read(located, old, content, options)?);
+        }
+    }
+    Ok(planned)
+}
+
+/// One target's plan, its file located and read (`old`).
+fn plan_read(
+    located: Located,
+    old: Option<Vec<u8>>,
+    content: &str,
+    options: &Options,
+) -> Result<Planned, ExportError> {
+    let target = located.target;
+    let new = render_change(target, old.as_deref(), content, options, &located.shown)?;
+    let written = new.as_deref().or(old.as_deref()).unwrap_or_default();
+    let over_limit = targets::over_limit(target, written, options.max_bytes);
+    Ok(Planned {
+        located,
+        change: new.map(|new| Change { old, new }),
+        over_limit,
+    })
 }
 
 /// Writes every planned file that changes (a file whose bytes are already right is not touched,
@@ -576,5 +599,40 @@ mod tests {
         let broken = b"<!-- pi-rules:begin -->\n";
         let err = render_change(Target::Claude, Some(broken), "b", &Options::default(), "x");
         assert!(matches!(err, Err(ExportError::Markers { .. })));
+    }
+
+    #[test]
+    fn plan_present_plans_what_is_present_and_the_pointer_s_agents_md() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let targets = |planned: Vec<Planned>| -> Vec<Target> {
+            planned.iter().map(|p| p.located.target).collect()
+        };
+        let options = Options::default();
+        let pointer = Options {
+            pointer: true,
+            ..Options::default()
+        };
+        assert_eq!(targets(plan_present(&root, "b\n", &options).unwrap()), []);
+        assert_eq!(
+            targets(plan_present(&root, "b\n", &pointer).unwrap()),
+            [Target::AgentsMd]
+        );
+        // A hand-written CLAUDE.md without a section is not present; a cursor file is.
+        fs::write(root.join("CLAUDE.md"), "mine\n").unwrap();
+        fs::create_dir_all(root.join(".cursor/rules")).unwrap();
+        let cursor = render(Target::Cursor, None, "b\n", &options, "x").unwrap();
+        fs::write(root.join(".cursor/rules/pi-rules.mdc"), &cursor).unwrap();
+        fs::write(root.join("GEMINI.md"), section::render("old\n", "\n")).unwrap();
+        let planned = plan_present(&root, "b\n", &options).unwrap();
+        let changes: Vec<bool> = planned.iter().map(Planned::changes).collect();
+        assert_eq!(targets(planned), [Target::Gemini, Target::Cursor]);
+        assert_eq!(changes, [true, false]);
+        // Broken markers count as present, and are the error.
+        fs::write(root.join("AGENTS.md"), "<!-- pi-rules:begin -->\n").unwrap();
+        assert!(matches!(
+            plan_present(&root, "b\n", &options),
+            Err(ExportError::Markers { .. })
+        ));
     }
 }
