@@ -12,9 +12,8 @@ use pi_rules_host::assembly::{self, LayerOptions, Run};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::env::Env;
 use pi_rules_host::error::UsageError;
-use pi_rules_host::export::settings::{Selection, SettingsScope};
-use pi_rules_host::export::LayerChoice;
 use pi_rules_host::loader::Layer;
+use pi_rules_host::selection::{LayerChoice, Selection, SettingsChain};
 use pi_rules_host::session::{Session, SettingsRead};
 pub use pi_rules_host::settings_source::{FreshSettings, SettingsOverrides, SettingsSource};
 use std::io::{IsTerminal, Write};
@@ -260,19 +259,19 @@ pub struct SelectArgs {
 pub struct SelectDefaults {
     /// `None`: every layer, as a host reads them.
     pub layers: Option<LayerChoice>,
-    pub settings: SettingsScope,
+    pub settings: SettingsChain,
 }
 
 impl SelectDefaults {
     /// `export`'s: what a team commits, the same on every machine.
     pub const EXPORT: SelectDefaults = SelectDefaults {
         layers: Some(LayerChoice::EXPORT),
-        settings: SettingsScope::Project,
+        settings: SettingsChain::Project,
     };
     /// `assemble`'s and `explain`'s: what pi reads on this machine.
     pub const HOST: SelectDefaults = SelectDefaults {
         layers: None,
-        settings: SettingsScope::All,
+        settings: SettingsChain::All,
     };
 }
 
@@ -292,14 +291,14 @@ impl SelectArgs {
                 project: self.layers.contains(&LayerName::Project),
             })
         };
-        let scope = match self.settings {
+        let settings = match self.settings {
             None => defaults.settings,
-            Some(SettingsChoice::Project) => SettingsScope::Project,
-            Some(SettingsChoice::All) => SettingsScope::All,
+            Some(SettingsChoice::Project) => SettingsChain::Project,
+            Some(SettingsChoice::All) => SettingsChain::All,
         };
         Ok(Selection {
             layers,
-            scope,
+            settings,
             overrides: SettingsOverrides::parse(schema, &self.set)?,
         })
     }

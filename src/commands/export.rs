@@ -125,9 +125,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         &mut (),
     )?;
     let root = run.session.project_root();
-    let targets = if args.targets.is_empty() {
-        let present = host::present(&root);
-        if present.is_empty() && !args.pointer {
+    let content = run.block.text();
+    let export = Options {
+        pointer: args.pointer,
+        force: args.force,
+        max_bytes: args.max_bytes,
+    };
+    // Without targets, those present are found and planned in one look at each file.
+    let present = if args.targets.is_empty() {
+        let planned = host::plan_present(&root, content, &export);
+        if matches!(&planned, Ok(planned) if planned.is_empty()) {
             return Err(UsageError(format!(
                 "no target given, and the project `{}` has no exported file to refresh; name \
                  one or more targets: {}",
@@ -136,9 +143,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ))
             .into());
         }
-        with_pointer(present, args.pointer)?
+        Some(planned)
     } else {
-        given
+        None
     };
     for warning in run.warning_messages() {
         note(
@@ -146,13 +153,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             format_args!("rule assembly: {}", escape(&warning.to_string())),
         );
     }
-    let content = run.block.text();
-    let export = Options {
-        pointer: args.pointer,
-        force: args.force,
-        max_bytes: args.max_bytes,
+    let planned = match present {
+        Some(planned) => planned?,
+        None => host::plan(&root, &given, content, &export)?,
     };
-    let planned = host::plan(&root, &targets, content, &export)?;
     for p in &planned {
         if let Some(warning) = &p.over_limit {
             note(
@@ -164,14 +168,14 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     if args.check || args.dry_run {
         let paint = Paint { on: cx.color_out() };
         let mut stale = Vec::new();
-        for p in planned.iter().filter(|p| p.changes()) {
+        for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
             let path = p.located.target.path();
-            let old_label = match p.old {
+            let old_label = match change.old {
                 Some(_) => format!("a/{path}"),
                 None => "/dev/null".to_owned(),
             };
-            let old = String::from_utf8_lossy(p.old.as_deref().unwrap_or_default());
-            let new = String::from_utf8_lossy(&p.new);
+            let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
+            let new = String::from_utf8_lossy(&change.new);
             output(unified_diff::write(
                 cx.out,
                 (&old_label, &old),

@@ -24,7 +24,7 @@ pub struct LayerOptions {
     /// ([`Env::confined`](crate::env::Env::confined)).
     pub confine: bool,
     /// `export`: only these layers are read, and `PI_SUBAGENT_CHILD` has no effect.
-    pub export_layers: Option<crate::export::LayerChoice>,
+    pub export_layers: Option<crate::selection::LayerChoice>,
 }
 
 /// Everything one assembly produced.

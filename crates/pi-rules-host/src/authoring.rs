@@ -212,8 +212,8 @@ impl Layers {
     /// `$HOME` (the user layer); see [`crate::writing`].
     pub fn open_layer(&self, layer: Layer) -> Result<LayerDir> {
         let place = match layer {
-            Layer::Project => Place::project(&self.session),
-            Layer::User => Place::user(&self.session),
+            Layer::Project => Place::project(&self.session.cwd, self.session.project_root()),
+            Layer::User => Place::user(self.session.home.as_deref()),
             Layer::Package => {
                 return Err(UsageError(
                     "the package layer is not written to; use --user or --project".to_owned(),

@@ -1,11 +1,15 @@
 //! The host's errors: typed, with the [`ErrorKind`] that a front end maps to what it reports (the
-//! command line to an exit code, `serve` to a JSON-RPC error's `data.kind`), so that nothing
-//! sorts messages or looks inside an error to decide.
+//! command line to an exit code, `serve` to a JSON-RPC error's `data.kind`), and, where a front
+//! end says or does more than print the message, the [`Detail`] of the case with its fields, so
+//! that nothing sorts messages or looks inside one to decide.
+//!
+//! An error type belongs to the module that fails (`ExportError` to `export`, `WriteError` to
+//! `writing`), which also says how it becomes an [`Error`]: this module imports none of them.
 
 use crate::session::NotADirectory;
 use std::fmt;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,16 +35,25 @@ impl ErrorKind {
 }
 
 /// A failed operation: its kind and its whole message, raw where it quotes a name or a path (the
-/// command line escapes the message when it prints it).
+/// command line escapes the message when it prints it), and the typed case when a front end
+/// needs more than the message.
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    /// The reader of the output went away (`EPIPE`): the command line then exits quietly.
-    broken_pipe: bool,
+    detail: Option<Detail>,
+}
+
+/// The cases of [`Error`] that a front end tells apart, each with what it needs of it. The
+/// message says the same in words, byte for byte as without the detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detail {
     /// The working directory given was not a directory: the front end names it as it was given
-    /// (`--cwd`, `params.cwd`).
-    not_a_directory: Option<PathBuf>,
+    /// (`--cwd` on the command line, `params.cwd` in `serve`).
+    NotADirectory { path: PathBuf },
+    /// The output could not be written, with the kind of the write's failure: when the reader
+    /// went away ([`io::ErrorKind::BrokenPipe`]), the command line exits quietly.
+    Output { failure: io::ErrorKind },
 }
 
 /// A result with the host's [`Error`].
@@ -51,8 +64,7 @@ impl Error {
         Error {
             kind,
             message,
-            broken_pipe: false,
-            not_a_directory: None,
+            detail: None,
         }
     }
 
@@ -69,7 +81,9 @@ impl Error {
     /// A failed write of the output: [`ErrorKind::Output`].
     pub fn output(err: io::Error) -> Error {
         let mut error = Error::new(ErrorKind::Output, format!("cannot write the output: {err}"));
-        error.broken_pipe = err.kind() == io::ErrorKind::BrokenPipe;
+        error.detail = Some(Detail::Output {
+            failure: err.kind(),
+        });
         error
     }
 
@@ -82,16 +96,27 @@ impl Error {
         &self.message
     }
 
+    /// The typed case, when the error is one a front end tells apart.
+    pub fn detail(&self) -> Option<&Detail> {
+        self.detail.as_ref()
+    }
+
     /// Whether this is a failed write to a reader that went away.
     pub fn is_broken_pipe(&self) -> bool {
-        self.broken_pipe
+        matches!(
+            self.detail,
+            Some(Detail::Output {
+                failure: io::ErrorKind::BrokenPipe
+            })
+        )
     }
 
     /// The working directory that was not a directory, when that is the error.
     pub fn not_a_directory(&self) -> Option<NotADirectory> {
-        self.not_a_directory.as_deref().map(|path| NotADirectory {
-            path: Path::to_path_buf(path),
-        })
+        match &self.detail {
+            Some(Detail::NotADirectory { path }) => Some(NotADirectory { path: path.clone() }),
+            _ => None,
+        }
     }
 }
 
@@ -113,7 +138,7 @@ impl From<anyhow::Error> for Error {
 impl From<NotADirectory> for Error {
     fn from(err: NotADirectory) -> Error {
         let mut error = Error::input(err.to_string());
-        error.not_a_directory = Some(err.path);
+        error.detail = Some(Detail::NotADirectory { path: err.path });
         error
     }
 }
@@ -145,14 +170,43 @@ impl From<UsageError> for Error {
     }
 }
 
-impl From<crate::writing::WriteError> for Error {
-    fn from(err: crate::writing::WriteError) -> Error {
-        Error::input(err.to_string())
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl From<crate::export::ExportError> for Error {
-    fn from(err: crate::export::ExportError) -> Error {
-        Error::input(err.to_string())
+    #[test]
+    fn the_detail_is_the_typed_case_and_the_message_is_unchanged() {
+        let gone = io::Error::from(io::ErrorKind::BrokenPipe);
+        let message = format!("cannot write the output: {gone}");
+        let pipe = Error::output(gone);
+        assert_eq!(
+            pipe.detail(),
+            Some(&Detail::Output {
+                failure: io::ErrorKind::BrokenPipe
+            })
+        );
+        assert!(pipe.is_broken_pipe());
+        assert_eq!(pipe.message(), message);
+        let denied = Error::output(io::Error::from(io::ErrorKind::PermissionDenied));
+        assert!(!denied.is_broken_pipe());
+        assert_eq!(denied.kind(), ErrorKind::Output);
+
+        let cwd = NotADirectory {
+            path: PathBuf::from("/x/y"),
+        };
+        let message = cwd.to_string();
+        let err = Error::from(cwd);
+        assert_eq!(
+            err.detail(),
+            Some(&Detail::NotADirectory {
+                path: PathBuf::from("/x/y")
+            })
+        );
+        assert_eq!(err.message(), message);
+        assert_eq!(err.not_a_directory().unwrap().path, PathBuf::from("/x/y"));
+        assert_eq!(err.kind(), ErrorKind::Input);
+
+        assert_eq!(Error::input("x").detail(), None);
+        assert!(Error::input("x").not_a_directory().is_none());
     }
 }

@@ -152,8 +152,8 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
 /// Where a writable layer is: its place (bound by the project or `$HOME`).
 fn place(session: &crate::session::Session, kind: Layer) -> Result<Place, WriteError> {
     match kind {
-        Layer::User => Place::user(session),
-        _ => Place::project(session),
+        Layer::User => Place::user(session.home.as_deref()),
+        _ => Place::project(&session.cwd, session.project_root()),
     }
 }
 

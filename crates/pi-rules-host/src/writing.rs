@@ -24,7 +24,6 @@
 // invariant 12), not through the read-side `files::Files`.
 #![allow(clippy::disallowed_methods)]
 
-use crate::session::Session;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::ffi::OsString;
@@ -56,6 +55,13 @@ impl std::fmt::Display for WriteError {
 }
 
 impl std::error::Error for WriteError {}
+
+/// A write that did not happen is an input error: what was to be written cannot be.
+impl From<WriteError> for crate::error::Error {
+    fn from(err: WriteError) -> crate::error::Error {
+        crate::error::Error::input(err.to_string())
+    }
+}
 
 impl WriteError {
     /// The error as an `io::Error` carrying this message, for callers that collect those.
@@ -132,15 +138,15 @@ impl Place {
         Place { bound, root, below }
     }
 
-    /// The project layer, `<cwd>/.pi/rules`, bound by the project root. The working directory
-    /// itself is the user's choice and is taken as it resolves; when it is not inside the
-    /// project root (it can only be reached through a link then), it is its own bound.
-    pub fn project(session: &Session) -> Result<Place, WriteError> {
-        let cwd = fs::canonicalize(&session.cwd).map_err(io(format!(
+    /// The project layer, `<cwd>/.pi/rules`, bound by the project `root` (a session's
+    /// `project_root`). The working directory itself is the user's choice and is taken as it
+    /// resolves; when it is not inside the project root (it can only be reached through a link
+    /// then), it is its own bound.
+    pub fn project(cwd: &Path, root: PathBuf) -> Result<Place, WriteError> {
+        let cwd = fs::canonicalize(cwd).map_err(io(format!(
             "resolve the project directory `{}`",
-            shown(&session.cwd)
+            shown(cwd)
         )))?;
-        let root = session.project_root();
         let (root, rest) = match cwd.strip_prefix(&root) {
             Ok(rest) => (root.clone(), rest.to_path_buf()),
             Err(_) => (cwd.clone(), PathBuf::new()),
@@ -153,9 +159,9 @@ impl Place {
         Ok(Place::new(Bound::Project, root, below))
     }
 
-    /// The user layer, `$HOME/.pi/agent/rules`, bound by `$HOME`.
-    pub fn user(session: &Session) -> Result<Place, WriteError> {
-        let Some(home) = &session.home else {
+    /// The user layer, `$HOME/.pi/agent/rules`, bound by `$HOME` (`None`: not set).
+    pub fn user(home: Option<&Path>) -> Result<Place, WriteError> {
+        let Some(home) = home else {
             return Err(WriteError::Refused(
                 "there is no user layer: `HOME` is not set; set it, or use --project".to_owned(),
             ));
@@ -330,8 +336,11 @@ impl LayerDir {
 
     /// Up to `limit` bytes of the regular file `name` in this directory; a link is not followed.
     pub fn read(&self, name: &str, limit: u64) -> io::Result<Vec<u8>> {
-        let (file, _) = self.open_regular(name)?;
-        let mut bytes = Vec::new();
+        let (file, metadata) = self.open_regular(name)?;
+        // Room for the whole file and the read that finds its end, so that the buffer is not
+        // grown (and copied) on the way.
+        let capacity = metadata.len().min(limit).saturating_add(1);
+        let mut bytes = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
         file.take(limit).read_to_end(&mut bytes)?;
         Ok(bytes)
     }

@@ -16,10 +16,10 @@ pub mod import;
 pub mod lint;
 pub mod owned;
 pub mod section;
-pub mod settings;
 pub mod targets;
 
 use crate::writing::{Bound, Place, WriteError};
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
@@ -29,47 +29,6 @@ pub use targets::{Form, Target};
 
 /// The most of an existing target file that is read; a larger one is an error.
 pub const MAX_TARGET_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Which layers an export reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LayerChoice {
-    pub package: bool,
-    pub user: bool,
-    pub project: bool,
-}
-
-impl Default for LayerChoice {
-    fn default() -> Self {
-        LayerChoice::EXPORT
-    }
-}
-
-impl LayerChoice {
-    /// What `export` reads by default, package and project: the user layer is one person's and
-    /// stays out of a team's files.
-    pub const EXPORT: LayerChoice = LayerChoice {
-        package: true,
-        user: false,
-        project: true,
-    };
-
-    /// Leaves the layers not chosen out of `dirs`.
-    pub fn apply(&self, dirs: &mut crate::loader::LayerDirs) {
-        if !self.package {
-            dirs.package = crate::loader::PackageSource::Embedded(&[]);
-        }
-        if !self.user {
-            dirs.user = None;
-        }
-        if !self.project {
-            // A name no directory listing holds (it starts with a control character): the
-            // loader finds no such directory and reads the layer as empty.
-            dirs.project = dirs
-                .project
-                .join("\u{1}pi-rules export: the project layer is not read");
-        }
-    }
-}
 
 /// Why an export did not happen. Every message names the file; messages are raw (the front end
 /// escapes them).
@@ -113,6 +72,13 @@ impl fmt::Display for ExportError {
 }
 
 impl std::error::Error for ExportError {}
+
+/// An export that did not happen is an input error: a target's file cannot be written.
+impl From<ExportError> for crate::error::Error {
+    fn from(err: ExportError) -> crate::error::Error {
+        crate::error::Error::input(err.to_string())
+    }
+}
 
 /// Where a target's file is: the place of its directory (below the project root) and its name.
 /// When the file is a link that stays in the project, this is where it leads.
@@ -250,23 +216,6 @@ pub fn is_present(target: Target, bytes: &[u8]) -> bool {
     }
 }
 
-/// The targets present under `root`, in table order. A file that exists but cannot be read
-/// counts as present, so that its error is reported rather than the target skipped; a path that
-/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
-pub fn present(root: &Path) -> Vec<Target> {
-    Target::ALL
-        .into_iter()
-        .filter(|&target| match locate(root, target) {
-            Ok(located) => match read(&located) {
-                Ok(Some(bytes)) => is_present(target, &bytes),
-                Ok(None) => false,
-                Err(_) => true,
-            },
-            Err(_) => false,
-        })
-        .collect()
-}
-
 /// How an export writes.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -278,20 +227,73 @@ pub struct Options {
     pub max_bytes: Option<u64>,
 }
 
-/// One target's file, as it is and as export would write it.
+/// One target's file, as export plans it.
 #[derive(Debug)]
 pub struct Planned {
     pub located: Located,
-    pub old: Option<Vec<u8>>,
-    pub new: Vec<u8>,
+    /// What writing would change; `None` when the file holds exactly what export would write
+    /// (it is then compared, not made again, and its bytes are not kept).
+    pub change: Option<Change>,
     /// The target's agent would not read all of it.
     pub over_limit: Option<String>,
+}
+
+/// A file that export would change: its bytes now and the ones it would write.
+#[derive(Debug)]
+pub struct Change {
+    /// `None` when the file does not exist.
+    pub old: Option<Vec<u8>>,
+    pub new: Vec<u8>,
 }
 
 impl Planned {
     /// Whether writing would change the file.
     pub fn changes(&self) -> bool {
-        self.old.as_deref() != Some(&self.new[..])
+        self.change.is_some()
+    }
+}
+
+/// Receives bytes as they are made: a `Vec` keeps them, a [`Compare`] checks them against bytes
+/// that exist, so that a file already right is found without making its new bytes.
+pub(crate) trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Compares what is put with `expected`, from its start.
+pub(crate) struct Compare<'a> {
+    rest: &'a [u8],
+    same: bool,
+}
+
+impl<'a> Compare<'a> {
+    pub(crate) fn new(expected: &'a [u8]) -> Compare<'a> {
+        Compare {
+            rest: expected,
+            same: true,
+        }
+    }
+
+    /// Whether everything put was `expected`, and nothing more or less.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.same && self.rest.is_empty()
+    }
+}
+
+impl Sink for Compare<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if !self.same {
+            return;
+        }
+        match self.rest.strip_prefix(bytes) {
+            Some(rest) => self.rest = rest,
+            None => self.same = false,
+        }
     }
 }
 
@@ -304,26 +306,50 @@ pub fn render(
     options: &Options,
     shown: &str,
 ) -> Result<Vec<u8>, ExportError> {
+    Ok(match render_change(target, old, content, options, shown)? {
+        Some(new) => new,
+        None => old.unwrap_or_default().to_vec(),
+    })
+}
+
+/// Like [`render`], but `None` when `old` already holds the new bytes: they are then compared
+/// with what would be written, piece by piece, and not made. Pure.
+pub fn render_change(
+    target: Target,
+    old: Option<&[u8]>,
+    content: &str,
+    options: &Options,
+    shown: &str,
+) -> Result<Option<Vec<u8>>, ExportError> {
     match target.form() {
         Form::Section => {
             let markers = |err| ExportError::Markers {
                 path: shown.to_owned(),
                 err,
             };
-            // A section that holds the pointer stays a pointer: the file says how it is kept.
-            let existing = match old {
-                Some(old) => section::content(old).map_err(markers)?,
+            let found = match old {
+                Some(old) => section::find(old).map_err(markers)?,
                 None => None,
             };
+            // A section that holds the pointer stays a pointer: the file says how it is kept.
+            let existing = old
+                .zip(found.as_ref())
+                .map(|(old, f)| &old[f.inner.clone()]);
             let pointer = target.pointer().filter(|pointer| {
                 options.pointer
                     || existing.is_some_and(|text| String::from_utf8_lossy(text).trim() == *pointer)
             });
-            let content = match pointer {
-                Some(pointer) => format!("{pointer}\n"),
-                None => content.to_owned(),
+            let content: Cow<'_, str> = match pointer {
+                Some(pointer) => Cow::Owned(format!("{pointer}\n")),
+                None => Cow::Borrowed(content),
             };
-            section::splice(old, &content).map_err(markers)
+            if let (Some(old), Some(found)) = (old, &found) {
+                let eol = section::line_ending(old);
+                if section::is_rendered(&old[found.whole.clone()], &content, eol) {
+                    return Ok(None);
+                }
+            }
+            section::splice(old, &content).map(Some).map_err(markers)
         }
         Form::Owned { frontmatter } => {
             if let Some(old) = old {
@@ -332,13 +358,18 @@ pub fn render(
                         path: shown.to_owned(),
                     });
                 }
+                if owned::is_rendered(old, frontmatter, content) {
+                    return Ok(None);
+                }
             }
-            Ok(owned::render(frontmatter, content))
+            Ok(Some(owned::render(frontmatter, content)))
         }
     }
 }
 
 /// Plans every target: nothing is written. Stops at the first target that cannot be exported.
+/// The targets are planned one after the other, and the bytes of a file already right are let go
+/// at once: an export that changes nothing holds one file at a time.
 pub fn plan(
     root: &Path,
     targets: &[Target],
@@ -350,16 +381,56 @@ pub fn plan(
         .map(|&target| {
             let located = locate(root, target)?;
             let old = read(&located)?;
-            let new = render(target, old.as_deref(), content, options, &located.shown)?;
-            let over_limit = targets::over_limit(target, &new, options.max_bytes);
-            Ok(Planned {
-                located,
-                old,
-                new,
-                over_limit,
-            })
+            plan_read(located, old, content, options)
         })
         .collect()
+}
+
+/// Plans the targets present under `root` (see [`is_present`]), in table order, with
+/// `agents-md` too under `options.pointer`: what [`plan`] gives for those targets, each file read
+/// once. Empty when none is present (and no pointer). A file that exists but cannot be read
+/// counts as present, so that its error is reported rather than the target skipped; a path that
+/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
+pub fn plan_present(
+    root: &Path,
+    content: &str,
+    options: &Options,
+) -> Result<Vec<Planned>, ExportError> {
+    let mut planned = Vec::new();
+    for target in Target::ALL {
+        let named = options.pointer && target == Target::AgentsMd;
+        let located = match locate(root, target) {
+            Ok(located) => located,
+            Err(_) if !named => continue,
+            Err(err) => return Err(err),
+        };
+        let old = read(&located)?;
+        let present = old
+            .as_deref()
+            .is_some_and(|bytes| is_present(target, bytes));
+        if present || named {
+            planned.push(plan_read(located, old, content, options)?);
+        }
+    }
+    Ok(planned)
+}
+
+/// One target's plan, its file located and read (`old`).
+fn plan_read(
+    located: Located,
+    old: Option<Vec<u8>>,
+    content: &str,
+    options: &Options,
+) -> Result<Planned, ExportError> {
+    let target = located.target;
+    let new = render_change(target, old.as_deref(), content, options, &located.shown)?;
+    let written = new.as_deref().or(old.as_deref()).unwrap_or_default();
+    let over_limit = targets::over_limit(target, written, options.max_bytes);
+    Ok(Planned {
+        located,
+        change: new.map(|new| Change { old, new }),
+        over_limit,
+    })
 }
 
 /// Writes every planned file that changes (a file whose bytes are already right is not touched,
@@ -380,7 +451,7 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
         }
     }
     let mut written = Vec::new();
-    for p in planned.iter().filter(|p| p.changes()) {
+    for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
         let located = &p.located;
         let failed = |e: WriteError| match e {
             WriteError::Refused(reason) => ExportError::Refused {
@@ -393,7 +464,8 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
             },
         };
         let dir = located.place.open(true).map_err(failed)?;
-        dir.write(&located.name, &p.new, true).map_err(failed)?;
+        dir.write(&located.name, &change.new, true)
+            .map_err(failed)?;
         written.push(located.target);
     }
     Ok(written)
@@ -458,5 +530,112 @@ mod tests {
         )
         .unwrap();
         assert!(owned::is_ours(&forced));
+    }
+
+    #[test]
+    fn a_file_already_right_is_found_without_making_it_again() {
+        let pointer = Options {
+            pointer: true,
+            ..Options::default()
+        };
+        for target in Target::ALL {
+            for options in [&Options::default(), &pointer] {
+                let shown = target.path();
+                let made = render(target, None, "block\n", options, shown).unwrap();
+                // Fresh: nothing to write, whatever the options (a pointer stays a pointer).
+                for again in [options, &Options::default()] {
+                    let change = render_change(target, Some(&made), "block\n", again, shown);
+                    assert_eq!(change.unwrap(), None, "{target} {again:?}");
+                }
+                // Stale: the bytes render gives.
+                let change = render_change(target, Some(&made), "other\n", options, shown);
+                let expected = render(target, Some(&made), "other\n", options, shown).unwrap();
+                let pointed = options.pointer && target.pointer().is_some();
+                assert_eq!(change.unwrap(), (!pointed).then_some(expected), "{target}");
+                // Missing: written.
+                assert!(render_change(target, None, "block\n", options, shown)
+                    .unwrap()
+                    .is_some());
+            }
+        }
+        // Hand-written text around a section in a CRLF file: fresh after one export.
+        let hand = b"# Notes\r\nmine\r\n";
+        let made = render(
+            Target::AgentsMd,
+            Some(hand),
+            "a\nb",
+            &Options::default(),
+            "x",
+        )
+        .unwrap();
+        assert!(made.starts_with(hand));
+        let change = render_change(
+            Target::AgentsMd,
+            Some(&made),
+            "a\nb",
+            &Options::default(),
+            "x",
+        );
+        assert_eq!(change.unwrap(), None);
+        // A file without a section always changes.
+        let change = render_change(
+            Target::AgentsMd,
+            Some(hand),
+            "a\nb",
+            &Options::default(),
+            "x",
+        );
+        assert!(change.unwrap().is_some());
+        // Someone else's owned file is refused before any comparison; forced, it is replaced.
+        let err = render_change(Target::Kiro, Some(b"mine\n"), "b", &Options::default(), "x");
+        assert!(matches!(err, Err(ExportError::NotOurs { .. })));
+        let force = Options {
+            force: true,
+            ..Options::default()
+        };
+        assert!(
+            render_change(Target::Kiro, Some(b"mine\n"), "b", &force, "x")
+                .unwrap()
+                .is_some()
+        );
+        // Broken markers are still an error.
+        let broken = b"<!-- pi-rules:begin -->\n";
+        let err = render_change(Target::Claude, Some(broken), "b", &Options::default(), "x");
+        assert!(matches!(err, Err(ExportError::Markers { .. })));
+    }
+
+    #[test]
+    fn plan_present_plans_what_is_present_and_the_pointer_s_agents_md() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let targets = |planned: Vec<Planned>| -> Vec<Target> {
+            planned.iter().map(|p| p.located.target).collect()
+        };
+        let options = Options::default();
+        let pointer = Options {
+            pointer: true,
+            ..Options::default()
+        };
+        assert_eq!(targets(plan_present(&root, "b\n", &options).unwrap()), []);
+        assert_eq!(
+            targets(plan_present(&root, "b\n", &pointer).unwrap()),
+            [Target::AgentsMd]
+        );
+        // A hand-written CLAUDE.md without a section is not present; a cursor file is.
+        fs::write(root.join("CLAUDE.md"), "mine\n").unwrap();
+        fs::create_dir_all(root.join(".cursor/rules")).unwrap();
+        let cursor = render(Target::Cursor, None, "b\n", &options, "x").unwrap();
+        fs::write(root.join(".cursor/rules/pi-rules.mdc"), &cursor).unwrap();
+        fs::write(root.join("GEMINI.md"), section::render("old\n", "\n")).unwrap();
+        let planned = plan_present(&root, "b\n", &options).unwrap();
+        let changes: Vec<bool> = planned.iter().map(Planned::changes).collect();
+        assert_eq!(targets(planned), [Target::Gemini, Target::Cursor]);
+        assert_eq!(changes, [true, false]);
+        // Broken markers count as present, and are the error.
+        fs::write(root.join("AGENTS.md"), "<!-- pi-rules:begin -->\n").unwrap();
+        assert!(matches!(
+            plan_present(&root, "b\n", &options),
+            Err(ExportError::Markers { .. })
+        ));
     }
 }

@@ -2,6 +2,7 @@
 //! begin marker to its end marker, and nothing else. Everything here works on bytes, so a file
 //! that is not UTF-8, or mixes line endings, keeps every byte outside the markers.
 
+use super::{Compare, Sink};
 use std::fmt;
 
 /// The start of the begin marker's line (after any indentation).
@@ -150,29 +151,43 @@ pub fn line_ending(bytes: &[u8]) -> &'static str {
 /// when it has none.
 pub fn render(content: &str, eol: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(content.len() + BEGIN_LINE.len() + END_LINE.len() + 8);
-    out.extend_from_slice(BEGIN_LINE.as_bytes());
-    out.extend_from_slice(eol.as_bytes());
+    write(content, eol, &mut out);
+    out
+}
+
+/// Whether `bytes` is exactly the section [`render`] makes for `content`, found without making
+/// it.
+pub fn is_rendered(bytes: &[u8], content: &str, eol: &str) -> bool {
+    let mut compare = Compare::new(bytes);
+    write(content, eol, &mut compare);
+    compare.is_whole()
+}
+
+/// [`render`], piece by piece into `out`.
+fn write(content: &str, eol: &str, out: &mut impl Sink) {
+    out.put(BEGIN_LINE.as_bytes());
+    out.put(eol.as_bytes());
     if eol == "\r\n" {
         let bytes = content.as_bytes();
         let mut start = 0;
         for (at, _) in bytes.iter().enumerate().filter(|(_, &b)| b == b'\n') {
-            out.extend_from_slice(&bytes[start..at]);
             if at == 0 || bytes[at - 1] != b'\r' {
-                out.push(b'\r');
+                out.put(&bytes[start..at]);
+                out.put(b"\r\n");
+            } else {
+                out.put(&bytes[start..=at]);
             }
-            out.push(b'\n');
             start = at + 1;
         }
-        out.extend_from_slice(&bytes[start..]);
+        out.put(&bytes[start..]);
     } else {
-        out.extend_from_slice(content.as_bytes());
+        out.put(content.as_bytes());
     }
     if !content.is_empty() && !content.ends_with('\n') {
-        out.extend_from_slice(eol.as_bytes());
+        out.put(eol.as_bytes());
     }
-    out.extend_from_slice(END_LINE.as_bytes());
-    out.extend_from_slice(eol.as_bytes());
-    out
+    out.put(END_LINE.as_bytes());
+    out.put(eol.as_bytes());
 }
 
 /// The file with its section holding `content`: the section replaced where it is, or (the first
@@ -324,6 +339,25 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn a_section_is_recognised_exactly_when_it_is_the_one_render_makes(
+            content in "[a\r\n]{0,12}",
+            other in "[a\r\n]{0,12}",
+            crlf in prop::bool::ANY,
+            cut in 0usize..300,
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let made = render(&content, eol);
+            prop_assert!(is_rendered(&made, &content, eol));
+            let theirs = render(&other, eol);
+            prop_assert_eq!(is_rendered(&theirs, &content, eol), theirs == made);
+            let short = &made[..cut.min(made.len())];
+            prop_assert_eq!(is_rendered(short, &content, eol), short == &made[..]);
+            let mut long = made.clone();
+            long.push(b'a');
+            prop_assert!(!is_rendered(&long, &content, eol));
+        }
+
         #[test]
         fn splicing_keeps_everything_outside_the_markers(
             before in hand_text(),

@@ -122,7 +122,8 @@ impl Directory {
         &mut self.stream
     }
 
-    fn real(&self) -> Option<&Path> {
+    /// Its real path, asked for once (`None` where `/proc` is not mounted).
+    pub fn real(&self) -> Option<&Path> {
         self.real
             .get_or_init(|| real_path(&self.stream.fd().ok()?))
             .as_deref()

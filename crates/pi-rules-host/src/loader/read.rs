@@ -81,7 +81,15 @@ pub fn read_raw_checked(
     layer: Layer,
     policy: &Policy,
 ) -> (RawRead, Option<Escape>) {
-    if let Some(escape) = policy.refuse_before_open(layer, path, files) {
+    // An entry of the open layer directory that is not a link is where that directory really
+    // is: its real path is known without asking for it again (`canonicalize` is a `readlink` per
+    // component of the path, every one of them failing, for every rule).
+    let entry_dir = dir.filter(|_| !is_symlink);
+    let before = match entry_dir.and_then(|dir| Some(dir.real()?.join(path.file_name()?))) {
+        Some(real) if policy.confine => policy.escape(layer, &real, None),
+        _ => policy.refuse_before_open(layer, path, files),
+    };
+    if let Some(escape) = before {
         return (RawRead::Failed(FailureReason::Confined(escape)), None);
     }
     let mut escape = None;
@@ -93,7 +101,7 @@ pub fn read_raw_checked(
         };
         !(policy.confine && escape.is_some())
     };
-    let outcome = match dir.filter(|_| !is_symlink) {
+    let outcome = match entry_dir {
         Some(dir) => bounded::read_entry(dir, path, MAX_RULE_BYTES, &mut inspect),
         None => bounded::read_inspected(path, MAX_RULE_BYTES, &mut inspect),
     };

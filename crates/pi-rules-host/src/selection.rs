@@ -1,11 +1,55 @@
-//! The settings an export reads by default: the project settings file and the schema's
-//! defaults. The global settings file and the environment are one machine's, and a file a team
-//! commits must come out the same on every machine.
+//! What an assembly reads, as `--layers`, `--settings` and `--set` choose it: the rule layers
+//! ([`LayerChoice`]) and how much of the settings chain ([`SettingsChain`]), together a
+//! [`Selection`]. `export` reads the package and project layers and the project settings file by
+//! default: the user layer, the global settings file and the environment are one machine's, and
+//! a file a team commits must come out the same on every machine. `assemble` and `explain` take
+//! the same choice, so that they print and explain the block `export` writes.
 
 use crate::notes::Note;
 use crate::session::{Session, SettingsFileState, SettingsRead};
 use crate::settings_source::{SettingsOverrides, SettingsSource};
 use pi_rules_core::settings::{self, SettingsFile};
+
+/// Which rule layers an assembly reads (`--layers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerChoice {
+    pub package: bool,
+    pub user: bool,
+    pub project: bool,
+}
+
+impl Default for LayerChoice {
+    fn default() -> Self {
+        LayerChoice::EXPORT
+    }
+}
+
+impl LayerChoice {
+    /// What `export` reads by default, package and project: the user layer is one person's and
+    /// stays out of a team's files.
+    pub const EXPORT: LayerChoice = LayerChoice {
+        package: true,
+        user: false,
+        project: true,
+    };
+
+    /// Leaves the layers not chosen out of `dirs`.
+    pub fn apply(&self, dirs: &mut crate::loader::LayerDirs) {
+        if !self.package {
+            dirs.package = crate::loader::PackageSource::Embedded(&[]);
+        }
+        if !self.user {
+            dirs.user = None;
+        }
+        if !self.project {
+            // A name no directory listing holds (it starts with a control character): the
+            // loader finds no such directory and reads the layer as empty.
+            dirs.project = dirs
+                .project
+                .join("\u{1}pi-rules export: the project layer is not read");
+        }
+    }
+}
 
 /// The project settings file and the schema defaults, with `--set` values above them.
 #[derive(Debug, Clone, Default)]
@@ -37,9 +81,10 @@ impl SettingsSource for ProjectSettings {
     }
 }
 
-/// Which settings an assembly reads (`--settings`).
+/// How much of the settings chain an assembly reads (`--settings`). Not the `ide` module's
+/// [`SettingsScope`](crate::ide::SettingsScope), which says which settings file a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsScope {
+pub enum SettingsChain {
     /// The project settings file and the schema defaults: what `export` reads by default.
     Project,
     /// The full chain: the project file, the global file, the environment, the defaults.
@@ -53,8 +98,8 @@ pub enum SettingsScope {
 pub struct Selection {
     /// Only these layers, with `PI_SUBAGENT_CHILD` of no effect; `None`: every layer, as a host
     /// reads them.
-    pub layers: Option<super::LayerChoice>,
-    pub scope: SettingsScope,
+    pub layers: Option<LayerChoice>,
+    pub settings: SettingsChain,
     /// `--set`, above every settings file.
     pub overrides: SettingsOverrides,
 }
@@ -63,13 +108,13 @@ impl Selection {
     /// The settings, with their notes. `usual` is where the caller reads the full chain from
     /// when nothing is overridden (the files now, or a long-running front end's cache).
     pub fn read_settings(&self, session: &Session, usual: &mut dyn SettingsSource) -> SettingsRead {
-        match self.scope {
-            SettingsScope::Project => ProjectSettings {
+        match self.settings {
+            SettingsChain::Project => ProjectSettings {
                 overrides: self.overrides.clone(),
             }
             .read(session),
-            SettingsScope::All if self.overrides.is_empty() => usual.read(session),
-            SettingsScope::All => self.overrides.clone().read(session),
+            SettingsChain::All if self.overrides.is_empty() => usual.read(session),
+            SettingsChain::All => self.overrides.clone().read(session),
         }
     }
 }
