@@ -6,7 +6,6 @@
 //! An error type belongs to the module that fails (`ExportError` to `export`, `WriteError` to
 //! `writing`), which also says how it becomes an [`Error`]: this module imports none of them.
 
-use crate::session::NotADirectory;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -169,6 +168,37 @@ impl From<UsageError> for Error {
         Error::usage(err.0)
     }
 }
+
+/// The working directory given to a command is not a directory.
+///
+/// The front end says what the directory was called: the command line's `--cwd` (this error's
+/// `Display`), or a request's `cwd` parameter ([`NotADirectory::for_param`]).
+#[derive(Debug)]
+pub struct NotADirectory {
+    pub path: PathBuf,
+}
+
+impl NotADirectory {
+    /// The message for the request parameter `name` (`params.cwd`), raw.
+    pub fn for_param(&self, name: &str) -> String {
+        format!(
+            "{name}: `{}` is not a directory; pass the project directory (the one holding .pi/)",
+            self.path.display()
+        )
+    }
+}
+
+impl std::fmt::Display for NotADirectory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
+            self.path.display()
+        )
+    }
+}
+
+impl std::error::Error for NotADirectory {}
 
 #[cfg(test)]
 mod tests {

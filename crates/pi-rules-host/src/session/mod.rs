@@ -13,7 +13,7 @@ pub use settings::{
 
 use crate::embedded;
 use crate::env::{Env, PACKAGE_DIR_ENV, SUBAGENT_ENV};
-use crate::error::Result;
+use crate::error::{NotADirectory, Result};
 use crate::files::bounded::MAX_SETTINGS_BYTES;
 use crate::files::{Files, Overlay};
 use crate::loader::{LayerDirs, PackageSource, Policy};
@@ -28,37 +28,6 @@ use std::sync::Arc;
 /// The block used when no rule file could be taken.
 pub const FALLBACK_BLOCK: &str =
     "\n\n[ORCHESTRATOR RULES] You are a MANAGER. Delegate work to subagents.\n";
-
-/// The working directory given to a command is not a directory.
-///
-/// The front end says what the directory was called: the command line's `--cwd` (this error's
-/// `Display`), or a request's `cwd` parameter ([`NotADirectory::for_param`]).
-#[derive(Debug)]
-pub struct NotADirectory {
-    pub path: PathBuf,
-}
-
-impl NotADirectory {
-    /// The message for the request parameter `name` (`params.cwd`), raw.
-    pub fn for_param(&self, name: &str) -> String {
-        format!(
-            "{name}: `{}` is not a directory; pass the project directory (the one holding .pi/)",
-            self.path.display()
-        )
-    }
-}
-
-impl std::fmt::Display for NotADirectory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`--cwd {}` is not a directory; pass the project directory (the one holding .pi/)",
-            self.path.display()
-        )
-    }
-}
-
-impl std::error::Error for NotADirectory {}
 
 /// The machine as one command sees it.
 pub struct Session {
