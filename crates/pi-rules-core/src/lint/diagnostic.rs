@@ -3,6 +3,7 @@
 //! computed from the lines a report keeps (see [`SourceLines`](super::SourceLines)).
 
 use super::codes::{Code, Severity, CODE_COUNT};
+use crate::escape::{is_unsafe_or_hidden, write_char_escaped};
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::fmt;
@@ -384,8 +385,9 @@ impl FileDiagnostics {
     }
 }
 
-/// A text for a message: at most `max` characters, line breaks shown as `⏎`, other characters
-/// that are unsafe to print as `<U+XXXX>`.
+/// A text for a message: at most `max` characters, line breaks shown as `⏎`, and every other
+/// character that [`is_unsafe_or_hidden`] names written as the escaper writes it (`\r`,
+/// `\x1b`, `\u{202e}`).
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
     let mut out = String::new();
     for (n, c) in text.chars().enumerate() {
@@ -395,9 +397,8 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
         }
         match c {
             '\n' => out.push('⏎'),
-            '\r' => out.push_str("\\r"),
-            c if crate::escape::is_unsafe_to_print(c) => {
-                out.push_str(&format!("<U+{:04X}>", u32::from(c)))
+            c if is_unsafe_or_hidden(c) => {
+                let _ = write_char_escaped(&mut out, c);
             }
             c => out.push(c),
         }
@@ -422,7 +423,12 @@ mod tests {
             ("abcdef", 3, "abc…"),
             ("a\nb", 5, "a⏎b"),
             ("éé", 1, "é…"),
-            ("a\u{202e}b\0", 9, "a<U+202E>b<U+0000>"),
+            ("a\u{202e}b\0", 9, "a\\u{202e}b\\0"),
+            (
+                "\r\t\u{1b}[2J\u{200b}\u{e0041}",
+                9,
+                "\\r\\t\\x1b[2J\\u{200b}\\u{e0041}",
+            ),
         ];
         for (text, max, expected) in cases {
             assert_eq!(excerpt(text, max), expected);

@@ -27,7 +27,6 @@ mod sources;
 pub mod suggest;
 pub(crate) mod text;
 
-pub use crate::escape::{is_unsafe_to_print, visible};
 pub use codes::{explain, lookup, Code, CodeInfo, Severity, CODES};
 pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, MAX_PER_CODE};
 pub use files::is_rule_name;
