@@ -15,8 +15,8 @@
 
 use clap::ValueEnum;
 pub use pi_rules_host::escape::{
-    escape, escape_keeping_tabs, escape_text, escape_truncated, is_unsafe, is_unsafe_in_text,
-    Escaped,
+    escape, escape_hidden, escape_keeping_tabs, escape_text, escape_truncated, is_unsafe,
+    is_unsafe_in_text, is_unsafe_or_hidden, write_char_escaped, Escaped,
 };
 use std::borrow::Cow;
 use std::fmt::Write as _;

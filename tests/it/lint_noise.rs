@@ -201,7 +201,11 @@ fn a_text_that_ends_with_a_blank_line_is_still_a_blank_run() {
     let dir = world.project_layer();
     world.write(&dir, "commit.md", "# Commits\n\nSign every commit.\n");
     world.write(&dir, "deploy.md", "# Deploy\n\nDeploy from CI only.\n\n");
-    world.write(&dir, "review.md", "\n# Review\n\nRead the diff.\n");
+    world.write(
+        &dir,
+        "review.md",
+        "# Review\n\n{{IF:dco}}Check the sign-off.{{/IF}}\n\nRead the diff.\n",
+    );
     let (status, found) = findings(&world, true);
     // Infos do not fail `--strict`.
     assert_eq!(status, 0);
@@ -214,50 +218,25 @@ fn a_text_that_ends_with_a_blank_line_is_still_a_blank_run() {
     );
 }
 
+/// A blank line between the frontmatter's closing fence and the first heading, or a blank first
+/// line, is how people write rules (issue 33: all 16 blank runs left on seven real projects'
+/// rule sets): no finding, though the text then starts with a line break.
 #[test]
-fn the_readme_append_example_leaves_no_finding() {
-    // `override` copies the package rule, which ends with a line break; the README then appends
-    // a paragraph with `printf '\n…\n' >>`.
-    let world = World::new();
-    assert_eq!(
-        code(&world.run(&["override", "60-task-tracking", "--project"])),
-        0
-    );
-    let path = world.project_rules().join("60-task-tracking.md");
-    let mut text = fs::read_to_string(&path).unwrap();
-    assert!(text.ends_with(".\n") && !text.ends_with("\n\n"), "{text:?}");
-    text.push_str("\nClose every task before the final reply.\n");
-    fs::write(&path, text).unwrap();
-    assert_eq!(findings(&world, true), (0, vec![]));
-}
-
-#[test]
-fn a_name_without_a_prefix_is_reported_only_when_it_sorts_before_the_package_rules() {
-    // (name, reported): under ICU root collation spaces, punctuation and symbols sort before
-    // digits, and digits before letters of every script.
-    let cases = [
-        ("commit.md", false),
-        ("Deploy.md", false),
-        ("émoji.md", false),
-        ("日本語.md", false),
-        ("9lives.md", false),
-        ("_x.md", true),
-        ("-x.md", true),
-        (" x.md", true),
-        (".x.md", true),
-        ("#x.md", true),
-        ("🚀-ship.md", true),
-        ("2fa.md", true),
-    ];
+fn a_blank_line_before_the_first_line_of_text_is_no_blank_run() {
     let world = World::new();
     let dir = world.project_layer();
-    for (name, _) in cases {
-        world.write(&dir, name, "A rule.\n");
-    }
-    let (_, found) = findings(&world, true);
-    for (name, reported) in cases {
-        let got = found.iter().any(|(c, f)| c == "PR404" && f == name);
-        assert_eq!(got, reported, "{name}: {found:?}");
-    }
-    assert!(found.iter().all(|(c, _)| c == "PR404"), "{found:?}");
+    world.write(
+        &dir,
+        "commit.md",
+        "---\nrequires_setting: dco\n---\n\n# Commits\n\nSign every commit.\n",
+    );
+    world.write(&dir, "review.md", "\n# Review\n\nRead the diff.\n");
+    world.write(
+        &dir,
+        "tests.md",
+        "---\nrequires_setting: commit_trailer\n---\n\n{{IF:dco}}Signed.{{/IF}}\n\n# Tests\n",
+    );
+    let (status, found) = findings(&world, true);
+    assert_eq!(status, 0);
+    assert_eq!(found, Vec::<(String, String)>::new());
 }

@@ -9,12 +9,14 @@
 //! body), [`table`] (table repair), [`placeholder`] (`{{REVIEW_LOOP_MAX_CYCLES}}`), composed by
 //! [`assemble`](mod@assemble). [`render`] fills `{{SETTINGS}}` into agent prompts. [`value`] is
 //! the JavaScript value model, [`settings`] the schema, files and resolution, and [`lint`] the
-//! static checks behind `pi-rules check`.
+//! static checks behind `pi-rules check`; [`escape`] writes the characters that must not reach a
+//! reader as they are visibly.
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
 pub mod assemble;
 pub mod blocks;
 pub mod condition;
+pub mod escape;
 pub mod event;
 pub mod file_id;
 pub mod find;

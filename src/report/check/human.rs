@@ -11,13 +11,15 @@
 //!   = help: did you mean `dco`?
 //! ```
 //!
-//! Invisible and bidirectional characters in a snippet are shown as `<U+202E>`, tabs as four
+//! Controls, bidirectional and hidden characters in a snippet are written as the escaper writes
+//! them (`\x1b`, `\u{202e}`), a run of tag characters as `<N tag characters>`, tabs as four
 //! spaces, and very long lines are cut around the span, so that the output is safe to print and
 //! bounded. Carets are placed by display width (a CJK character or an emoji takes two columns of
 //! a terminal), as codespan-reporting does.
 
 use super::{counts, Positions, Style};
-use pi_rules_core::lint::{is_unsafe_to_print, visible, Diagnostic, Report};
+use crate::terminal::{escape_hidden, is_unsafe_or_hidden, write_char_escaped};
+use pi_rules_core::lint::{Diagnostic, Report};
 use pi_rules_core::span::floor_boundary;
 use std::io::{self, Write};
 use std::ops::Range;
@@ -107,14 +109,14 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
     }
     style.push(out, "1", ":");
     out.push(' ');
-    style.push(out, "1", &visible(&d.message));
+    style.push(out, "1", &escape_hidden(&d.message));
     out.push('\n');
     let kept = d.span.as_ref().and_then(|_| positions.lines(&d.path));
     let (Some(kept), Some(span)) = (kept, &d.span) else {
         out.push(' ');
         style.push(out, GUTTER, "-->");
         out.push(' ');
-        out.push_str(&visible(&d.path));
+        out.push_str(&escape_hidden(&d.path));
         out.push('\n');
         return trailer(d, 2, style, out);
     };
@@ -151,7 +153,7 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
     spaces(out, width);
     style.push(out, GUTTER, "-->");
     out.push(' ');
-    out.push_str(&visible(&d.path));
+    out.push_str(&escape_hidden(&d.path));
     out.push(':');
     number(out, p.line, 0);
     out.push(':');
@@ -195,7 +197,7 @@ fn diagnostic(d: &Diagnostic, positions: &Positions<'_>, style: Style, out: &mut
             if style.on {
                 out.push_str("\x1b[0m");
             }
-            let label = visible(mark.text);
+            let label = escape_hidden(mark.text);
             if !label.is_empty() {
                 out.push(' ');
                 style.push(out, code, &label);
@@ -225,7 +227,7 @@ fn trailer(d: &Diagnostic, indent: usize, style: Style, out: &mut String) {
         spaces(out, indent);
         style.push(out, "1", what);
         out.push(' ');
-        out.push_str(&visible(text));
+        out.push_str(&escape_hidden(text));
     };
     for note in &d.notes {
         line(out, "= note:", note);
@@ -249,7 +251,9 @@ fn is_tag(c: char) -> bool {
 fn shown_char(c: char, out: &mut String) {
     match c {
         '\t' => out.push_str("    "),
-        c if is_unsafe_to_print(c) => out.push_str(&format!("<U+{:04X}>", u32::from(c))),
+        c if is_unsafe_or_hidden(c) => {
+            let _ = write_char_escaped(out, c);
+        }
         c => out.push(c),
     }
 }
@@ -322,7 +326,8 @@ mod tests {
         // (text, span, expected line, expected columns)
         let cases = [
             ("{{IF:dcoo}}", 5..9, "{{IF:dcoo}}", 5..9),
-            ("a\n\tb\u{202e}c\n", 4..7, "    b<U+202E>c", 5..13),
+            ("a\n\tb\u{202e}c\n", 4..7, "    b\\u{202e}c", 5..13),
+            ("\u{1b}[2J\u{200b}x", 0..7, "\\x1b[2J\\u{200b}x", 0..15),
             ("x\r\n", 0..3, "x", 0..1),
             ("é{{/IF}}", 2..9, "é{{/IF}}", 1..8),
             ("a\u{e0041}\u{e0042}b", 1..9, "a<2 tag characters>b", 1..19),

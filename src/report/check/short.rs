@@ -1,7 +1,8 @@
 //! `--format short`: one line per finding, `path:line:col: severity[CODE]: message`.
 
 use super::{Positions, Style};
-use pi_rules_core::lint::{visible, Report};
+use crate::terminal::escape_hidden;
+use pi_rules_core::lint::Report;
 use std::io::{self, Write};
 
 pub(super) fn render(
@@ -13,14 +14,14 @@ pub(super) fn render(
     let style = Style { on: color };
     for d in &report.diagnostics {
         let p = positions.of(d);
-        let place = format!("{}:{}:{}:", visible(&d.path), p.line, p.column);
+        let place = format!("{}:{}:{}:", escape_hidden(&d.path), p.line, p.column);
         let severity = format!("{}[{}]:", d.severity, d.code.id());
         writeln!(
             out,
             "{} {} {}",
             style.bold(&place),
             style.severity(d.severity, &severity),
-            visible(&d.message)
+            escape_hidden(&d.message)
         )?;
     }
     Ok(())

@@ -8,7 +8,32 @@
 //! conditions on the way to each block), `PR9xx` the files `export` writes for other agents. An id, once published, never changes meaning; a retired
 //! check keeps its id unused.
 
-use super::diagnostic::Severity;
+use std::fmt;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Everything known about one code.
 #[derive(Debug)]
@@ -563,21 +588,23 @@ then `{{/IF}}` at the start of the next; table repair closes the gap a dropped r
     BlankRun = "PR804" "blank-run" Info
         "Some settings leave two or more blank lines in a row in the prompt."
         "When blocks drop, the line breaks around them stay, and two blank lines or more can meet
-where one was meant. A text that ends with a blank line, or that starts with a line break, adds
-to the blank line that joins it to the next or previous file, and a file whose text is empty in
-some settings adds two. Runs of blank lines waste tokens and split the prompt in odd places. The
-finding names one combination of settings that does it.
+where one was meant. A text that ends with a blank line adds to the blank line that joins it to
+the next file, and a file whose text is empty in some settings adds two. Runs of blank lines
+waste tokens and split the prompt in odd places. The finding names one combination of settings
+that does it.
 
 A rule file is expected to end with one line break, as editors write text files. Files are joined
-with a blank line (`\n\n`), so that final line break makes two blank lines at the join: that is
+with a blank line (`\\n\\n`), so that final line break makes two blank lines at the join: that is
 the format's join, not the author's, and it is not reported. Only a text that ends with a blank
-line (two line breaks or more, written out or left by a dropped block) is. Blank lines between
-two table rows are not reported either: table repair removes them.
+line (two line breaks or more, written out or left by a dropped block) is. Blank lines before a
+file's first line of text are not reported (a blank line between the frontmatter's closing `---`
+and the first heading is how frontmatter is usually written), nor are blank lines between two
+table rows: table repair removes them.
 
-Fix: keep the line break on one side of a block only (`text{{IF:x}}\nmore{{/IF}}` rather than
-`text\n{{IF:x}}\nmore\n{{/IF}}\n`), end a rule file with one line break and start it with its
-first line of text, and gate a file whose text can be empty with `requires_setting:` instead of
-wrapping all of it in a block.";
+Fix: keep the line break on one side of a block only (`text{{IF:x}}\\nmore{{/IF}}` rather than
+`text\\n{{IF:x}}\\nmore\\n{{/IF}}\\n`), end a rule file with one line break after its last line
+of text, and gate a file whose text can be empty with `requires_setting:` instead of wrapping all
+of it in a block.";
 
     ExportOverLimit = "PR901" "export-over-limit" Warning
         "An exported file holds more than its agent reads, and the agent cuts the rest."
@@ -623,6 +650,23 @@ mod tests {
             assert!(info.explanation.contains(info.summary));
             assert!(!info.summary.contains('\n'), "{}", info.id);
         }
+    }
+
+    /// A code span may wrap at a line's end, but a line break written into one (rather than
+    /// `\n`) shows as a broken line, or ends the paragraph.
+    #[test]
+    fn code_spans_hold_no_line_break_of_their_own() {
+        for info in CODES {
+            let spans = info.explanation.split('`').skip(1).step_by(2);
+            for span in spans {
+                assert!(
+                    !span.contains("\n\n") && !span.starts_with('\n') && !span.ends_with('\n'),
+                    "{}: {span:?}",
+                    info.id
+                );
+            }
+        }
+        assert!(explain("PR804").is_some_and(|t| t.contains("(`\\n\\n`)")));
     }
 
     #[test]

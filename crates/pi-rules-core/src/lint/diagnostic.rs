@@ -2,37 +2,13 @@
 //! file's text, labels, notes and help. Rendering lives in the binary; line and column are
 //! computed from the lines a report keeps (see [`SourceLines`](super::SourceLines)).
 
-use super::codes::{Code, CODE_COUNT};
+use super::codes::{Code, Severity, CODE_COUNT};
+use crate::escape::{is_unsafe_or_hidden, write_char_escaped};
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-}
-
-impl Severity {
-    /// `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A secondary span with its own text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -409,45 +385,9 @@ impl FileDiagnostics {
     }
 }
 
-/// Whether printing `c` as is could mislead or disturb a terminal: control characters,
-/// bidirectional controls, invisible characters and tag characters, and every other character
-/// the hidden-text check reports (in any context).
-pub fn is_unsafe_to_print(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
-        || super::text::is_hidden(c)
-}
-
-/// [`is_unsafe_to_print`], answered without the tables for printable ASCII, which is always
-/// safe.
-fn unsafe_to_print(c: char) -> bool {
-    if c.is_ascii() {
-        !matches!(c, ' '..='~')
-    } else {
-        is_unsafe_to_print(c)
-    }
-}
-
-/// `text` with every character that [`is_unsafe_to_print`] shown as `<U+XXXX>`.
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(unsafe_to_print) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if is_unsafe_to_print(c) {
-            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// A text for a message: at most `max` characters, line breaks shown as `⏎`, other characters
-/// that are unsafe to print as `<U+XXXX>`.
+/// A text for a message: at most `max` characters, line breaks shown as `⏎`, and every other
+/// character that [`is_unsafe_or_hidden`] names written as the escaper writes it (`\r`,
+/// `\x1b`, `\u{202e}`).
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
     let mut out = String::new();
     for (n, c) in text.chars().enumerate() {
@@ -457,8 +397,9 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
         }
         match c {
             '\n' => out.push('⏎'),
-            '\r' => out.push_str("\\r"),
-            c if is_unsafe_to_print(c) => out.push_str(&format!("<U+{:04X}>", u32::from(c))),
+            c if is_unsafe_or_hidden(c) => {
+                let _ = write_char_escaped(&mut out, c);
+            }
             c => out.push(c),
         }
     }
@@ -476,25 +417,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn printable_ascii_is_safe_and_the_shortcut_agrees() {
-        for c in (0..0x80u8)
-            .map(char::from)
-            .chain(['é', '\u{202e}', '\u{200b}', '⏎', '…'])
-        {
-            assert_eq!(unsafe_to_print(c), is_unsafe_to_print(c), "{c:?}");
-        }
-        assert_eq!(visible("a\tb"), "a<U+0009>b");
-        assert_eq!(visible("plain `{{IF:…}}` ⏎"), "plain `{{IF:…}}` ⏎");
-    }
-
-    #[test]
     fn excerpt_table() {
         let cases = [
             ("abc", 5, "abc"),
             ("abcdef", 3, "abc…"),
             ("a\nb", 5, "a⏎b"),
             ("éé", 1, "é…"),
-            ("a\u{202e}b\0", 9, "a<U+202E>b<U+0000>"),
+            ("a\u{202e}b\0", 9, "a\\u{202e}b\\0"),
+            (
+                "\r\t\u{1b}[2J\u{200b}\u{e0041}",
+                9,
+                "\\r\\t\\x1b[2J\\u{200b}\\u{e0041}",
+            ),
         ];
         for (text, max, expected) in cases {
             assert_eq!(excerpt(text, max), expected);

@@ -39,12 +39,12 @@ type Collate<'c> = &'c dyn Fn(&str, &str) -> Ordering;
 
 /// One copy of a name: its layer and entry.
 #[derive(Clone, Copy)]
-struct Copy<'a> {
+struct LayerEntry<'a> {
     layer: Layer,
     entry: &'a Entry,
 }
 
-impl Copy<'_> {
+impl LayerEntry<'_> {
     fn is_candidate(&self) -> bool {
         self.entry.link.is_some()
             || matches!(
@@ -83,13 +83,13 @@ pub(crate) fn check_layers(
     // Each name once, in the order first listed, with the range of its copies in `copies`.
     let mut names: IndexMap<&str, Range<usize>> = IndexMap::new();
     // The copies of every name, by the index of the name.
-    let mut listed: Vec<(usize, Copy<'_>)> = Vec::new();
+    let mut listed: Vec<(usize, LayerEntry<'_>)> = Vec::new();
     for layer in layers {
         if let Some((path, reason)) = &layer.problem {
             unusable_layer(layer.kind, path, reason, files);
         }
         for entry in &layer.entries {
-            let copy = Copy {
+            let copy = LayerEntry {
                 layer: layer.kind,
                 entry,
             };
@@ -123,7 +123,7 @@ pub(crate) fn check_layers(
     // The copies of each name side by side, still in layer order (the sort is stable), in one
     // list rather than one per name.
     listed.sort_by_key(|&(name, _)| name);
-    let copies: Vec<Copy<'_>> = listed.iter().map(|&(_, copy)| copy).collect();
+    let copies: Vec<LayerEntry<'_>> = listed.iter().map(|&(_, copy)| copy).collect();
     let mut start = 0;
     for run in listed.chunk_by(|a, b| a.0 == b.0) {
         if let Some((_, range)) = names.get_index_mut(run[0].0) {
@@ -136,13 +136,13 @@ pub(crate) fn check_layers(
         copies.get(range.start).map_or(Layer::Package, |c| c.layer)
     });
     let mut shadowed = HashMap::new();
-    let mut order: Vec<Copy<'_>> = Vec::new();
+    let mut order: Vec<LayerEntry<'_>> = Vec::new();
     for (name, range) in &names {
         let copies = &copies[range.clone()];
         // `copies` is in layer order, lowest first; the loader tries the highest first.
         order.clear();
         order.extend(copies.iter().rev());
-        let winner = order.iter().position(Copy::handles);
+        let winner = order.iter().position(LayerEntry::handles);
         resolve_name(name, &order, winner, files, &mut shadowed);
         check_prefix(collate, name, copies, &numbered, files);
     }
@@ -342,7 +342,7 @@ fn escaped(
 
 fn resolve_name(
     name: &str,
-    order: &[Copy<'_>],
+    order: &[LayerEntry<'_>],
     winner: Option<usize>,
     files: &mut IndexMap<FilePath, FileDiagnostics>,
     shadowed: &mut HashMap<String, String>,
@@ -490,7 +490,7 @@ fn place_among(collate: Collate<'_>, name: &str, numbered: &Numbered) -> String 
 fn check_prefix(
     collate: Collate<'_>,
     name: &str,
-    copies: &[Copy<'_>],
+    copies: &[LayerEntry<'_>],
     numbered: &Numbered,
     files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
@@ -560,7 +560,7 @@ fn check_prefix(
 fn check_collation(
     numbered: &Numbered,
     names: &IndexMap<&str, Range<usize>>,
-    copies: &[Copy<'_>],
+    copies: &[LayerEntry<'_>],
     files: &mut IndexMap<FilePath, FileDiagnostics>,
 ) {
     let sorted: Vec<(&str, u64, usize)> = (0..numbered.sorted.len())

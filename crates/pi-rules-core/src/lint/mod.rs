@@ -25,13 +25,10 @@ pub mod schema;
 mod settings_files;
 mod sources;
 pub mod suggest;
-mod text;
+pub(crate) mod text;
 
-pub use codes::{explain, lookup, Code, CodeInfo, CODES};
-pub use diagnostic::{
-    apply_edits, is_unsafe_to_print, visible, Diagnostic, Edit, FilePath, Fix, Label, Severity,
-    Text, MAX_PER_CODE,
-};
+pub use codes::{explain, lookup, Code, CodeInfo, Severity, CODES};
+pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, MAX_PER_CODE};
 pub use files::is_rule_name;
 pub use schema::{KeyInfo, SchemaInfo};
 pub use sources::{SourceLines, Sources};

@@ -8,7 +8,6 @@ use super::{DocumentKind, IdeContext};
 use crate::embedded;
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::escape::escape;
 use crate::loader::{Candidate, Layer};
 use crate::writing::{Bound, Place};
 use std::ops::Range;
@@ -142,14 +141,13 @@ fn cache_base(env: &Env) -> Option<(PathBuf, Vec<&'static str>)> {
 pub fn materialize_package_rule(env: &Env, name: &str) -> Result<PathBuf> {
     let Some((_, text)) = embedded::PACKAGE_RULES.iter().find(|(n, _)| *n == name) else {
         return Err(Error::usage(format!(
-            "`{}` is not an embedded package rule",
-            escape(name)
+            "`{name}` is not an embedded package rule"
         )));
     };
     let Some((base, below)) = cache_base(env) else {
         crate::bail!("there is no cache directory: neither XDG_CACHE_HOME nor HOME is set");
     };
-    let shown = escape(&base.display().to_string()).into_owned();
+    let shown = base.display().to_string();
     if !base.is_dir() {
         std::fs::create_dir_all(&base)
             .map_err(|err| Error::input(format!("cannot create `{shown}`: {err}")))?;
@@ -172,7 +170,7 @@ pub fn materialize_package_rule(env: &Env, name: &str) -> Result<PathBuf> {
     dir.make_read_only(name).map_err(|err| {
         Error::input(format!(
             "cannot make `{}` read-only: {err}",
-            escape(&dir.real().join(name).display().to_string())
+            dir.real().join(name).display()
         ))
     })?;
     // The path as the environment names it (as `package_cache_dir` gives it), so that a

@@ -705,6 +705,9 @@ fn materializing_twice_writes_once_and_a_changed_copy_is_restored() {
     assert_ne!(fs::read_to_string(&path).unwrap(), "tampered");
     assert!(materialize_package_rule(&env, "nope.md").is_err());
     assert!(materialize_package_rule(&env, "../x.md").is_err());
+    // The message is raw: the front end that shows it escapes it.
+    let err = materialize_package_rule(&env, "\u{1b}[2J.md").unwrap_err();
+    assert!(err.to_string().contains("`\u{1b}[2J.md`"), "{err}");
 }
 
 #[test]

@@ -13,7 +13,8 @@
 //!
 //! Each file is taken to be joined to others with a blank line (`"\n\n"`) on both sides, as
 //! assembly does. A file's one final line break is expected: the second blank line it makes at
-//! the join after it is the format's, and is not reported.
+//! the join after it is the format's, and is not reported. Nor are blank lines before the text's
+//! first visible character (a blank line after the frontmatter, or at the first line).
 
 use super::{Cond, Event, File};
 use crate::find;
@@ -180,12 +181,6 @@ enum Hit {
         /// The character that ends the run: runs that end at the same place are one finding.
         end: u32,
     },
-    /// At the start of the file (the join before it counted).
-    Start {
-        nl: u8,
-        marker: u32,
-        end: u32,
-    },
     /// At the end of the file (the join after it counted), where the text ends with a blank line
     /// (one final line break is expected and not a finding); `empty` when nothing was output.
     End {
@@ -300,15 +295,12 @@ fn push_any(t: &mut Tail, w: &mut Witness, c: u8, at: u32, mut hit: impl FnMut(H
             t.col0 = false;
         }
         _ => {
-            if t.nl >= 3 {
+            // Blank lines before the first visible character (at the file's first line, or
+            // after its frontmatter) are not reported: a blank line between the fence and a
+            // heading is how frontmatter is written.
+            if t.nl >= 3 && t.started && t.seam {
                 let repaired = t.first_line_pipe && !t.blank_cr && c == b'|' && t.col0;
-                if !t.started {
-                    hit(Hit::Start {
-                        nl: t.nl,
-                        marker: w.run_marker,
-                        end: at,
-                    });
-                } else if t.seam && !repaired {
+                if !repaired {
                     hit(Hit::Blank {
                         nl: t.nl,
                         marker: w.run_marker,
@@ -913,7 +905,6 @@ fn report(file: &File<'_>, hits: Vec<(Hit, State)>, out: &mut FileDiagnostics, p
             Hit::Blank { marker, end, .. } => {
                 (0, *end, file.markers[*marker as usize].span().start)
             }
-            Hit::Start { .. } => (1, 0, file.body),
             Hit::End { .. } => (2, 0, text.len()),
             Hit::Row { start, .. } => (3, *start, *start as usize),
             Hit::Leak { start, .. } => (4, *start, *start as usize),
@@ -967,13 +958,6 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
                 marker_span(*marker)
             }
         }
-        Hit::Start { marker, end, .. } => {
-            if *marker != NONE {
-                marker_span(*marker)
-            } else {
-                file.body..(*end as usize).max(file.body)
-            }
-        }
         Hit::End {
             marker,
             drop,
@@ -1021,15 +1005,6 @@ fn emit(file: &File<'_>, code: Code, hit: &Hit, state: &State, out: &mut FileDia
                  (`{{IF:x}}Paragraph.⏎⏎{{/IF}}Next paragraph.`), so that one blank line is left \
                  either way",
             );
-        }
-        Hit::Start { nl, .. } => {
-            d.message(format!(
-                "the text starts with a line break{when}: with the blank line that joins it to the \
-                 file before, that makes {}",
-                blanks(*nl)
-            ))
-            .label("the first line of the file is blank")
-            .help("start the file with its first line of text");
         }
         Hit::End { nl, empty, .. } => {
             if *empty {

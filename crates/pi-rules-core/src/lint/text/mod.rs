@@ -4,12 +4,13 @@
 //! classification table and also applied to settings strings; HTML comments; and blank lines
 //! holding `\r` between table rows (which table repair keeps).
 //!
-//! One file per check: [`decode`](mod@decode) (invalid UTF-8, PR502), [`hidden`] (the scanner
-//! and its table, PR503-PR511 and PR513) with [`names`] (the character names its messages use),
-//! [`comments`] (HTML comments, PR512) and [`table_gaps`] (PR501). [`check_hidden`] runs the
-//! scanner and the comment check over a rule file; settings files run the scanner on their
-//! strings.
+//! One file per check: [`decode`](mod@decode) (invalid UTF-8, PR502), [`hidden`] (the scanner,
+//! PR503-PR511 and PR513) with [`classes`] (its table of characters) and [`names`] (the character
+//! names its messages use), [`comments`] (HTML comments, PR512) and [`table_gaps`] (PR501).
+//! [`check_hidden`] runs the scanner and the comment check over a rule file; settings files run
+//! the scanner on their strings.
 
+mod classes;
 mod comments;
 mod decode;
 mod hidden;
@@ -18,8 +19,9 @@ mod table_gaps;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use classes::is_hidden;
 pub(crate) use decode::decode;
-pub(crate) use hidden::{is_hidden, report, scan, scan_text, Place, Unit};
+pub(crate) use hidden::{report, scan, scan_text, Place, Unit};
 pub(crate) use table_gaps::check_table_gaps;
 
 use super::diagnostic::FileDiagnostics;

@@ -2,7 +2,7 @@
 //! Unicode names of the controls and format characters [`super::hidden`] reports, and names by
 //! kind (variation selectors, tags, private use) for the rest.
 
-use super::hidden::{class_of, selector_byte, Class};
+use super::classes::{class_of, selector_byte, Class};
 use std::borrow::Cow;
 
 /// The Unicode name of a hidden character (or of its kind), for messages.

@@ -3,6 +3,7 @@
 //! Unicode data, linearity on hostile runs; and properties over random texts (valid spans, both
 //! scanner drivers agree).
 
+use super::classes::*;
 use super::hidden::*;
 use super::names::char_name;
 use super::*;
