@@ -67,7 +67,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                     let shown = value.to_json().unwrap_or_else(|| "undefined".into());
                     let source = source.map_or_else(
                         || "not a settings key".to_owned(),
-                        |s| session.source_label(&s),
+                        |s| escape(&session.source_label(&s)).into_owned(),
                     );
                     (
                         escape(key).into_owned(),

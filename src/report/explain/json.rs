@@ -102,7 +102,7 @@ impl<'r> Json<'_, 'r> {
                     // Invariant: `to_json` writes valid JSON.
                     value: RawValue::from_string(json.unwrap_or_else(|| "null".to_owned()))
                         .unwrap_or_else(|_| RawValue::NULL.to_owned()),
-                    source: self.settings.source(key).to_string(),
+                    source: escape(&self.settings.source(key)).into_owned(),
                 };
                 (key, setting)
             })
@@ -114,7 +114,7 @@ impl<'r> Json<'_, 'r> {
             .map(|&name| {
                 let feature = JsonFeature {
                     value: run.features.get(name).unwrap_or(false),
-                    source: self.feature_source(name),
+                    source: self.feature_source(name, escape),
                 };
                 (name, feature)
             })
@@ -133,7 +133,7 @@ impl<'r> Json<'_, 'r> {
             name: "REVIEW_LOOP_MAX_CYCLES",
             count: run.assembly.as_ref().map_or(0, |a| a.placeholders),
             value: &run.review_loop_max_cycles,
-            source: self.settings.source("review_loop_max_cycles").to_string(),
+            source: escape(&self.settings.source("review_loop_max_cycles")).into_owned(),
         }])?;
         out.raw(b",\"warnings\":[")?;
         for (i, message) in run.warning_messages().enumerate() {

@@ -61,7 +61,11 @@ impl<'r> Text<'_, 'r> {
         }
         for &name in FEATURES {
             let on = run.features.get(name).unwrap_or(false);
-            writeln!(out, "feature {name} = {on} ({})", self.feature_source(name))?;
+            writeln!(
+                out,
+                "feature {name} = {on} ({})",
+                self.feature_source(name, escape)
+            )?;
         }
         if run.loaded.as_ref().is_some_and(|l| l.fallback) {
             let line = "no rule file could be taken: the fallback line is used";
@@ -77,7 +81,7 @@ impl<'r> Text<'_, 'r> {
             out,
             "placeholder {{{{REVIEW_LOOP_MAX_CYCLES}}}} x{count} -> {} ({})",
             escape_truncated(&run.review_loop_max_cycles, MAX_SHOWN_CHARS),
-            self.settings.source("review_loop_max_cycles")
+            escape(&self.settings.source("review_loop_max_cycles"))
         )?;
         let Scratch { line, message, .. } = &mut *scratch;
         for warning in self.run.warning_messages() {

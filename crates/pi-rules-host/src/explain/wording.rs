@@ -39,7 +39,7 @@ pub fn push_setting(out: &mut String, key: &str, described: &Described, show: Sh
     out.push_str("` = ");
     out.push_str(&show(&described.shown));
     out.push_str(" from ");
-    out.push_str(&described.source);
+    out.push_str(&show(&described.source));
 }
 
 impl Explanation<'_> {
@@ -136,14 +136,14 @@ impl Explanation<'_> {
         write_outcome_reason(out, entry.report, gate, &self.settings, show);
     }
 
-    pub fn feature_source(&self, name: &str) -> String {
+    pub fn feature_source(&self, name: &str, show: Show) -> String {
         match name {
             "coms_active" if self.coms_flag => "from the host: --coms-active".to_owned(),
             "coms_active" => "from the host: --coms-active was not given".to_owned(),
             _ => format!(
                 "acpx_agents ({}), cli_agents ({})",
-                self.settings.source("acpx_agents"),
-                self.settings.source("cli_agents")
+                show(&self.settings.source("acpx_agents")),
+                show(&self.settings.source("cli_agents"))
             ),
         }
     }
@@ -257,7 +257,7 @@ pub fn write_gate_reason(out: &mut String, gate: &Gate, settings: &SettingsView<
                     "requires_setting: {} = {} from {}",
                     show(key),
                     show(&described.shown),
-                    described.source
+                    show(&described.source)
                 )
             }
             GatePart::UnknownSetting { key } => {

@@ -4,6 +4,7 @@
 use super::json;
 use super::scan::{self, clamp};
 use super::{DocumentKind, IdeContext, SettingsScope};
+use crate::escape::escape;
 use crate::explain::State;
 use pi_rules_core::lint::{suggest, FEATURES};
 use pi_rules_core::settings::{KeySpec, Source};
@@ -168,7 +169,7 @@ fn source_words(ctx: &IdeContext, key: &str) -> String {
             Source::Env(name) => format!("from the environment variable {}", code(name)),
             Source::Default => "the schema's default".to_owned(),
             Source::Fallback => "no rule gives it a value".to_owned(),
-            source => format!("from {}", code(&ctx.session.source_label(source))),
+            source => format!("from {}", code(&escape(&ctx.session.source_label(source)))),
         },
         None => "unknown".to_owned(),
     }

@@ -248,7 +248,8 @@ impl IdeContext {
     fn feature_source(&self, name: &str) -> String {
         let run = self.single_run(&DocumentKind::Other, "");
         let recorder = Recorder::default();
-        Explanation::new(&run, &recorder, self.opts.coms_active.is_some()).feature_source(name)
+        Explanation::new(&run, &recorder, self.opts.coms_active.is_some())
+            .feature_source(name, escape)
     }
 
     /// A run that holds the document `text` alone, as the assembly would take it, with the

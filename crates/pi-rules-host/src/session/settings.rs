@@ -3,7 +3,6 @@
 //! each.
 
 use super::Session;
-use crate::escape::escape;
 use crate::files::bounded::MAX_SETTINGS_BYTES;
 use crate::notes::Note;
 use pi_rules_core::settings::{self, Resolved, SettingsFile, Source};
@@ -55,16 +54,16 @@ impl Session {
     }
 
     /// Where a resolved value came from, for people: the settings file's path, `env NAME`, or
-    /// `default`. Escaped for the terminal.
+    /// `default`. Raw: a front end escapes it where it prints.
     pub fn source_label(&self, source: &Source) -> String {
         let (project, global) = self.settings_paths();
         match source {
-            Source::ProjectFile => escape(&project.display().to_string()).into_owned(),
+            Source::ProjectFile => project.display().to_string(),
             Source::GlobalFile => global.map_or_else(
                 || "global file".to_owned(),
-                |path| escape(&path.display().to_string()).into_owned(),
+                |path| path.display().to_string(),
             ),
-            Source::Env(name) => format!("env {}", escape(name)),
+            Source::Env(name) => format!("env {name}"),
             Source::Default => "default".to_owned(),
             Source::Fallback => "no rule".to_owned(),
         }
