@@ -6,7 +6,7 @@ use crate::output::{note, write_file_text, Exit, UsageError};
 use crate::terminal::escape;
 use pi_rules_host::bail;
 use pi_rules_host::error::Result;
-use pi_rules_host::loader::{Escaped, Layer, Pick};
+use pi_rules_host::loader::{EscapingRule, Layer, Pick};
 
 /// Print a rule file as it is on disk (or in the binary), frontmatter and markers included.
 #[derive(clap::Args, Debug, Clone)]
@@ -112,7 +112,7 @@ pub fn run(args: &Args, cx: &mut crate::invocation::Context<'_>) -> Result<Exit>
     };
     if let Some(escaped) = copy.escape {
         // The loader's own words, as `assemble` prints them for the same file.
-        let escaped = Escaped {
+        let escaped = EscapingRule {
             name: name.to_owned(),
             candidate: candidate.clone(),
             escape: escaped,

@@ -118,12 +118,12 @@ pub struct Place {
 /// A layer directory as [`Place::resolve`] found it: the real path of the part that exists (at
 /// or below the bound, free of links) and the components still to create.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub struct ResolvedPlace {
     pub existing: PathBuf,
     pub missing: Vec<OsString>,
 }
 
-impl Resolved {
+impl ResolvedPlace {
     /// The real path the layer directory has, or will have once created.
     pub fn path(&self) -> PathBuf {
         let mut path = self.existing.clone();
@@ -178,7 +178,7 @@ impl Place {
     /// Follows the components below the bound, one at a time, and refuses when one of them is a
     /// link that leads outside the bound or does not resolve. A link that stays inside is
     /// followed. Components from the first one that does not exist are `missing`.
-    pub fn resolve(&self) -> Result<Resolved, WriteError> {
+    pub fn resolve(&self) -> Result<ResolvedPlace, WriteError> {
         let mut existing = self.root.clone();
         let mut given = self.root.clone();
         let mut rest = self.below.iter();
@@ -190,7 +190,7 @@ impl Place {
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {
                     let mut missing = vec![name.clone()];
                     missing.extend(rest.cloned());
-                    return Ok(Resolved { existing, missing });
+                    return Ok(ResolvedPlace { existing, missing });
                 }
                 Err(err) => return Err(io(format!("examine `{}`", shown(&next)))(err)),
             };
@@ -233,7 +233,7 @@ impl Place {
             }
             existing = real;
         }
-        Ok(Resolved {
+        Ok(ResolvedPlace {
             existing,
             missing: Vec::new(),
         })

@@ -14,7 +14,7 @@
 
 use super::file::{settings_file_in, SettingsFile};
 use super::resolve::{
-    resolve_from, resolve_spec, EnvLookup, Files, Resolved, ResolvedValue, Source,
+    resolve_from, resolve_spec, EnvLookup, Resolved, ResolvedValue, SettingsPair, Source,
 };
 use super::schema::Schema;
 use crate::value::Value;
@@ -129,7 +129,7 @@ impl SettingsCache {
         now: Instant,
     ) -> Resolved {
         let entry = self.refresh(schema, fs, cwd, now);
-        let merged = Files {
+        let merged = SettingsPair {
             project: &entry.project,
             global: &entry.global,
         };
@@ -137,7 +137,7 @@ impl SettingsCache {
             return resolve_from(schema, merged, merged, env);
         }
         let (project, global) = fresh_files(schema, fs, cwd);
-        let per_key = Files {
+        let per_key = SettingsPair {
             project: &project,
             global: &global,
         };
@@ -161,7 +161,7 @@ impl SettingsCache {
                 source: Source::Fallback,
             };
         };
-        let merged = Files {
+        let merged = SettingsPair {
             project: &entry.project,
             global: &entry.global,
         };
@@ -169,7 +169,7 @@ impl SettingsCache {
             return resolve_spec(spec, merged, merged, env);
         }
         let (project, global) = fresh_files(schema, fs, cwd);
-        let per_key = Files {
+        let per_key = SettingsPair {
             project: &project,
             global: &global,
         };
@@ -237,7 +237,7 @@ mod tests {
     use std::cell::{Cell, RefCell};
     use std::collections::HashMap;
 
-    /// Files in memory: path → (text, mtime in seconds), with a count of every access.
+    /// SettingsPair in memory: path → (text, mtime in seconds), with a count of every access.
     #[derive(Default)]
     struct FakeFs {
         files: RefCell<HashMap<PathBuf, (String, u64)>>,

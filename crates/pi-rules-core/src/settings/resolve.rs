@@ -140,7 +140,7 @@ impl Resolved {
 
 /// The project and global files, checked.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Files<'a> {
+pub(crate) struct SettingsPair<'a> {
     pub(crate) project: &'a SettingsFile,
     pub(crate) global: &'a SettingsFile,
 }
@@ -152,7 +152,7 @@ pub fn resolve(
     global: &SettingsFile,
     env: &dyn EnvLookup,
 ) -> Resolved {
-    let files = Files { project, global };
+    let files = SettingsPair { project, global };
     resolve_from(schema, files, files, env)
 }
 
@@ -161,8 +161,8 @@ pub fn resolve(
 /// as they are now, as the reference does.
 pub(crate) fn resolve_from(
     schema: &Schema,
-    merged: Files<'_>,
-    per_key: Files<'_>,
+    merged: SettingsPair<'_>,
+    per_key: SettingsPair<'_>,
     env: &dyn EnvLookup,
 ) -> Resolved {
     let mut resolved = Resolved {
@@ -181,8 +181,8 @@ pub(crate) fn resolve_from(
 /// Resolves one key.
 pub(crate) fn resolve_spec(
     spec: &KeySpec,
-    merged: Files<'_>,
-    per_key: Files<'_>,
+    merged: SettingsPair<'_>,
+    per_key: SettingsPair<'_>,
     env: &dyn EnvLookup,
 ) -> ResolvedValue {
     let name = spec.name.as_ref();
@@ -294,7 +294,7 @@ pub(crate) fn resolve_spec(
 }
 
 /// The checked value of `name` in the project file, else in the global file.
-fn value_in_files<'a>(files: Files<'a>, name: &str) -> Option<(&'a Value, Source)> {
+fn value_in_files<'a>(files: SettingsPair<'a>, name: &str) -> Option<(&'a Value, Source)> {
     files
         .project
         .get(name)

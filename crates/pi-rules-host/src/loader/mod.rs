@@ -276,12 +276,12 @@ pub struct Loaded {
     pub notes: Vec<String>,
     /// Candidates that escape (see [`Escape`]): taken, or refused under `--confine`. The
     /// commands name each on stderr.
-    pub escapes: Vec<Escaped>,
+    pub escapes: Vec<EscapingRule>,
 }
 
 /// A candidate that escapes the project or is a special file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Escaped {
+pub struct EscapingRule {
     pub name: String,
     pub candidate: Candidate,
     pub escape: Escape,
@@ -289,7 +289,7 @@ pub struct Escaped {
     pub refused: bool,
 }
 
-impl fmt::Display for Escaped {
+impl fmt::Display for EscapingRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.candidate.display_path(&self.name);
         let layer = self.candidate.layer.as_str();
@@ -463,7 +463,7 @@ fn resolve_name(
             _ => None,
         };
         if let Some(escape) = refused.or(escape) {
-            loaded.escapes.push(Escaped {
+            loaded.escapes.push(EscapingRule {
                 name: name.clone(),
                 candidate: candidate.clone(),
                 refused: matches!(result, ReadOutcome::Failed(FailureReason::Confined(_))),
