@@ -173,6 +173,7 @@ fn gather_each(
 ///
 /// The findings of a file are those of [`check`] on the same files and editor buffers, but for
 /// the findings on files `export` wrote, which are not in a layer.
+#[derive(Debug)]
 pub struct IncrementalCheck {
     schema: SchemaInfo,
     display: PathLabels,
@@ -187,6 +188,7 @@ pub struct IncrementalCheck {
 }
 
 /// One layer as listed, and the directory it was listed from (`None`: the embedded rules).
+#[derive(Debug)]
 struct LayerState {
     dir: Option<PathBuf>,
     input: LayerInput,
@@ -530,6 +532,7 @@ fn canonical(path: &Path) -> PathBuf {
 }
 
 /// Paths for messages: relative to the process's directory when under it, else as they are.
+#[derive(Debug)]
 struct PathLabels {
     base: Option<PathBuf>,
 }
