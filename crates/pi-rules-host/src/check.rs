@@ -366,11 +366,14 @@ impl IncrementalCheck {
         let label = self.display.path(path);
         let entries = &self.layers[index].input.entries;
         let old = entries.iter().position(|e| e.path == label);
-        let multi = (self.layers.iter().enumerate())
+        // The sizes of the other copies of the name.
+        let others: Vec<usize> = (self.layers.iter().enumerate())
             .filter(|&(i, _)| i != index)
-            .any(|(_, l)| l.input.entries.iter().any(|e| e.name == name));
+            .flat_map(|(_, l)| l.input.entries.iter().filter(|e| e.name == name))
+            .filter_map(|e| size_of(&e.content))
+            .collect();
         let same_across = match (old.map(|i| &entries[i]), &new) {
-            (Some(old), Some(new)) => across_key(old, multi) == across_key(new, multi),
+            (Some(old), Some(new)) => across_key(old, &others) == across_key(new, &others),
             (None, None) => true,
             _ => false,
         };
@@ -418,7 +421,7 @@ impl IncrementalCheck {
 
     /// Runs the checks across the layers again.
     fn check_across(&mut self) {
-        let inputs: Vec<LayerInput> = self.layers.iter().map(|l| l.input.clone()).collect();
+        let inputs: Vec<&LayerInput> = self.layers.iter().map(|l| &l.input).collect();
         let collate = comparator_for(
             inputs
                 .iter()
@@ -429,19 +432,31 @@ impl IncrementalCheck {
     }
 }
 
-/// What the checks across the layers read of an entry: all of it but a rule's text, and of its
-/// size, only whether it is empty and, where another layer has the name (`multi`), the size.
-fn across_key(
-    entry: &Entry,
-    multi: bool,
-) -> (&str, &str, &Option<Link>, &Option<Escape>, bool, Content) {
-    let size = |len: usize| if multi { len } else { usize::from(len > 0) };
+/// The size of a rule that was read.
+fn size_of(content: &Content) -> Option<usize> {
+    match content {
+        Content::Bytes(bytes) => Some(bytes.len()),
+        Content::Checked { len } => Some(*len),
+        _ => None,
+    }
+}
+
+/// What the checks across the layers read of an entry: all of it but a rule's text, and of a
+/// rule's size, its class against the sizes of the other copies of its name (`others`): whether
+/// it is empty, and on which side of a stub (a quarter of the other's size) each pair is; the
+/// size itself only when a pair is a stub, whose finding says both sizes.
+fn across_key<'e>(entry: &'e Entry, others: &[usize]) -> AcrossKey<'e> {
+    let class = size_of(&entry.content).map(|len| {
+        let sides: Vec<(bool, bool)> = others
+            .iter()
+            .map(|&other| (len * 4 < other, other * 4 < len))
+            .collect();
+        let stub = sides.iter().any(|&(a, b)| a || b);
+        (len == 0, sides, stub.then_some(len))
+    });
     let content = match &entry.content {
-        Content::Bytes(bytes) => Content::Checked {
-            len: size(bytes.len()),
-        },
-        Content::Checked { len } => Content::Checked { len: size(*len) },
-        other => other.clone(),
+        Content::Bytes(_) | Content::Checked { .. } => None,
+        other => Some(other),
     };
     (
         &entry.name,
@@ -450,8 +465,24 @@ fn across_key(
         &entry.escape,
         entry.invalid_name,
         content,
+        class,
     )
 }
+
+/// See [`across_key`].
+type AcrossKey<'e> = (
+    &'e str,
+    &'e str,
+    &'e Option<Link>,
+    &'e Option<Escape>,
+    bool,
+    Option<&'e Content>,
+    Option<SizeClass>,
+);
+
+/// Empty; for each other copy, whether this one is under a quarter of it and it under a quarter
+/// of this one; the size when either is.
+type SizeClass = (bool, Vec<(bool, bool)>, Option<usize>);
 
 /// Reads the settings files: the project's and the global one, each once, and a settings file
 /// name that is a link leading nowhere.

@@ -116,10 +116,10 @@ pub struct LayerFindings {
 /// Runs the checks across `layers` (in any order; rule files read or already checked), in the
 /// loader's order of names `collate`.
 pub fn check_layers(
-    layers: &[LayerInput],
+    layers: &[&LayerInput],
     collate: &dyn Fn(&str, &str) -> Ordering,
 ) -> LayerFindings {
-    let mut sorted: Vec<&LayerInput> = layers.iter().collect();
+    let mut sorted: Vec<&LayerInput> = layers.to_vec();
     sorted.sort_by_key(|layer| layer.kind);
     let mut found: IndexMap<FilePath, FileDiagnostics> = IndexMap::new();
     let shadowed = files::check_layers(collate, &sorted, &mut found);
@@ -289,7 +289,7 @@ mod tests {
                 layers[l].entries[e] = entry;
             }
         }
-        let across = check_layers(&layers, &collate);
+        let across = check_layers(&layers.iter().collect::<Vec<_>>(), &collate);
         let settings: Vec<FileLint> = settings.iter().map(|s| lint_settings(&schema, s)).collect();
         combine(&across, &rules, &settings)
     }
@@ -366,7 +366,9 @@ mod tests {
                 lints.push(linter.lint_rule(&mut [entry]));
             }
         }
-        let across = check_layers(&layers, &|a: &str, b: &str| a.cmp(b));
+        let across = check_layers(&layers.iter().collect::<Vec<_>>(), &|a: &str, b: &str| {
+            a.cmp(b)
+        });
         let expected = whole(self::layers(false), &[]);
         for lint in &lints {
             let want: Vec<&Diagnostic> = expected
