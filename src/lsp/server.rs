@@ -649,6 +649,7 @@ impl Server {
             .take_where(|path| owner(workspaces, path).is_none());
         for (path, doc) in orphans {
             self.published.remove(&path);
+            self.republish.remove(&path);
             self.publish(doc.uri.clone(), Vec::new(), None);
             self.unserved.insert(path, doc);
         }

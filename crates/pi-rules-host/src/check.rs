@@ -8,6 +8,9 @@
 //! the session's overlay ([`crate::source`]) stand in for the files at their paths, as they do for
 //! the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
+//! [`IncrementalCheck`] keeps the same findings up to date as files change, for the language
+//! server: a change to one file checks that file again, not every layer.
+//!
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
