@@ -9,6 +9,8 @@
 //! - `keystroke`: the project layer holds 2 or 16,000 rule files (generated in a temporary
 //!   directory; one of them is the open one, a typical rule). The first check, of every file,
 //!   runs before the timing; a keystroke re-checks the open file alone.
+//! - `file_made_or_removed`: the same, after a rule file made or removed on disk (reported as
+//!   the client's file watcher does), which runs the checks across the layers again.
 //! - `adversarial`: the open file is one of `../shared/bench`'s typical rule and 128 KiB
 //!   adversarial ones, in an otherwise empty project.
 //!
@@ -32,6 +34,7 @@ fn bench_file(name: &str) -> String {
 
 struct Session {
     _dir: tempfile::TempDir,
+    rules: PathBuf,
     tx: Sender<Incoming>,
     rx: Receiver<Outgoing>,
     uri: String,
@@ -63,6 +66,7 @@ impl Session {
             .to_owned();
         let session = Session {
             _dir: dir,
+            rules,
             tx,
             rx,
             uri,
@@ -114,6 +118,25 @@ impl Session {
     }
 }
 
+/// A rule file made or removed on disk, as the client's file watcher reports it, then a
+/// keystroke, so that the open file is published: the checks across the layers run again.
+fn toggle_file(session: &mut Session, text: &str) -> usize {
+    let path = session.rules.join("90-rule-new.md");
+    let (kind, exists) = match std::fs::remove_file(&path) {
+        Ok(()) => (3, false),
+        Err(_) => (1, true),
+    };
+    if exists {
+        std::fs::write(&path, "# New\n\nA rule made while the editor is open.\n").expect("rule");
+    }
+    let uri = pi_rules::lsp::uri::from_path(&path).as_str().to_owned();
+    session.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri, "type": kind}]}),
+    );
+    session.edit(text)
+}
+
 /// Types into `session`: two texts in turn, so that every edit is a change.
 fn type_into(bencher: divan::Bencher, text: &str, files: usize) {
     let other = format!("{text} ");
@@ -130,6 +153,18 @@ const TYPICAL: &str = "typical/20-code-review-loop.md";
 #[divan::bench(args = [2, 16_000], sample_count = 100)]
 fn keystroke(bencher: divan::Bencher, files: usize) {
     type_into(bencher, &bench_file(TYPICAL), files);
+}
+
+#[divan::bench(args = [2, 16_000], sample_count = 30)]
+fn file_made_or_removed(bencher: divan::Bencher, files: usize) {
+    let text = bench_file(TYPICAL);
+    let other = format!("{text} ");
+    let mut session = Session::new(&text, files);
+    let mut flip = false;
+    bencher.bench_local(|| {
+        flip = !flip;
+        toggle_file(&mut session, if flip { &other } else { &text })
+    });
 }
 
 const INPUTS: &[&str] = &[
