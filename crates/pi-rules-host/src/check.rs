@@ -188,6 +188,43 @@ pub struct IncrementalCheck {
     settings: Vec<lint::FileLint>,
     /// Where the embedded package rules have copies on disk (the editor's view of them).
     embedded_copies: Option<PathBuf>,
+    /// What was read at each layer entry's path (by label) that an update took in: a change
+    /// that leaves it as it was checks nothing again.
+    stamps: HashMap<String, Stamp>,
+}
+
+/// What was read at a path: the editor's text, or the file's stamp on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Stamp {
+    Editor(Arc<str>),
+    /// The entry's `lstat`, and the `stat` of what a link leads to (kind, size, modification
+    /// time, inode and device each), or `None` when it leads nowhere.
+    Disk(DiskStamp, Option<DiskStamp>),
+}
+
+type DiskStamp = (u32, u64, i64, i64, u64, u64);
+
+impl Stamp {
+    /// What is at `path` now: `None` when nothing is.
+    fn of(overlay: &Overlay, path: &Path) -> Option<Stamp> {
+        if let Some(text) = overlay.get(path) {
+            return Some(Stamp::Editor(Arc::clone(text)));
+        }
+        use std::os::unix::fs::MetadataExt as _;
+        let disk = |m: fs::Metadata| {
+            (
+                m.mode(),
+                m.size(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ino(),
+                m.dev(),
+            )
+        };
+        let entry = fs::symlink_metadata(path).ok().map(disk)?;
+        let target = fs::metadata(path).ok().map(disk);
+        Some(Stamp::Disk(entry, target))
+    }
 }
 
 /// One layer as listed, and the directory it was listed from (`None`: the embedded rules).
@@ -275,6 +312,7 @@ impl IncrementalCheck {
             across: lint::LayerFindings::default(),
             settings,
             embedded_copies: None,
+            stamps: HashMap::new(),
         };
         state.check_across();
         Ok(state)
@@ -347,6 +385,15 @@ impl IncrementalCheck {
             return self.rebuild(opts);
         }
         let overlay = session.env.overlay();
+        let label = self.display.path(path);
+        let stamp = Stamp::of(overlay, path);
+        if stamp.is_some() && self.stamps.get(&label) == stamp.as_ref() {
+            return Ok(Updated::default());
+        }
+        match stamp {
+            Some(stamp) => self.stamps.insert(label.clone(), stamp),
+            None => self.stamps.remove(&label),
+        };
         let listed = match overlay.get(path).filter(|_| lint::is_rule_name(name)) {
             Some(text) => Some(loader::Listed {
                 name: name.to_owned(),
@@ -366,7 +413,6 @@ impl IncrementalCheck {
         let kind = self.layers[index].input.kind;
         let policy = session.policy(false);
         let new = listed.and_then(|l| entry_of(kind, l, None, &policy, overlay, &self.display));
-        let label = self.display.path(path);
         let entries = &self.layers[index].input.entries;
         let old = entries.iter().position(|e| e.path == label);
         // The sizes of the other copies of the name.
