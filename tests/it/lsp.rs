@@ -284,6 +284,23 @@ fn the_quick_fix_is_the_check_fix_edit_and_preferred() {
         .unwrap()
         .iter()
         .all(|a| a["kind"] != "refactor"));
+    // The fix comes with the diagnostic in the request, not from what the server published:
+    // without it there is none, and a diagnostic's fix is offered as the client sends it.
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": []}}),
+    );
+    assert_eq!(r.response_result.expect("actions"), json!([]));
+    let mut sent = d.clone();
+    sent["data"]["fix"]["title"] = json!("as the client has it");
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": [sent]}}),
+    );
+    assert_eq!(
+        r.response_result.expect("actions")[0]["title"],
+        "as the client has it"
+    );
     assert_eq!(client.exit(true), Ending::Clean);
 }
 
