@@ -1,12 +1,18 @@
-//! `pi-rules lsp`: from a `didChange` to its `publishDiagnostics`, in process.
+//! `pi-rules lsp`: from a `didChange` to its `publishDiagnostics`, in process, without the
+//! debounce.
 //!
-//! A server runs on channels, as `pi-rules lsp` does behind its stdio threads, on a project
-//! folder with one open rule file and an empty `$HOME` (so the check reads the embedded package
-//! layer, the open file from the editor's text, and nothing else). Each iteration sends the whole
-//! new text and a `didSave` (which checks at once instead of after the typing pause) and waits for
-//! the file's diagnostics: the server's whole work for one edit, the check of every layer
-//! included. The inputs are `../shared/bench`: a typical rule file, and the 128 KiB adversarial
-//! ones.
+//! A server runs on channels, as `pi-rules lsp` does behind its stdio threads, with no pause for
+//! typing (`server::run_with`), on a project folder with one open rule file and an empty
+//! `$HOME`. Each iteration sends the whole new text in one `didChange` and waits for the file's
+//! diagnostics: the server's whole work for one keystroke.
+//!
+//! - `keystroke`: the project layer holds 2 or 16,000 rule files (generated in a temporary
+//!   directory; one of them is the open one, a typical rule). The first check, of every file,
+//!   runs before the timing; a keystroke re-checks the open file alone.
+//! - `file_made_or_removed`: the same, after a rule file made or removed on disk (reported as
+//!   the client's file watcher does), which runs the checks across the layers again.
+//! - `adversarial`: the open file is one of `../shared/bench`'s typical rule and 128 KiB
+//!   adversarial ones, in an otherwise empty project.
 //!
 //! Run with `cargo bench -p pi-rules --bench lsp`.
 
@@ -17,6 +23,7 @@ use pi_rules::lsp::transport::{Incoming, Outgoing};
 use pi_rules_host::env::Env;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 fn bench_file(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,6 +34,7 @@ fn bench_file(name: &str) -> String {
 
 struct Session {
     _dir: tempfile::TempDir,
+    rules: PathBuf,
     tx: Sender<Incoming>,
     rx: Receiver<Outgoing>,
     uri: String,
@@ -34,24 +42,31 @@ struct Session {
 }
 
 impl Session {
-    fn new(text: &str) -> Session {
+    /// A server on a project whose layer holds `files` rule files, the open one with `text`.
+    fn new(text: &str, files: usize) -> Session {
         let dir = tempfile::tempdir().expect("tempdir");
         let base = dir.path().canonicalize().expect("canonical");
         let folder = base.join("p");
         let home: PathBuf = base.join("home");
+        let rules = folder.join(".pi/rules");
         std::fs::create_dir_all(folder.join(".git")).expect("git");
-        std::fs::create_dir_all(folder.join(".pi/rules")).expect("rules");
+        std::fs::create_dir_all(&rules).expect("rules");
         std::fs::create_dir_all(&home).expect("home");
+        for i in 1..files {
+            let text = format!("# Rule {i}\n\nDo the thing number {i} the way the team agreed.\n");
+            std::fs::write(rules.join(format!("90-rule-{i:05}.md")), text).expect("rule");
+        }
         let env = Env::from_vars(folder.clone(), [("HOME", home.as_os_str())]);
         let (tx, in_rx) = crossbeam_channel::unbounded();
         let (out_tx, rx) = crossbeam_channel::unbounded();
-        std::thread::spawn(move || server::run(env, in_rx, out_tx));
+        std::thread::spawn(move || server::run_with(env, in_rx, out_tx, Duration::ZERO));
         let folder_uri = pi_rules::lsp::uri::from_path(&folder).as_str().to_owned();
-        let uri = pi_rules::lsp::uri::from_path(&folder.join(".pi/rules/90-bench.md"))
+        let uri = pi_rules::lsp::uri::from_path(&rules.join("90-bench.md"))
             .as_str()
             .to_owned();
         let session = Session {
             _dir: dir,
+            rules,
             tx,
             rx,
             uri,
@@ -99,32 +114,69 @@ impl Session {
             "textDocument/didChange",
             json!({"textDocument": {"uri": self.uri, "version": self.version}, "contentChanges": [{"text": text}]}),
         );
-        self.notify(
-            "textDocument/didSave",
-            json!({"textDocument": {"uri": self.uri}}),
-        );
         self.wait()
     }
 }
 
+/// A rule file made or removed on disk, as the client's file watcher reports it, then a
+/// keystroke, so that the open file is published: the checks across the layers run again.
+fn toggle_file(session: &mut Session, text: &str) -> usize {
+    let path = session.rules.join("90-rule-new.md");
+    let (kind, exists) = match std::fs::remove_file(&path) {
+        Ok(()) => (3, false),
+        Err(_) => (1, true),
+    };
+    if exists {
+        std::fs::write(&path, "# New\n\nA rule made while the editor is open.\n").expect("rule");
+    }
+    let uri = pi_rules::lsp::uri::from_path(&path).as_str().to_owned();
+    session.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri, "type": kind}]}),
+    );
+    session.edit(text)
+}
+
+/// Types into `session`: two texts in turn, so that every edit is a change.
+fn type_into(bencher: divan::Bencher, text: &str, files: usize) {
+    let other = format!("{text} ");
+    let mut session = Session::new(text, files);
+    let mut flip = false;
+    bencher.bench_local(|| {
+        flip = !flip;
+        session.edit(if flip { &other } else { text })
+    });
+}
+
+const TYPICAL: &str = "typical/20-code-review-loop.md";
+
+#[divan::bench(args = [2, 16_000], sample_count = 100)]
+fn keystroke(bencher: divan::Bencher, files: usize) {
+    type_into(bencher, &bench_file(TYPICAL), files);
+}
+
+#[divan::bench(args = [2, 16_000], sample_count = 30)]
+fn file_made_or_removed(bencher: divan::Bencher, files: usize) {
+    let text = bench_file(TYPICAL);
+    let other = format!("{text} ");
+    let mut session = Session::new(&text, files);
+    let mut flip = false;
+    bencher.bench_local(|| {
+        flip = !flip;
+        toggle_file(&mut session, if flip { &other } else { &text })
+    });
+}
+
 const INPUTS: &[&str] = &[
-    "typical/20-code-review-loop.md",
+    TYPICAL,
     "many-blocks.md",
     "deep-nesting.md",
     "stray-closers.md",
 ];
 
 #[divan::bench(args = INPUTS, sample_count = 50)]
-fn did_change_to_diagnostics(bencher: divan::Bencher, input: &str) {
-    let text = bench_file(input);
-    // Two texts in turn, so that every edit is a change.
-    let other = format!("{text} ");
-    let mut session = Session::new(&text);
-    let mut flip = false;
-    bencher.bench_local(|| {
-        flip = !flip;
-        session.edit(if flip { &other } else { &text })
-    });
+fn adversarial(bencher: divan::Bencher, input: &str) {
+    type_into(bencher, &bench_file(input), 1);
 }
 
 fn main() {

@@ -2,14 +2,13 @@
 //! actions on a lower layer's rule.
 
 use super::documents::Document;
-use super::server::{owner, OVERRIDE_COMMAND};
-use super::workspace::{Options, Workspace};
+use super::workspace::{owner, Options, Workspace, OVERRIDE_COMMAND};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Command,
     DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Range, TextEdit,
     WorkspaceEdit,
 };
-use pi_rules_core::lint::{Report, Severity};
+use pi_rules_core::lint::{Diagnostic, Severity};
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::authoring::OverrideError;
 use pi_rules_host::check::explain_code;
@@ -19,52 +18,33 @@ use pi_rules_host::session::Session;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// A quick fix of one finding: the linter's edits, as `check --fix` applies them.
-#[derive(Debug, Clone)]
+/// A quick fix of one finding: the linter's edits, as `check --fix` applies them. It travels
+/// in the diagnostic's `data` (under `fix`), and comes back in a code action request's context.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuickFix {
     pub title: String,
     pub edits: Vec<TextEdit>,
 }
 
-/// What was published for one document, kept for its code actions.
-#[derive(Debug, Default)]
-pub struct Published {
-    items: Vec<(lsp_types::Diagnostic, Option<QuickFix>)>,
-}
-
-impl Published {
-    pub fn diagnostics(&self) -> Vec<lsp_types::Diagnostic> {
-        self.items.iter().map(|(d, _)| d.clone()).collect()
-    }
-}
-
-/// The findings of `report` in the document at `path`.
-pub fn of_document(
-    report: &Report,
-    workspace: &Workspace,
-    path: &Path,
+/// The protocol's diagnostics of `findings`, the findings of `check` on the document `doc`.
+pub fn of_findings(
+    findings: &[Diagnostic],
     doc: &Document,
     strict: bool,
-) -> Published {
+) -> Vec<lsp_types::Diagnostic> {
     let lines = &doc.lines;
     let mut items = Vec::new();
     if doc.oversized() {
-        items.push((
-            plain(
-                DiagnosticSeverity::ERROR,
-                format!(
-                    "the editor's text is over {} bytes: it is not checked, and the file on disk \
-                     is checked instead",
-                    super::documents::MAX_DOCUMENT_BYTES
-                ),
+        items.push(plain(
+            DiagnosticSeverity::ERROR,
+            format!(
+                "the editor's text is over {} bytes: it is not checked, and the file on disk \
+                 is checked instead",
+                super::documents::MAX_DOCUMENT_BYTES
             ),
-            None,
         ));
     }
-    for d in &report.diagnostics {
-        if workspace.path_of_label(d.path.as_ref()) != path {
-            continue;
-        }
+    for d in findings {
         let range = d.span.clone().map(|s| lines.range(s)).unwrap_or_default();
         let severity = match d.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
@@ -94,21 +74,6 @@ pub fn of_document(
             })
             .collect();
         let id = d.code.id();
-        let diagnostic = lsp_types::Diagnostic {
-            range,
-            severity: Some(severity),
-            code: Some(NumberOrString::String(id.to_owned())),
-            code_description: None,
-            source: Some("pi-rules".to_owned()),
-            message,
-            related_information: (!related.is_empty()).then_some(related),
-            tags: None,
-            // What `pi-rules check --explain CODE` prints, for clients that show it.
-            data: Some(serde_json::json!({
-                "name": d.code.info().name,
-                "description": explain_code(id).unwrap_or_default(),
-            })),
-        };
         let fix = d.fix.as_ref().map(|fix| QuickFix {
             title: fix.description.clone(),
             edits: fix
@@ -120,22 +85,36 @@ pub fn of_document(
                 })
                 .collect(),
         });
-        items.push((diagnostic, fix));
+        // What `pi-rules check --explain CODE` prints, for clients that show it; and the quick
+        // fix, for the code actions.
+        let mut data = serde_json::json!({
+            "name": d.code.info().name,
+            "description": explain_code(id).unwrap_or_default(),
+        });
+        if let Some(fix) = fix {
+            data["fix"] = serde_json::to_value(fix).unwrap_or_default();
+        }
+        items.push(lsp_types::Diagnostic {
+            range,
+            severity: Some(severity),
+            code: Some(NumberOrString::String(id.to_owned())),
+            code_description: None,
+            source: Some("pi-rules".to_owned()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            tags: None,
+            data: Some(data),
+        });
     }
-    Published { items }
+    items
 }
 
 /// One diagnostic at the start of the document saying the check failed.
-pub fn failure(message: &str) -> Published {
-    Published {
-        items: vec![(
-            plain(
-                DiagnosticSeverity::ERROR,
-                format!("pi-rules could not check this workspace: {message}"),
-            ),
-            None,
-        )],
-    }
+pub fn failure(message: &str) -> Vec<lsp_types::Diagnostic> {
+    vec![plain(
+        DiagnosticSeverity::ERROR,
+        format!("pi-rules could not check this workspace: {message}"),
+    )]
 }
 
 fn plain(severity: DiagnosticSeverity, message: String) -> lsp_types::Diagnostic {
@@ -151,11 +130,10 @@ fn overlaps(a: Range, b: Range) -> bool {
     a.start <= b.end && b.start <= a.end
 }
 
-/// The code actions at `params.range`: the quick fixes of the findings there, and the overrides
-/// of a package or user rule.
+/// The code actions at `params.range`: the quick fixes of the diagnostics in the request's
+/// context (each carries its fix in `data`), and the overrides of a package or user rule.
 pub fn code_actions(
     params: &CodeActionParams,
-    published: Option<&Published>,
     doc: Option<&Document>,
     workspaces: &[Workspace],
 ) -> Vec<CodeActionOrCommand> {
@@ -169,18 +147,26 @@ pub fn code_actions(
     };
     let mut actions = Vec::new();
     let uri = &params.text_document.uri;
-    if let (Some(published), true) = (published, wants(&CodeActionKind::QUICKFIX)) {
-        for (diagnostic, fix) in &published.items {
-            let Some(fix) = fix else { continue };
+    if doc.is_some() && wants(&CodeActionKind::QUICKFIX) {
+        for diagnostic in &params.context.diagnostics {
+            let ours = diagnostic.source.as_deref() == Some("pi-rules");
+            let fix = diagnostic
+                .data
+                .as_ref()
+                .and_then(|data| data.get("fix"))
+                .and_then(|fix| serde_json::from_value::<QuickFix>(fix.clone()).ok());
+            let Some(fix) = fix.filter(|_| ours) else {
+                continue;
+            };
             if !overlaps(diagnostic.range, params.range) {
                 continue;
             }
             // lsp-types keys the edits by `Uri`, whose parsed form caches in a `Cell`; its hash
             // and equality are of the text alone, so the key is not mutated in the map's sense.
             #[allow(clippy::mutable_key_type)]
-            let changes = HashMap::from([(uri.clone(), fix.edits.clone())]);
+            let changes = HashMap::from([(uri.clone(), fix.edits)]);
             actions.push(CodeAction {
-                title: fix.title.clone(),
+                title: fix.title,
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![diagnostic.clone()]),
                 edit: Some(WorkspaceEdit {

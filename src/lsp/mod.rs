@@ -1,8 +1,8 @@
 //! `pi-rules lsp`: the Language Server Protocol over stdio, on the host's operations.
 //!
 //! `transport` frames messages on a byte stream, bounded; `server` runs the message loop (the
-//! open documents in `documents`, each workspace folder's session and check in `workspace`,
-//! findings and code actions in `diagnostics`); `position` maps byte offsets to the protocol's
+//! open documents in `documents`, each workspace folder's session and its check in `workspace`,
+//! kept up to date file by file, findings and code actions in `diagnostics`); `position` maps byte offsets to the protocol's
 //! positions in the negotiated encoding; `uri` maps `file://` URIs to paths; `features` converts
 //! the host's IDE queries to the protocol's types.
 

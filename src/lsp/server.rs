@@ -6,12 +6,13 @@
 //! handled under `catch_unwind`: a panic answers a request with an internal error and leaves the
 //! server running.
 
-use super::diagnostics::{self, Published};
+use super::diagnostics;
 use super::documents::{Document, Documents};
 use super::features;
 use super::position::Encoding;
 use super::transport::{Incoming, Outgoing};
 use super::uri;
+pub use super::workspace::{owner, OVERRIDE_COMMAND};
 use super::workspace::{Options, Workspace};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
@@ -26,16 +27,13 @@ use lsp_types::{
 };
 use pi_rules_host::env::Env;
 use pi_rules_host::ide::{self, DocumentKind, IdeContext, IdeOptions};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How long the server waits after a change for the typing to pause before it checks.
 pub const DEBOUNCE: Duration = Duration::from_millis(75);
-
-/// The command behind "Override in the project" and "Override in the user layer".
-pub const OVERRIDE_COMMAND: &str = "pi-rules.override";
 
 /// How the loop ended: `exit` after `shutdown` (0), or anything else (1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +54,18 @@ pub struct Server {
     /// The open documents no folder serves (yet): kept up to date, so that a folder added
     /// later serves them at once.
     unserved: Documents,
-    /// What was last published per open document: its diagnostics with their fixes.
-    published: HashMap<PathBuf, Published>,
+    /// What was last published per open document.
+    published: HashMap<PathBuf, Vec<lsp_types::Diagnostic>>,
+    /// The files changed since the last check (edited, opened, closed, changed on disk), in
+    /// order, each once.
+    changed: Vec<PathBuf>,
+    /// The open documents whose diagnostics are published at the next check even when they
+    /// are the same (a new version, or a check of everything).
+    republish: HashSet<PathBuf>,
+    /// The next check checks everything again.
+    recheck_all: bool,
+    /// How long the server waits after a change for the typing to pause.
+    debounce: Duration,
     /// When the pending check is due, if one is.
     due: Option<Instant>,
     shutdown: bool,
@@ -75,9 +83,21 @@ const WATCH_ID: &str = "pi-rules-watch";
 
 /// Runs a server on `incoming` until `exit` or the end of the input.
 pub fn run(env: Env, incoming: Receiver<Incoming>, out: Sender<Outgoing>) -> Ending {
+    run_with(env, incoming, out, DEBOUNCE)
+}
+
+/// [`run`], waiting `debounce` after a change for the typing to pause (a benchmark measures the
+/// server's work with none).
+pub fn run_with(
+    env: Env,
+    incoming: Receiver<Incoming>,
+    out: Sender<Outgoing>,
+    debounce: Duration,
+) -> Ending {
     let Some(mut server) = initialize(env, &incoming, &out) else {
         return Ending::Unclean;
     };
+    server.debounce = debounce;
     loop {
         let next = match server.due {
             None => incoming.recv().map_err(|_| RecvTimeoutError::Disconnected),
@@ -93,7 +113,10 @@ pub fn run(env: Env, incoming: Receiver<Incoming>, out: Sender<Outgoing>) -> End
             }
             Ok(incoming) => server.handle(incoming),
             Err(RecvTimeoutError::Timeout) => {
-                server.guarded(|s| s.flush());
+                if !server.guarded(|s| s.flush()) {
+                    // The changes it took may not have reached every workspace's check.
+                    server.recheck_all = true;
+                }
             }
             Err(RecvTimeoutError::Disconnected) => return Ending::Unclean,
         }
@@ -255,6 +278,10 @@ impl Server {
             documents: Documents::default(),
             unserved: Documents::default(),
             published: HashMap::new(),
+            changed: Vec::new(),
+            republish: HashSet::new(),
+            recheck_all: false,
+            debounce: DEBOUNCE,
             due: None,
             shutdown: false,
             show_document,
@@ -329,12 +356,8 @@ impl Server {
                 let Some(path) = uri::to_path(&params.text_document.uri) else {
                     return Ok(serde_json::Value::Array(Vec::new()));
                 };
-                let actions = diagnostics::code_actions(
-                    &params,
-                    self.published.get(&path),
-                    self.documents.get(&path),
-                    &self.workspaces,
-                );
+                let actions =
+                    diagnostics::code_actions(&params, self.documents.get(&path), &self.workspaces);
                 to_value(actions)
             }
             req::ExecuteCommand::METHOD => {
@@ -368,6 +391,7 @@ impl Server {
                     self.send(Outgoing::Message(Message::Request(request)));
                 }
                 // A new copy in a higher layer shadows the lower one: check again.
+                self.changed(written.clone());
                 self.schedule(Duration::ZERO);
                 Ok(serde_json::Value::String(written.display().to_string()))
             }
@@ -519,7 +543,9 @@ impl Server {
                     self.unserved.insert(path, document);
                     return;
                 }
-                self.documents.insert(path, document);
+                self.documents.insert(path.clone(), document);
+                self.republish.insert(path.clone());
+                self.changed(path);
                 self.schedule(Duration::ZERO);
             }
             notif::DidChangeTextDocument::METHOD => {
@@ -534,7 +560,9 @@ impl Server {
                 let version = params.text_document.version;
                 if let Some(doc) = self.documents.get_mut(&path) {
                     doc.apply(version, &params.content_changes);
-                    self.schedule(DEBOUNCE);
+                    self.republish.insert(path.clone());
+                    self.changed(path);
+                    self.schedule(self.debounce);
                 } else if let Some(doc) = self.unserved.get_mut(&path) {
                     doc.apply(version, &params.content_changes);
                 }
@@ -550,9 +578,31 @@ impl Server {
             }
             // A layer's file or a settings file changed on disk (saved here or elsewhere, made,
             // removed): the open rule files may read it.
-            notif::DidChangeWatchedFiles::METHOD => self.schedule(DEBOUNCE),
+            notif::DidChangeWatchedFiles::METHOD => {
+                let Ok(params) = n.extract::<lsp_types::DidChangeWatchedFilesParams>(
+                    notif::DidChangeWatchedFiles::METHOD,
+                ) else {
+                    return;
+                };
+                for change in &params.changes {
+                    match uri::to_path(&change.uri) {
+                        Some(path) => self.changed(path),
+                        None => self.recheck_all = true,
+                    }
+                }
+                self.schedule(self.debounce);
+            }
             notif::DidSaveTextDocument::METHOD => {
-                // The file on disk changed too: another layer or a settings file may read it.
+                // The file on disk changed too: what reads it there (when the editor's text is
+                // not kept) is checked again.
+                let Ok(params) = n.extract::<lsp_types::DidSaveTextDocumentParams>(
+                    notif::DidSaveTextDocument::METHOD,
+                ) else {
+                    return;
+                };
+                if let Some(path) = uri::to_path(&params.text_document.uri) {
+                    self.changed(path);
+                }
                 self.schedule(Duration::ZERO);
             }
             notif::DidCloseTextDocument::METHOD => {
@@ -566,9 +616,11 @@ impl Server {
                 };
                 if self.documents.remove(&path).is_some() {
                     self.published.remove(&path);
+                    self.republish.remove(&path);
                     self.publish(params.text_document.uri, Vec::new(), None);
                     // The file on disk stands in for it again.
-                    self.schedule(DEBOUNCE);
+                    self.changed(path);
+                    self.schedule(self.debounce);
                 } else {
                     self.unserved.remove(&path);
                 }
@@ -597,6 +649,7 @@ impl Server {
             .take_where(|path| owner(workspaces, path).is_none());
         for (path, doc) in orphans {
             self.published.remove(&path);
+            self.republish.remove(&path);
             self.publish(doc.uri.clone(), Vec::new(), None);
             self.unserved.insert(path, doc);
         }
@@ -607,7 +660,15 @@ impl Server {
             self.documents.insert(path, doc);
         }
         self.watch();
+        self.recheck_all = true;
         self.schedule(Duration::ZERO);
+    }
+
+    /// Notes that the file at `path` changed, for the next check.
+    fn changed(&mut self, path: PathBuf) {
+        if !self.changed.contains(&path) {
+            self.changed.push(path);
+        }
     }
 
     /// Asks for a check `after` from now. A check asked for at once (open, save, a command)
@@ -621,39 +682,51 @@ impl Server {
         });
     }
 
-    /// Checks every workspace with an open document and publishes each one's diagnostics.
+    /// Brings the check of every workspace with an open document up to date with the files
+    /// changed since the last one, and publishes the diagnostics of each open document that
+    /// changed or has a new version. A workspace with no open document lets its check go.
     fn flush(&mut self) {
         self.due = None;
-        if self.documents.is_empty() {
-            return;
+        let changed = std::mem::take(&mut self.changed);
+        if std::mem::take(&mut self.recheck_all) {
+            self.workspaces.iter_mut().for_each(Workspace::forget);
+            self.republish.extend(self.documents.paths().cloned());
         }
         let overlay = std::sync::Arc::new(self.documents.overlay());
-        for (index, workspace) in self.workspaces.iter().enumerate() {
-            let mine: Vec<&PathBuf> = self
+        for index in 0..self.workspaces.len() {
+            let mine: Vec<PathBuf> = self
                 .documents
                 .paths()
                 .filter(|path| owner(&self.workspaces, path) == Some(index))
+                .cloned()
                 .collect();
+            let workspace = &mut self.workspaces[index];
             if mine.is_empty() {
+                workspace.forget();
                 continue;
             }
-            let report = workspace.check(&self.env, &overlay, &self.options);
+            let result = workspace.refresh(&self.env, &overlay, &self.options, &changed);
             for path in mine {
-                let Some(doc) = self.documents.get(path) else {
+                let Some(doc) = self.documents.get(&path) else {
                     continue;
                 };
-                let published = match &report {
-                    Ok(report) => {
-                        diagnostics::of_document(report, workspace, path, doc, self.options.strict)
+                let diagnostics = match &result {
+                    Ok(()) => {
+                        let findings = workspace.findings_of(&path).unwrap_or_default();
+                        diagnostics::of_findings(&findings, doc, self.options.strict)
                     }
                     Err(message) => diagnostics::failure(message),
                 };
+                let again = self.republish.remove(&path);
+                if !again && self.published.get(&path) == Some(&diagnostics) {
+                    continue;
+                }
                 let params = PublishDiagnosticsParams {
                     uri: doc.uri.clone(),
-                    diagnostics: published.diagnostics(),
+                    diagnostics: diagnostics.clone(),
                     version: Some(doc.version),
                 };
-                self.published.insert(path.clone(), published);
+                self.published.insert(path, diagnostics);
                 let _ = self
                     .out
                     .send(Outgoing::Message(Message::Notification(Notification::new(
@@ -696,22 +769,6 @@ impl Server {
         // The writer is gone only when the output is closed: the input's end follows.
         let _ = self.out.send(message);
     }
-}
-
-/// The workspace a document is checked in: the innermost folder that serves it.
-pub fn owner(workspaces: &[Workspace], path: &std::path::Path) -> Option<usize> {
-    workspaces
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.serves(path))
-        .max_by_key(|(_, w)| {
-            if path.starts_with(w.folder()) {
-                w.folder().as_os_str().len()
-            } else {
-                0
-            }
-        })
-        .map(|(i, _)| i)
 }
 
 fn extract<R: lsp_types::request::Request>(

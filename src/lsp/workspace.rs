@@ -1,8 +1,8 @@
 //! A workspace folder: the session it stands for, which documents it serves, and its check.
 
-use pi_rules_core::lint::Report;
+use pi_rules_core::lint::Diagnostic;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
-use pi_rules_host::check::{self, CheckOptions};
+use pi_rules_host::check::{CheckOptions, IncrementalCheck};
 use pi_rules_host::env::Env;
 use pi_rules_host::files::Overlay;
 use pi_rules_host::ide::package_cache_dir;
@@ -10,6 +10,9 @@ use pi_rules_host::loader::{Layer, PackageSource};
 use pi_rules_host::session::{Location, Session};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The command behind "Override in the project" and "Override in the user layer".
+pub const OVERRIDE_COMMAND: &str = "pi-rules.override";
 
 /// `initializationOptions`, each as the CLI flag of the same name.
 #[derive(Debug, Clone, Default)]
@@ -79,6 +82,11 @@ pub struct Workspace {
     settings_dirs: Vec<PathBuf>,
     /// What discovery found, reused by every check.
     location: Location,
+    /// Where the embedded package rules have copies an editor opens, when they are the package.
+    embedded_copies: Option<PathBuf>,
+    /// The check, kept up to date as files change; `None` until the first check, and after one
+    /// failed.
+    checker: Option<IncrementalCheck>,
 }
 
 impl Workspace {
@@ -96,6 +104,10 @@ impl Workspace {
             PackageSource::Dir(dir) => Some(super::uri::normal(&folder.join(dir))),
             PackageSource::Embedded(_) => package_cache_dir(env),
         };
+        let embedded_copies = match &dirs.package {
+            PackageSource::Dir(_) => None,
+            PackageSource::Embedded(_) => package.clone(),
+        };
         layers.extend(package.map(|dir| (Layer::Package, dir)));
         let mut settings_dirs = vec![session.project_settings_dir()];
         settings_dirs.extend(session.global_settings_dir());
@@ -105,6 +117,8 @@ impl Workspace {
             folder,
             layers,
             settings_dirs,
+            embedded_copies,
+            checker: None,
         }
     }
 
@@ -175,33 +189,62 @@ impl Workspace {
         session
     }
 
-    /// `pi-rules check` on this folder with the open documents' texts.
-    pub fn check(
-        &self,
+    /// Brings the check on this folder up to date with the open documents' texts (`overlay`)
+    /// and the files at `changed` (edited, opened, closed, or changed on disk): the first time,
+    /// and after a failure or [`Workspace::forget`], a whole check.
+    pub fn refresh(
+        &mut self,
         env: &Env,
         overlay: &Arc<Overlay>,
         options: &Options,
-    ) -> Result<Report, String> {
+        changed: &[PathBuf],
+    ) -> Result<(), String> {
         let session = self.session(env, overlay);
         let package = session.layer_dirs(options.package_dir.as_deref()).package;
-        check::check(&CheckOptions {
+        let opts = CheckOptions {
             session: &session,
             package,
             strict: options.strict,
-        })
-        .map_err(|err| err.message().to_owned())
+        };
+        let message = |err: pi_rules_host::error::Error| err.message().to_owned();
+        let result = match self.checker.take() {
+            None => IncrementalCheck::new(&opts)
+                .map(|checker| checker.with_embedded_copies(self.embedded_copies.clone())),
+            Some(mut checker) => changed
+                .iter()
+                .try_for_each(|path| checker.update(&opts, path).map(drop))
+                .map(|()| checker),
+        };
+        self.checker = Some(result.map_err(message)?);
+        Ok(())
     }
 
-    /// The path a report's label stands for: labels are relative to the folder when the file is
-    /// in it; an embedded package rule (`<embedded>/NAME`) is its copy in the cache.
-    pub fn path_of_label(&self, label: &str) -> PathBuf {
-        if let Some(name) = label.strip_prefix("<embedded>/") {
-            if let Some((_, dir)) = self.layers.iter().find(|(l, _)| *l == Layer::Package) {
-                return dir.join(name);
-            }
-        }
-        super::uri::normal(&self.folder.join(label))
+    /// Lets the check go: the next [`Workspace::refresh`] checks everything.
+    pub fn forget(&mut self) {
+        self.checker = None;
     }
+
+    /// The findings of the last check on the file at `path`, as `pi-rules check` reports them;
+    /// `None` before a check.
+    pub fn findings_of(&self, path: &Path) -> Option<Vec<Diagnostic>> {
+        Some(self.checker.as_ref()?.findings_of(path))
+    }
+}
+
+/// The workspace a document is checked in: the innermost folder that serves it.
+pub fn owner(workspaces: &[Workspace], path: &Path) -> Option<usize> {
+    workspaces
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.serves(path))
+        .max_by_key(|(_, w)| {
+            if path.starts_with(w.folder()) {
+                w.folder().as_os_str().len()
+            } else {
+                0
+            }
+        })
+        .map(|(i, _)| i)
 }
 
 #[cfg(test)]

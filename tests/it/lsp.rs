@@ -284,6 +284,23 @@ fn the_quick_fix_is_the_check_fix_edit_and_preferred() {
         .unwrap()
         .iter()
         .all(|a| a["kind"] != "refactor"));
+    // The fix comes with the diagnostic in the request, not from what the server published:
+    // without it there is none, and a diagnostic's fix is offered as the client sends it.
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": []}}),
+    );
+    assert_eq!(r.response_result.expect("actions"), json!([]));
+    let mut sent = d.clone();
+    sent["data"]["fix"]["title"] = json!("as the client has it");
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": [sent]}}),
+    );
+    assert_eq!(
+        r.response_result.expect("actions")[0]["title"],
+        "as the client has it"
+    );
     assert_eq!(client.exit(true), Ending::Clean);
 }
 
@@ -885,4 +902,206 @@ fn workspace_folders_added_and_removed() {
     assert_eq!(codes(&client.diagnostics(&uri(&second_rule))), ["PR101"]);
     assert_eq!(outline_of(&mut client, &first_rule), json!([]));
     client.exit(true);
+}
+
+/// What a fresh `pi-rules check` of the folder, with `open`'s texts in the editor, gives as the
+/// diagnostics of each open document.
+fn fresh_diagnostics(folder: &Path, home: &Path, open: &[(PathBuf, String)]) -> Vec<Value> {
+    use pi_rules::lsp::{diagnostics, documents::Document, position::Encoding};
+    use pi_rules_host::check::{self, CheckOptions};
+    use pi_rules_host::files::Overlay;
+    use pi_rules_host::session::Session;
+    let mut overlay = Overlay::new();
+    for (path, text) in open {
+        overlay.insert(path.clone(), text.as_str());
+    }
+    let env = Env::from_vars(folder.to_path_buf(), [("HOME", home.as_os_str())]);
+    let session = Session::new(&env, None, None)
+        .expect("session")
+        .with_overlay(std::sync::Arc::new(overlay));
+    let package = session.layer_dirs(None).package;
+    let report = check::check(&CheckOptions {
+        session: &session,
+        package,
+        strict: false,
+    })
+    .expect("check");
+    open.iter()
+        .map(|(path, text)| {
+            let findings: Vec<_> = (report.diagnostics.iter())
+                .filter(|d| folder.join(d.path.as_str()) == *path)
+                .cloned()
+                .collect();
+            let u = uri(path).parse().expect("uri");
+            let doc = Document::new(u, 1, text.clone(), Encoding::Utf16);
+            serde_json::to_value(diagnostics::of_findings(&findings, &doc, false)).unwrap()
+        })
+        .collect()
+}
+
+/// After each of a run of edits, opens, closes and changes on disk, each open document's
+/// diagnostics, as last published, are those of a fresh check of the same texts: findings
+/// across files (a shadowed copy's note, a stub, a masked copy, prefixes), a settings file's,
+/// and a file's own, whichever file changed.
+#[test]
+fn diagnostics_stay_those_of_a_fresh_check_through_edits_opens_closes_and_disk_changes() {
+    let (_root, folder, home) = project();
+    let rules = folder.join(".pi/rules");
+    let user = home.join(".pi/agent/rules");
+    std::fs::create_dir_all(&user).unwrap();
+    let settings = folder.join(".pi/pi-config-settings.json");
+    let (a, b, c, sentinel) = (
+        rules.join("80-a.md"),
+        rules.join("85-b.md"),
+        rules.join("50-c.md"),
+        rules.join("99-sentinel.md"),
+    );
+    let (ua, ub) = (user.join("80-a.md"), user.join("85-b.md"));
+    std::fs::write(&ub, "A user rule with a good deal of text. ".repeat(8)).unwrap();
+    std::fs::write(&a, "on disk\n").unwrap();
+    let env = Env::from_vars(folder.clone(), [("HOME", home.as_os_str())]);
+    let (tx, in_rx) = crossbeam_channel::unbounded();
+    let (out_tx, rx) = crossbeam_channel::unbounded();
+    let server = std::thread::spawn(move || server::run_with(env, in_rx, out_tx, Duration::ZERO));
+    let mut client = Client {
+        tx: Some(tx),
+        rx,
+        server: Some(server),
+        next_id: 0,
+        seen: Vec::new(),
+    };
+    let init =
+        json!({"capabilities": {}, "workspaceFolders": [{"uri": uri(&folder), "name": "p"}]});
+    client.request("initialize", init);
+    client.notify("initialized", json!({}));
+
+    let mut open: Vec<(PathBuf, String)> = Vec::new();
+    let mut versions = 1;
+    let mut latest: std::collections::HashMap<String, Value> = Default::default();
+    let mut covered: Vec<(String, String)> = Vec::new();
+    client.open(&sentinel, "sentinel\n");
+    open.push((sentinel.clone(), "sentinel\n".to_owned()));
+    enum Step<'a> {
+        Open(&'a Path, &'a str),
+        Edit(&'a Path, &'a str),
+        Close(&'a Path),
+        Write(&'a Path, &'a str),
+        Remove(&'a Path),
+    }
+    use Step::*;
+    let steps = [
+        Open(&a, "{{IF:dcoo}}\nproject a\n{{/IF}}\n"),
+        // A user copy in the editor: shadowed by the project's, its findings get the note.
+        Open(&ua, "{{/IF}}\nuser a\n"),
+        Edit(&a, "{{IF:dco}}\nproject a, fixed\n{{/IF}}\n"),
+        // A stub over the user's long copy, made on disk.
+        Write(&b, "stub"),
+        Open(&b, "stub"),
+        Edit(&b, ""),
+        Edit(&ua, "{{/IF}}\nuser a, edited {{IF:x}}\n"),
+        Write(&c, "{{/IF}}\n"),
+        Open(&settings, "{\"dcoo\": true}\n"),
+        Edit(&settings, "{\"dco\": 3, \"dco\": 4}\n"),
+        // Closed: the file on disk stands in for the project copy again.
+        Close(&a),
+        Remove(&c),
+        Close(&b),
+        Write(&a, "\n"),
+        Remove(&b),
+        Close(&ua),
+        Open(&c, "{{/IF}} back in the editor\n"),
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        match *step {
+            Open(path, text) => {
+                client.open(path, text);
+                open.push((path.to_path_buf(), text.to_owned()));
+            }
+            Edit(path, text) => {
+                versions += 1;
+                client.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri(path), "version": versions}, "contentChanges": [{"text": text}]}),
+                );
+                let doc = open.iter_mut().find(|(p, _)| p == path).expect("open");
+                doc.1 = text.to_owned();
+            }
+            Close(path) => {
+                client.notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": uri(path)}}),
+                );
+                open.retain(|(p, _)| p != path);
+            }
+            Write(path, text) => {
+                std::fs::write(path, text).unwrap();
+                client.notify(
+                    "workspace/didChangeWatchedFiles",
+                    json!({"changes": [{"uri": uri(path), "type": 2}]}),
+                );
+            }
+            Remove(path) => {
+                std::fs::remove_file(path).unwrap();
+                client.notify(
+                    "workspace/didChangeWatchedFiles",
+                    json!({"changes": [{"uri": uri(path), "type": 3}]}),
+                );
+            }
+        }
+        // The sentinel's new version is published by the last check that takes in this step;
+        // a request answered after it comes after every publication of that check.
+        versions += 1;
+        let text = format!("sentinel {i}\n");
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(&sentinel), "version": versions}, "contentChanges": [{"text": text}]}),
+        );
+        open.iter_mut()
+            .find(|(p, _)| *p == sentinel)
+            .expect("open")
+            .1 = text;
+        loop {
+            let params = client.diagnostics(&uri(&sentinel));
+            if params["version"] == versions {
+                latest.insert(uri(&sentinel), params["diagnostics"].clone());
+                break;
+            }
+        }
+        client.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri(&sentinel)}}),
+        );
+        for m in std::mem::take(&mut client.seen) {
+            if let Message::Notification(n) = m {
+                if n.method == "textDocument/publishDiagnostics" {
+                    let u = n.params["uri"].as_str().unwrap_or("").to_owned();
+                    latest.insert(u, n.params["diagnostics"].clone());
+                }
+            }
+        }
+        let expected = fresh_diagnostics(&folder, &home, &open);
+        for d in expected.iter().filter_map(Value::as_array).flatten() {
+            let code = d["code"].as_str().unwrap_or_default().to_owned();
+            covered.push((code, d["message"].as_str().unwrap_or_default().to_owned()));
+        }
+        for ((path, _), want) in open.iter().zip(expected) {
+            let got = latest.get(&uri(path)).unwrap_or(&Value::Null);
+            assert_eq!(got, &want, "step {i}: {}", path.display());
+        }
+    }
+    // The steps made findings of every kind the test means to cover: a stub, an empty copy
+    // masking another, a shadowed copy's note, a settings file's finding, a file's own.
+    for code in ["PR402", "PR403", "PR702", "PR101"] {
+        assert!(
+            covered.iter().any(|(c, _)| c == code),
+            "{code}: {covered:?}"
+        );
+    }
+    assert!(
+        covered
+            .iter()
+            .any(|(_, m)| m.contains("note: this copy is not loaded")),
+        "{covered:?}"
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
 }

@@ -90,6 +90,9 @@ async def test_quick_fix_applies(vscode: LanguageClient):
     client = vscode
     uri = open_rule(client, BROKEN)
     [d] = by_code(await diagnostics(client, uri), "PR101")
+    # The fix travels with the diagnostic, beside what `check --explain` says.
+    assert d.data["fix"]["title"] == "replace `dcoo` with `dco`"
+    assert d.data["description"].startswith("PR101 unknown-setting-key")
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

@@ -8,12 +8,19 @@
 //! file system goes through the session's [`Files`], so the editor's buffers stand in for the
 //! files at their paths, as they do for the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
+//! [`IncrementalCheck`] keeps the same findings up to date as files change, for the language
+//! server: a change to one file checks that file again, not every layer.
+//!
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
+mod incremental;
+
+pub use incremental::{IncrementalCheck, Updated};
+
 use crate::env::Env;
 use crate::error::Result;
-use crate::files::{bounded, Files};
+use crate::files::{bounded, Files, Listed};
 use crate::loader::{
     self, comparator_for, Escape, FailureReason, Layer, PackageSource, Policy, RawRead,
 };
@@ -155,6 +162,14 @@ fn gather_each(
         each,
     ));
 
+    let settings = gather_settings(session, &display);
+    Ok((layers, settings))
+}
+
+/// Reads the settings files: the project's and the global one, each once, and a settings file
+/// name that is a link leading nowhere.
+fn gather_settings(session: &Session, display: &PathLabels) -> Vec<SettingsInput> {
+    let files = session.files();
     let (project, global) = session.settings_files();
     // The project settings file must stay inside the directory it was looked for in: the
     // repository root (or the working directory outside a repository).
@@ -215,10 +230,11 @@ fn gather_each(
             });
         }
     }
-    Ok((layers, settings))
+    settings
 }
 
 /// Paths for messages: relative to the process's directory when under it, else as they are.
+#[derive(Debug)]
 struct PathLabels {
     base: Option<PathBuf>,
 }
@@ -243,7 +259,7 @@ impl PathLabels {
 }
 
 /// Lists one layer directory, every entry included, with the loader's listing
-/// ([`Files::list_dir`]). A missing directory is an empty layer, and a problem when it was asked
+/// ([`loader::list_dir`]). A missing directory is an empty layer, and a problem when it was asked
 /// for by name (`required`); a directory that cannot be listed is an empty layer with a problem.
 /// Each entry goes to `each` as soon as it is listed and read.
 ///
@@ -259,7 +275,6 @@ fn list_layer(
     display: &PathLabels,
     each: &mut EachEntry<'_>,
 ) -> LayerInput {
-    let layer: Layer = kind;
     let listing = files.list_dir(dir, |_| true);
     // The directory held open, to read its entries by name, as the loader does.
     let (open, problem) = match listing.dir {
@@ -274,76 +289,85 @@ fn list_layer(
     let mut entries = Vec::new();
     for item in listing.entries {
         let Ok(listed) = item else { continue };
-        let Ok(file_type) = listed.file_type else {
-            continue;
-        };
-        let path = listed.path;
-        let name = listed.name;
-        if listed.invalid_name {
-            let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
-            entry.invalid_name = true;
+        if let Some(mut entry) = entry_of(kind, listed, open.as_ref(), policy, files, display) {
             each(&mut entry);
             entries.push(entry);
-            continue;
         }
-        let is_symlink = file_type == FileType::Symlink;
-        let link = is_symlink.then(|| Link {
-            target: files
-                .read_link(&path)
-                .unwrap_or_default()
-                .display()
-                .to_string(),
-        });
-        let rule = lint::is_rule_name(&name);
-        // Where a rule that was opened really is comes from its open descriptor, as the loader
-        // finds it (`None` here when it was not opened).
-        let (content, opened) = if !rule {
-            let content = if file_type == FileType::Directory {
-                Content::Directory
-            } else {
-                Content::NotRead
-            };
-            (content, None)
-        } else if file_type == FileType::Directory {
-            (Content::Directory, None)
-        } else if !matches!(file_type, FileType::RegularFile | FileType::Symlink) {
-            let kind = bounded::raw_kind_name(file_type).to_owned();
-            (Content::Special { kind }, None)
-        } else {
-            content_of(loader::read_raw_in(
-                files,
-                &path,
-                is_symlink,
-                open.as_ref(),
-                layer,
-                policy,
-            ))
-        };
-        // Where any other rule really is: links on the file and on the directories above it
-        // followed (for an editor buffer, its directory's).
-        let escape = opened.unwrap_or_else(|| match &listed.overlay {
-            Some(_) => policy.escape(layer, &files.buffer_real_path(&path), None),
-            None => rule
-                .then(|| files.canonical(&path))
-                .flatten()
-                .and_then(|real| policy.escape(layer, &real, files.metadata(&real).as_ref())),
-        });
-        let mut entry = Entry {
-            name,
-            path: display.path(&path),
-            link,
-            escape,
-            invalid_name: false,
-            content,
-        };
-        each(&mut entry);
-        entries.push(entry);
     }
     LayerInput {
         kind,
         entries,
         problem,
     }
+}
+
+/// One listed entry of a `kind` layer as the linter sees it: a rule read (from `open`, the
+/// directory held open, when there is one), where a link points and where the file really is;
+/// `None` when its type could not be told.
+fn entry_of(
+    kind: Layer,
+    listed: Listed,
+    open: Option<&bounded::Directory>,
+    policy: &Policy,
+    files: &Files,
+    display: &PathLabels,
+) -> Option<Entry> {
+    let layer = kind;
+    let Ok(file_type) = listed.file_type else {
+        return None;
+    };
+    let path = listed.path;
+    let name = listed.name;
+    if listed.invalid_name {
+        let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
+        entry.invalid_name = true;
+        return Some(entry);
+    }
+    let is_symlink = file_type == FileType::Symlink;
+    let link = is_symlink.then(|| Link {
+        target: files
+            .read_link(&path)
+            .unwrap_or_default()
+            .display()
+            .to_string(),
+    });
+    let rule = lint::is_rule_name(&name);
+    // Where a rule that was opened really is comes from its open descriptor, as the loader
+    // finds it (`None` here when it was not opened).
+    let (content, opened) = if !rule {
+        let content = if file_type == FileType::Directory {
+            Content::Directory
+        } else {
+            Content::NotRead
+        };
+        (content, None)
+    } else if file_type == FileType::Directory {
+        (Content::Directory, None)
+    } else if !matches!(file_type, FileType::RegularFile | FileType::Symlink) {
+        let kind = bounded::raw_kind_name(file_type).to_owned();
+        (Content::Special { kind }, None)
+    } else {
+        content_of(loader::read_raw_in(
+            files, &path, is_symlink, open, layer, policy,
+        ))
+    };
+    // Where any other rule really is: links on the file and on the directories above it
+    // followed (for an editor buffer, its directory's).
+    let escape = opened.unwrap_or_else(|| match &listed.overlay {
+        Some(_) => policy.escape(layer, &files.buffer_real_path(&path), None),
+        None => rule
+            .then(|| files.canonical(&path))
+            .flatten()
+            .and_then(|real| policy.escape(layer, &real, files.metadata(&real).as_ref())),
+    });
+    Some(Entry {
+        name,
+        path: display.path(&path),
+        link,
+        escape,
+        invalid_name: false,
+        content,
+    })
 }
 
 /// Why a layer directory that could not be listed is a problem; `None` when it simply does not

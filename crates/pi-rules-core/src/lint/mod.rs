@@ -19,6 +19,7 @@ mod conditions;
 pub mod diagnostic;
 mod files;
 mod frontmatter;
+mod incremental;
 mod markers;
 mod reach;
 pub mod schema;
@@ -30,6 +31,7 @@ pub(crate) mod text;
 pub use codes::{explain, lookup, Code, CodeInfo, Severity, CODES};
 pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, MAX_PER_CODE};
 pub use files::is_rule_name;
+pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindings};
 pub use schema::{KeyInfo, SchemaInfo};
 pub use sources::{SourceLines, Sources};
 
@@ -39,6 +41,7 @@ use diagnostic::FileDiagnostics;
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// The feature predicates a host can report (SPEC §2.7).
@@ -169,13 +172,18 @@ pub struct Report {
     pub sources: Sources,
     /// How many files were read and checked.
     pub files: usize,
+    /// The lines of files checked on their own and put together by [`combine`], by path.
+    parts: HashMap<FilePath, std::sync::Arc<Sources>, foldhash::fast::RandomState>,
 }
 
 impl Report {
     /// Lines and columns of the findings in the file at `path`, and the text of their lines:
     /// `None` when none of its findings has a position.
     pub fn lines(&self, path: &str) -> Option<SourceLines<'_>> {
-        self.sources.lines(path)
+        match self.parts.get(path) {
+            Some(part) => part.lines(path),
+            None => self.sources.lines(path),
+        }
     }
 
     /// How many findings have `severity`.

@@ -231,6 +231,26 @@ impl Files {
         }
     }
 
+    /// The entry at `path` as a listing of its directory gives it (see [`list_dir`]), for a
+    /// caller that follows one file rather than listing again: an editor's buffer with a rule
+    /// name is a regular file; `None` when nothing is at `path` or its name is not UTF-8.
+    pub fn list_entry(&self, path: &Path) -> Option<Listed> {
+        use std::os::unix::fs::MetadataExt as _;
+        let name = path.file_name()?.to_str()?;
+        let overlay = self.overlay.get(path).filter(|_| is_rule_name(name));
+        let file_type = match overlay {
+            Some(_) => rustix::fs::FileType::RegularFile,
+            None => rustix::fs::FileType::from_raw_mode(self.symlink_metadata(path)?.mode()),
+        };
+        Some(Listed {
+            name: name.to_owned(),
+            invalid_name: false,
+            path: path.to_path_buf(),
+            file_type: Ok(file_type),
+            overlay: overlay.map(Arc::clone),
+        })
+    }
+
     /// Lists `dir` with the editor's buffers in it (see [`list_dir`]).
     pub fn list_dir(&self, dir: &Path, keep: impl Fn(&str) -> bool) -> Listing {
         list_dir(dir, &self.overlay, keep)
