@@ -55,6 +55,7 @@ fuzz_target!(|input: Input| {
         .settings
         .into_iter()
         .map(|text| SettingsInput {
+            file_id: None,
             path: "settings.jsonc".to_string(),
             file: SettingsFile::parse(Schema::embedded(), &text),
             text,

@@ -4,7 +4,7 @@ use pi_rules_core::lint::Diagnostic;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
 use pi_rules_host::check::{CheckOptions, IncrementalCheck};
 use pi_rules_host::env::Env;
-use pi_rules_host::files::Overlay;
+use pi_rules_host::files::{FileTable, Overlay};
 use pi_rules_host::ide::package_cache_dir;
 use pi_rules_host::loader::{Layer, PackageSource};
 use pi_rules_host::session::{Location, Session};
@@ -87,6 +87,9 @@ pub struct Workspace {
     /// The check, kept up to date as files change; `None` until the first check, and after one
     /// failed.
     checker: Option<IncrementalCheck>,
+    /// The ids of the files the check reads, one table for every run, so that the findings it
+    /// keeps from one run and those of the next name files alike.
+    file_ids: Arc<FileTable>,
 }
 
 impl Workspace {
@@ -119,6 +122,7 @@ impl Workspace {
             settings_dirs,
             embedded_copies,
             checker: None,
+            file_ids: Arc::default(),
         }
     }
 
@@ -184,7 +188,8 @@ impl Workspace {
             self.home.clone(),
             std::borrow::Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
         )
-        .with_overlay(Arc::clone(overlay));
+        .with_overlay(Arc::clone(overlay))
+        .with_file_ids(Arc::clone(&self.file_ids));
         session.locate_from(&self.location);
         session
     }

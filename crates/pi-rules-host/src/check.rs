@@ -127,7 +127,9 @@ fn gather_each(
             let mut entries = Vec::with_capacity(rules.len());
             for (name, text) in rules.iter() {
                 let content = Content::Bytes(text.as_bytes().to_vec());
-                let mut entry = Entry::new(*name, format!("<embedded>/{name}"), content);
+                let label = format!("<embedded>/{name}");
+                let mut entry = Entry::new(*name, label, content);
+                entry.file_id = Some(files.id(Path::new(&entry.path)));
                 each(&mut entry);
                 entries.push(entry);
             }
@@ -192,6 +194,7 @@ fn gather_settings(session: &Session, display: &PathLabels) -> Vec<SettingsInput
                     root: settings_root.clone(),
                 });
             settings.push(SettingsInput {
+                file_id: Some(files.id(&found.path)),
                 path,
                 text: found.text.unwrap_or_default(),
                 file: found.file,
@@ -222,6 +225,7 @@ fn gather_settings(session: &Session, display: &PathLabels) -> Vec<SettingsInput
             let reason =
                 format!("it is a link that leads nowhere ({err}), so it counts as missing");
             settings.push(SettingsInput {
+                file_id: Some(files.id(&path)),
                 path: shown,
                 text: String::new(),
                 file: SettingsFile::unreadable(reason),
@@ -321,6 +325,7 @@ fn entry_of(
     if listed.invalid_name {
         let mut entry = Entry::new(name, display.path(&path), Content::NotRead);
         entry.invalid_name = true;
+        entry.file_id = Some(files.id(&path));
         return Some(entry);
     }
     let is_symlink = file_type == FileType::Symlink;
@@ -363,6 +368,7 @@ fn entry_of(
     Some(Entry {
         name,
         path: display.path(&path),
+        file_id: Some(files.id(&path)),
         link,
         escape,
         invalid_name: false,
@@ -418,8 +424,66 @@ fn content_of((raw, escape): (RawRead, Option<Escape>)) -> (Content, Option<Opti
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
+    use std::fs;
+
+    /// Findings carry the id of their file, which maps back to the file itself whatever the
+    /// label says; `--fix` finds a link's target through it, not through the label (which is
+    /// relative to the front end's directory, not to where this process runs).
+    #[test]
+    fn findings_carry_their_files_id_and_fix_follows_the_id() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let project = root.join("project");
+        let rules = project.join(".pi/rules");
+        let home = root.join("home");
+        fs::create_dir_all(&rules).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        fs::write(rules.join("90-target.txt"), "{{if:dco}}signed{{/IF}}\n").unwrap();
+        std::os::unix::fs::symlink("90-target.txt", rules.join("20-linked.md")).unwrap();
+        fs::write(rules.join("10-plain.md"), "{{IF:dcoo}}x{{/IF}}\n").unwrap();
+        let settings = project.join(".pi/pi-config-settings.json");
+        fs::write(&settings, "{\"dcoo\": true}\n").unwrap();
+        // Labels are relative to the front end's directory, the project.
+        let env = Env::from_vars(project.clone(), [("HOME", home.as_os_str())]);
+        let session = Session::in_env(
+            env,
+            project.clone(),
+            Some(home),
+            Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        );
+        let opts = CheckOptions {
+            session: &session,
+            package: PackageSource::Embedded(&[]),
+            strict: false,
+        };
+        let report = check(&opts).unwrap();
+        let mut seen = Vec::new();
+        for d in &report.diagnostics {
+            let id = d
+                .file_id
+                .expect("every finding here is on a file the host read");
+            let path = session.files().path(id).unwrap();
+            assert_eq!(
+                path.strip_prefix(&project).unwrap(),
+                Path::new(d.path.as_str())
+            );
+            seen.push(path.file_name().unwrap().to_owned());
+        }
+        for name in ["10-plain.md", "20-linked.md", "pi-config-settings.json"] {
+            assert!(seen.iter().any(|n| n == name), "{name}: {seen:?}");
+        }
+        let plan = crate::fix::plan(&opts).unwrap();
+        assert!(plan.refused.is_empty(), "{:?}", plan.refused);
+        let linked = plan
+            .files
+            .iter()
+            .find(|f| f.path == ".pi/rules/20-linked.md");
+        assert_eq!(linked.unwrap().target, rules.join("90-target.txt"));
+    }
 
     #[test]
     fn status_table() {

@@ -20,6 +20,7 @@
 
 use crate::check::{gather, CheckOptions};
 use crate::error::Result;
+use crate::files::Files;
 use crate::writing::{LayerDir, Place, WriteError};
 use pi_rules_core::layer::Layer;
 use pi_rules_core::lint::{
@@ -118,7 +119,7 @@ pub fn plan(opts: &CheckOptions<'_>) -> Result<Plan> {
             };
             let dir = dir.get_or_insert_with(|| layer_dir(session, layer.kind, &mut plan.places));
             let target = match dir {
-                Ok(dir) => target_in_layer(Path::new(&entry.path), entry, dir),
+                Ok(dir) => target_in_layer(session.files(), entry, dir),
                 Err(reason) => Err(reason.clone()),
             };
             let target = match target {
@@ -177,12 +178,16 @@ fn layer_dir(
     }
 }
 
-/// The file to rewrite for `entry` at `path`, in the layer directory whose real path is `dir`:
-/// the entry itself, or for a link, its target when that is in `dir`.
-fn target_in_layer(path: &Path, entry: &Entry, dir: &Path) -> Result<PathBuf, String> {
+/// The file to rewrite for `entry`, in the layer directory whose real path is `dir`: the entry
+/// itself, or for a link, its target when that is in `dir`. The entry's path is the one `files`
+/// gave its id for (its label is for people, relative to the process's directory).
+fn target_in_layer(files: &Files, entry: &Entry, dir: &Path) -> Result<PathBuf, String> {
     if entry.link.is_none() {
         return Ok(dir.join(&entry.name));
     }
+    let path = entry.file_id.and_then(|id| files.path(id));
+    let path = path.as_deref().unwrap_or(Path::new(&entry.path));
+    // Resolved afresh, not from the view: this decides where a write goes.
     let target = fs::canonicalize(path)
         .map_err(|e| format!("it is a link that cannot be resolved ({e})"))?;
     if target.parent() == Some(dir) {

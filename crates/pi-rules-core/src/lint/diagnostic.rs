@@ -4,6 +4,7 @@
 
 use super::codes::{Code, Severity, CODE_COUNT};
 use crate::escape::{is_unsafe_or_hidden, write_char_escaped};
+use crate::FileId;
 use indexmap::IndexMap;
 use std::borrow::Cow;
 use std::fmt;
@@ -75,8 +76,13 @@ pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,
     pub message: Text,
-    /// The file as found on disk, or `<embedded>/NAME` for an embedded package rule.
+    /// The file as found on disk, or `<embedded>/NAME` for an embedded package rule, as a report
+    /// shows it (its order is the report's).
     pub path: FilePath,
+    /// The host's id of the file (the `file_id` of its [`Entry`](super::Entry) or
+    /// [`SettingsInput`](super::SettingsInput)), by which a front end finds the file itself:
+    /// `None` when the host gave none.
+    pub file_id: Option<FileId>,
     /// Byte range into the file's text (as read: invalid UTF-8 replaced by U+FFFD). `None` for a
     /// finding about the file as a whole (its name, size or kind), which has no position.
     pub span: Option<Range<usize>>,
@@ -98,6 +104,7 @@ impl Diagnostic {
             severity: code.severity(),
             message: Text::Borrowed(""),
             path: path.into(),
+            file_id: None,
             span,
             label: Text::Borrowed(""),
             labels: Vec::new(),

@@ -72,9 +72,13 @@ impl Linter<'_> {
             sources.insert(&out, &text, exact);
             files += 1;
         }
+        let mut diagnostics = out.finish(None);
+        if let Some(id) = copies.first().and_then(|e| e.file_id) {
+            diagnostics.iter_mut().for_each(|d| d.file_id = Some(id));
+        }
         FileLint {
             path,
-            diagnostics: out.finish(None),
+            diagnostics,
             files,
             sources: Arc::new(sources),
         }
@@ -89,10 +93,14 @@ pub fn lint_settings(schema: &SchemaInfo, settings: &SettingsInput) -> FileLint 
     if let Some(out) = found.get(settings.path.as_str()) {
         sources.insert(out, &settings.text, false);
     }
-    let diagnostics = found
+    let mut diagnostics: Vec<Diagnostic> = found
         .into_values()
         .flat_map(|out| out.finish(None))
         .collect();
+    super::identify(
+        &mut diagnostics,
+        &super::file_ids([], std::slice::from_ref(settings)),
+    );
     FileLint {
         path: FilePath::from(settings.path.as_str()),
         diagnostics,
@@ -127,9 +135,14 @@ pub fn check_layers(
         .iter()
         .flat_map(|l| l.entries.iter().map(|e| (e.path.clone(), l.kind)))
         .collect();
+    let ids = super::file_ids(sorted.iter().copied(), &[]);
     let files = found
         .into_iter()
-        .map(|(path, out)| (path, out.finish(None)))
+        .map(|(path, out)| {
+            let mut found = out.finish(None);
+            super::identify(&mut found, &ids);
+            (path, found)
+        })
         .filter(|(_, found)| !found.is_empty())
         .collect();
     LayerFindings {
@@ -309,6 +322,7 @@ mod tests {
     fn settings() -> Vec<SettingsInput> {
         let text = "{\"nope\": 1, \"nope\": 2,\n \"\u{202e}\": true}\n";
         vec![SettingsInput {
+            file_id: None,
             path: "p/pi-config-settings.jsonc".into(),
             text: text.into(),
             file: crate::settings::SettingsFile::parse(crate::settings::Schema::embedded(), text),

@@ -36,6 +36,7 @@ pub use schema::{KeyInfo, SchemaInfo};
 pub use sources::{SourceLines, Sources};
 
 use crate::settings::SettingsFile;
+use crate::FileId;
 use conditions::Context;
 use diagnostic::FileDiagnostics;
 use indexmap::IndexMap;
@@ -67,8 +68,10 @@ pub struct LayerInput {
 pub struct Entry {
     /// The file name, e.g. `10-agent-routing.md`.
     pub name: String,
-    /// The path as found on disk, or `<embedded>/NAME`.
+    /// The path as found on disk, or `<embedded>/NAME`, as the report shows it.
     pub path: String,
+    /// The host's id of the file, which its findings carry ([`Diagnostic::file_id`]).
+    pub file_id: Option<FileId>,
     /// Set when the entry is a symbolic link.
     pub link: Option<Link>,
     /// Set when the file resolves somewhere it must not.
@@ -85,6 +88,7 @@ impl Entry {
         Entry {
             name: name.into(),
             path: path.into(),
+            file_id: None,
             link: None,
             escape: None,
             invalid_name: false,
@@ -138,8 +142,10 @@ pub enum Content {
 /// One settings file that exists.
 #[derive(Debug, Clone)]
 pub struct SettingsInput {
-    /// The path as found on disk.
+    /// The path as found on disk, as the report shows it.
     pub path: String,
+    /// The host's id of the file, which its findings carry ([`Diagnostic::file_id`]).
+    pub file_id: Option<FileId>,
     /// Its text (empty when unreadable).
     pub text: String,
     /// What the settings parser made of it.
@@ -296,6 +302,7 @@ impl<'a> Linter<'a> {
             let note = shadowed.get(path.as_str()).map(String::as_str);
             report.diagnostics.extend(out.finish(note));
         }
+        identify(&mut report.diagnostics, &file_ids(layers, settings));
         report
     }
 }
@@ -372,6 +379,40 @@ fn check_rule_text<'b>(
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, markers, out);
     decoded
+}
+
+/// The ids the host gave the files it handed in, by path.
+type IdsByPath<'a> = std::collections::HashMap<&'a str, FileId, foldhash::fast::RandomState>;
+
+/// The ids the host gave the entries of `layers` and the `settings` files, by path.
+fn file_ids<'a>(
+    layers: impl IntoIterator<Item = &'a LayerInput>,
+    settings: &'a [SettingsInput],
+) -> IdsByPath<'a> {
+    let mut ids = IdsByPath::default();
+    for layer in layers {
+        for entry in &layer.entries {
+            if let Some(id) = entry.file_id {
+                ids.insert(&entry.path, id);
+            }
+        }
+    }
+    for file in settings {
+        if let Some(id) = file.file_id {
+            ids.insert(&file.path, id);
+        }
+    }
+    ids
+}
+
+/// Gives each finding the id of the file its path names (see [`file_ids`]).
+fn identify(diagnostics: &mut [Diagnostic], ids: &IdsByPath<'_>) {
+    if ids.is_empty() {
+        return;
+    }
+    for d in diagnostics {
+        d.file_id = ids.get(d.path.as_str()).copied();
+    }
 }
 
 #[cfg(test)]

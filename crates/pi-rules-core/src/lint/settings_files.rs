@@ -348,6 +348,7 @@ mod tests {
 
     fn check_text(text: &str) -> Vec<(Code, String, Option<String>)> {
         let input = SettingsInput {
+            file_id: None,
             path: "s.jsonc".to_owned(),
             text: text.to_owned(),
             file: SettingsFile::parse(Schema::embedded(), text),

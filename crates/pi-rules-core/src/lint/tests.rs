@@ -510,3 +510,33 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn findings_carry_the_ids_the_host_gave_their_files() {
+    use crate::FileId;
+    let mut with_id = Entry::new(
+        "90-x.md",
+        "90-x.md",
+        Content::Bytes(b"{{IF:nope}}x".to_vec()),
+    );
+    with_id.file_id = Some(FileId::new(7));
+    let without = Entry::new("9-y.md", "9-y.md", Content::Bytes(b"{{/IF}}".to_vec()));
+    let layers = [LayerInput::new(Layer::Project, vec![with_id, without])];
+    let report = testing::lint_layers(&layers, None);
+    let ids: Vec<(&str, Option<FileId>)> = (report.diagnostics.iter())
+        .map(|d| (d.path.as_str(), d.file_id))
+        .collect();
+    // Both a file's own findings and those across the layers (the name's prefix).
+    assert!(
+        ids.iter().filter(|(p, _)| *p == "90-x.md").count() >= 1,
+        "{ids:?}"
+    );
+    assert!(
+        ids.iter().filter(|(p, _)| *p == "9-y.md").count() >= 2,
+        "{ids:?}"
+    );
+    for (path, id) in ids {
+        let want = (path == "90-x.md").then_some(FileId::new(7));
+        assert_eq!(id, want, "{path}");
+    }
+}

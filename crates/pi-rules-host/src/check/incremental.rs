@@ -20,8 +20,10 @@ use std::sync::Arc;
 /// changed: that it exists, its kind, link, escape or name, or its size where another layer has
 /// the same name. A settings file's change re-reads the settings files.
 ///
-/// The findings of a file are those of [`check`](super::check) on the same files and editor buffers, but for
-/// the findings on files `export` wrote, which are not in a layer.
+/// The findings of a file are those of [`check`](super::check) on the same files and editor
+/// buffers, but for the findings on files `export` wrote, which are not in a layer. Their file
+/// ids ([`lint::Diagnostic::file_id`]) are the sessions' table's: give every session that
+/// updates one check the same table ([`Session::with_file_ids`](crate::session::Session::with_file_ids)).
 #[derive(Debug)]
 pub struct IncrementalCheck {
     schema: SchemaInfo,
@@ -370,7 +372,7 @@ mod tests {
     use super::super::check;
     use super::*;
     use crate::env::Env;
-    use crate::files::Overlay;
+    use crate::files::{FileTable, Overlay};
     use crate::session::Session;
     use std::fs;
 
@@ -384,11 +386,14 @@ mod tests {
         (tmp, root, home)
     }
 
-    fn session(root: &Path, home: &Path, overlay: &Overlay) -> Session {
+    /// A session on the project with `overlay`'s texts, numbering files with `ids`: the
+    /// incremental check's runs and the whole checks it is compared with share one table.
+    fn session(root: &Path, home: &Path, overlay: &Overlay, ids: &Arc<FileTable>) -> Session {
         let env = Env::from_vars(root.to_path_buf(), [("HOME", home.as_os_str())]);
         Session::new(&env, None, None)
             .unwrap()
-            .with_overlay(std::sync::Arc::new(overlay.clone()))
+            .with_overlay(Arc::new(overlay.clone()))
+            .with_file_ids(Arc::clone(ids))
     }
 
     #[test]
@@ -410,7 +415,8 @@ mod tests {
                 strict: false,
             }
         }
-        let s = session(&root, &home, &overlay);
+        let ids = Arc::new(FileTable::default());
+        let s = session(&root, &home, &overlay, &ids);
         let mut state = IncrementalCheck::new(&opts(&s)).unwrap();
         // Each step changes one file, in the editor or on disk.
         type Step<'a> = (&'a Path, Box<dyn Fn(&mut Overlay) + 'a>);
@@ -461,7 +467,7 @@ mod tests {
         let mut across = 0;
         for (i, (path, step)) in steps.iter().enumerate() {
             step(&mut overlay);
-            let s = session(&root, &home, &overlay);
+            let s = session(&root, &home, &overlay, &ids);
             let updated = state.update(&opts(&s), path).unwrap();
             across += usize::from(updated.across);
             let whole = check(&opts(&s)).unwrap();

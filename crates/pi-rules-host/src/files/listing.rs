@@ -21,7 +21,7 @@ pub(crate) struct Entry {
     pub(crate) name: String,
     pub(crate) path: PathBuf,
     pub(crate) is_symlink: bool,
-    /// The editor buffer that stands in for the file (see [`super::overlay`]).
+    /// The editor buffer that stands in for the file (see [`Overlay`](super::Overlay)).
     pub(crate) overlay: Option<Arc<str>>,
 }
 
@@ -41,7 +41,7 @@ pub struct Listed {
     /// that does not say) the one `lstat` gives; or why it could not be told. An editor buffer
     /// is a regular file.
     pub file_type: Result<FileType, Errno>,
-    /// The editor buffer that stands in for the file at `path` (see [`super::overlay`]).
+    /// The editor buffer that stands in for the file at `path` (see [`Overlay`](super::Overlay)).
     pub overlay: Option<Arc<str>>,
 }
 

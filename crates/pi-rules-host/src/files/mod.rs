@@ -42,14 +42,41 @@ use std::time::{Duration, SystemTime};
 #[derive(Debug, Default)]
 pub struct Files {
     overlay: Arc<Overlay>,
-    known: Mutex<Known>,
+    /// The file system's answers per path.
+    known: Mutex<HashMap<PathBuf, Facts, foldhash::fast::RandomState>>,
+    ids: Arc<FileTable>,
 }
 
-/// What a view has been told: the numbered paths, and the file system's answers per path.
+/// The numbers given to paths: a [`FileId`] per path, the same for every view that shares the
+/// table, so a front end that lives long (the language server) keeps one table while each run
+/// has a fresh view of the disk.
 #[derive(Debug, Default)]
-struct Known {
-    ids: IndexSet<Arc<Path>, foldhash::fast::RandomState>,
-    facts: HashMap<PathBuf, Facts, foldhash::fast::RandomState>,
+pub struct FileTable {
+    paths: Mutex<IndexSet<Arc<Path>, foldhash::fast::RandomState>>,
+}
+
+impl FileTable {
+    /// The id of `path`, the same for every call with the same path.
+    pub fn id(&self, path: &Path) -> FileId {
+        let mut paths = lock(&self.paths);
+        let index = match paths.get_index_of(path) {
+            Some(index) => index,
+            None => paths.insert_full(Arc::from(path)).0,
+        };
+        FileId::new(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The path `id` was given for; `None` for an id this table did not give.
+    pub fn path(&self, id: FileId) -> Option<Arc<Path>> {
+        lock(&self.paths).get_index(id.index()).cloned()
+    }
+}
+
+/// `mutex`, locked: a panic while it was held left nothing half-written worth refusing.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The file system's answers about one path, each asked when first needed.
@@ -75,8 +102,18 @@ impl Files {
     pub fn with_overlay(overlay: Arc<Overlay>) -> Files {
         Files {
             overlay,
-            known: Mutex::default(),
+            ..Files::default()
         }
+    }
+
+    /// The same view numbering files with `ids` (shared with other views).
+    pub fn with_ids(self, ids: Arc<FileTable>) -> Files {
+        Files { ids, ..self }
+    }
+
+    /// The table this view numbers files with.
+    pub fn ids(&self) -> &Arc<FileTable> {
+        &self.ids
     }
 
     /// The editor's buffers (empty unless given).
@@ -89,36 +126,25 @@ impl Files {
         &self.overlay
     }
 
-    fn known(&self) -> MutexGuard<'_, Known> {
-        // A panic while the lock was held left nothing half-written worth refusing.
-        self.known
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The id of the file at `path`, the same for every call with the same path.
+    /// The id of the file at `path`, the same for every call with the same path (see
+    /// [`FileTable`]).
     pub fn id(&self, path: &Path) -> FileId {
-        let mut known = self.known();
-        let index = match known.ids.get_index_of(path) {
-            Some(index) => index,
-            None => known.ids.insert_full(Arc::from(path)).0,
-        };
-        FileId::new(u32::try_from(index).unwrap_or(u32::MAX))
+        self.ids.id(path)
     }
 
-    /// The path `id` was given for; `None` for an id this view did not give.
+    /// The path `id` was given for; `None` for an id this view's table did not give.
     pub fn path(&self, id: FileId) -> Option<Arc<Path>> {
-        self.known().ids.get_index(id.index()).cloned()
+        self.ids.path(id)
     }
 
     /// Lets go of what is known of `path`: the next question about it asks the file system.
     pub fn forget(&self, path: &Path) {
-        self.known().facts.remove(path);
+        lock(&self.known).remove(path);
     }
 
     /// Lets go of everything known of every path (the ids stay).
     pub fn forget_all(&self) {
-        self.known().facts.clear();
+        lock(&self.known).clear();
     }
 
     /// The answer `get` gives of `facts`, asking `ask` when it is not known yet.
@@ -128,15 +154,15 @@ impl Files {
         get: fn(&mut Facts) -> &mut Option<T>,
         ask: impl FnOnce() -> T,
     ) -> T {
-        if let Some(facts) = self.known().facts.get_mut(path) {
+        if let Some(facts) = lock(&self.known).get_mut(path) {
             if let Some(known) = get(facts) {
                 return known.clone();
             }
         }
         // Asked without the lock held: the question may be slow (a network file system).
         let answer = ask();
-        let mut known = self.known();
-        *get(known.facts.entry(path.to_path_buf()).or_default()) = Some(answer.clone());
+        let mut known = lock(&self.known);
+        *get(known.entry(path.to_path_buf()).or_default()) = Some(answer.clone());
         answer
     }
 
@@ -332,7 +358,13 @@ mod tests {
             files.path(b).as_deref(),
             Some(Path::new("/p/.pi/rules/20-b.md"))
         );
-        assert_eq!(Files::new().path(b), None, "an id is only its own view's");
+        assert_eq!(Files::new().path(b), None, "an id is only its own table's");
+        let shared = Files::new().with_ids(Arc::clone(files.ids()));
+        assert_eq!(
+            shared.path(b).as_deref(),
+            Some(Path::new("/p/.pi/rules/20-b.md"))
+        );
+        assert_eq!(shared.id(Path::new("/p/.pi/rules/10-a.md")), a);
     }
 
     #[test]

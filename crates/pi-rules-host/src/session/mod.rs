@@ -1,6 +1,6 @@
 //! What one command invocation sees of the machine, through its [`Env`] and its [`Files`]: the
 //! working directory, `$HOME`, the settings schema, the repository and project roots
-//! ([`location`]), and the two settings files ([`settings`]). Everything the core needs is
+//! (`location.rs`), and the two settings files (`settings.rs`). Everything the core needs is
 //! gathered here and handed over as data.
 
 mod location;
@@ -15,7 +15,7 @@ use crate::embedded;
 use crate::env::{Env, PACKAGE_DIR_ENV, SUBAGENT_ENV};
 use crate::error::{NotADirectory, Result};
 use crate::files::bounded::MAX_SETTINGS_BYTES;
-use crate::files::{Files, Overlay};
+use crate::files::{FileTable, Files, Overlay};
 use crate::loader::{LayerDirs, PackageSource, Policy};
 use crate::repo;
 use anyhow::Context;
@@ -121,7 +121,16 @@ impl Session {
     /// The same session reading `overlay`'s texts in place of the files at their paths: an
     /// editor's unsaved buffers (see [`crate::files::Overlay`]).
     pub fn with_overlay(mut self, overlay: Arc<Overlay>) -> Session {
-        self.files = Arc::new(Files::with_overlay(overlay));
+        let ids = Arc::clone(self.files.ids());
+        self.files = Arc::new(Files::with_overlay(overlay).with_ids(ids));
+        self
+    }
+
+    /// The same session numbering files with `ids`: a front end that keeps findings across
+    /// runs gives every run's session its one table, so an id means one file throughout.
+    pub fn with_file_ids(mut self, ids: Arc<FileTable>) -> Session {
+        let overlay = Arc::clone(self.files.shared_overlay());
+        self.files = Arc::new(Files::with_overlay(overlay).with_ids(ids));
         self
     }
 
