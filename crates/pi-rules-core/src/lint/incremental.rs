@@ -13,8 +13,8 @@
 use super::diagnostic::{FileDiagnostics, FilePath};
 use super::sources::{SourceLines, Sources};
 use super::{
-    check_rule_text, files, is_rule_name, settings_files, Content, Diagnostic, Entry, LayerInput,
-    Linter, Report, SchemaInfo, SettingsInput,
+    check_rule_text, files, settings_files, take_rule_bytes, Diagnostic, Entry, LayerInput, Linter,
+    Report, SchemaInfo, SettingsInput,
 };
 use crate::layer::Layer;
 use indexmap::IndexMap;
@@ -59,14 +59,9 @@ impl Linter<'_> {
         let mut sources = Sources::default();
         let mut files = 0;
         for entry in copies.iter_mut() {
-            if !is_rule_name(&entry.name) {
-                continue;
-            }
-            let Content::Bytes(bytes) = &mut entry.content else {
+            let Some(bytes) = take_rule_bytes(entry) else {
                 continue;
             };
-            let bytes = std::mem::take(bytes);
-            entry.content = Content::Checked { len: bytes.len() };
             let text = check_rule_text(&self.cx, &bytes, &mut out, &mut self.scratch);
             let exact = matches!(text, Cow::Borrowed(_));
             sources.insert(&out, &text, exact);
@@ -227,7 +222,7 @@ pub fn combine<'f>(
 #[cfg(test)]
 mod tests {
     use super::super::testing::schema;
-    use super::super::{lint, LintInput, FEATURES};
+    use super::super::{lint, Content, LintInput, FEATURES};
     use super::*;
 
     fn entry(name: &str, dir: &str, content: Content) -> Entry {

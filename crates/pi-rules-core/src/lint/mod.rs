@@ -246,14 +246,9 @@ impl<'a> Linter<'a> {
     /// waits for [`Linter::finish`]. Two entries with the same path must come in layer order
     /// (package, user, project), as their findings are kept in the order they are found.
     pub fn check_rule(&mut self, entry: &mut Entry) {
-        if !is_rule_name(&entry.name) {
-            return;
-        }
-        let Content::Bytes(bytes) = &mut entry.content else {
+        let Some(bytes) = take_rule_bytes(entry) else {
             return;
         };
-        let bytes = std::mem::take(bytes);
-        entry.content = Content::Checked { len: bytes.len() };
         let out = diagnostic::file(&mut self.files, &entry.path);
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
@@ -329,6 +324,20 @@ fn sorted_by_path(
     let mut slots: Vec<Option<(FilePath, FileDiagnostics)>> = files.into_iter().map(Some).collect();
     keys.into_iter()
         .filter_map(move |(_, _, i)| slots.get_mut(i).and_then(Option::take))
+}
+
+/// The bytes of `entry` when it is a rule file that was read, taken: the entry becomes
+/// [`Content::Checked`]. `None` for anything else, which is left as it is.
+fn take_rule_bytes(entry: &mut Entry) -> Option<Vec<u8>> {
+    if !is_rule_name(&entry.name) {
+        return None;
+    }
+    let Content::Bytes(bytes) = &mut entry.content else {
+        return None;
+    };
+    let bytes = std::mem::take(bytes);
+    entry.content = Content::Checked { len: bytes.len() };
+    Some(bytes)
 }
 
 /// The working lists of [`check_rule_text`], kept across the files of a run: allocated afresh
