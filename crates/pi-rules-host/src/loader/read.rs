@@ -84,10 +84,11 @@ pub fn read_raw_checked(
     // An entry of the open layer directory that is not a link is where that directory really
     // is: its real path is known without asking for it again (`canonicalize` is a `readlink` per
     // component of the path, every one of them failing, for every rule).
-    let entry_dir = dir.filter(|_| !is_symlink);
+    // Asked only under `--confine`: without it nothing is refused before the open.
+    let entry_dir = dir.filter(|_| policy.confine && !is_symlink);
     let before = match entry_dir.and_then(|dir| Some(dir.real()?.join(path.file_name()?))) {
-        Some(real) if policy.confine => policy.escape(layer, &real, None),
-        _ => policy.refuse_before_open(layer, path, files),
+        Some(real) => policy.escape(layer, &real, None),
+        None => policy.refuse_before_open(layer, path, files),
     };
     if let Some(escape) = before {
         return (RawRead::Failed(FailureReason::Confined(escape)), None);
