@@ -85,8 +85,11 @@ pub fn read_raw_checked(
     // is: its real path is known without asking for it again (`canonicalize` is a `readlink` per
     // component of the path, every one of them failing, for every rule).
     // Asked only under `--confine`: without it nothing is refused before the open.
-    let entry_dir = dir.filter(|_| policy.confine && !is_symlink);
-    let before = match entry_dir.and_then(|dir| Some(dir.real()?.join(path.file_name()?))) {
+    let entry_dir = dir.filter(|_| !is_symlink);
+    let known_real = entry_dir
+        .filter(|_| policy.confine)
+        .and_then(|dir| Some(dir.real()?.join(path.file_name()?)));
+    let before = match known_real {
         Some(real) => policy.escape(layer, &real, None),
         None => policy.refuse_before_open(layer, path, files),
     };
