@@ -212,7 +212,8 @@ impl Files {
         self.metadata(path).is_some_and(|m| m.is_dir())
     }
 
-    /// Whether `a` and `b` are the same directory on disk (device and inode), both existing.
+    /// Whether `a` and `b` are the same file on disk (device and inode, links followed), both
+    /// existing.
     pub fn same_file(&self, a: &Path, b: &Path) -> bool {
         use std::os::unix::fs::MetadataExt;
         match (self.metadata(a), self.metadata(b)) {
