@@ -51,8 +51,8 @@ impl FileLint {
 impl Linter<'_> {
     /// Checks the rule files among `copies` on their own: the copies of one path, in layer order
     /// (usually one; two when one directory is listed as two layers). Each copy that was read
-    /// becomes [`Content::Checked`](super::Content::Checked), as with [`Linter::check_rule`], whose findings and lines
-    /// these are; nothing is kept in the linter.
+    /// becomes [`Content::Checked`](super::Content::Checked), as with [`Linter::check_rule`],
+    /// whose findings and lines these are; nothing is kept in the linter.
     pub fn lint_rule(&mut self, copies: &mut [&mut Entry]) -> FileLint {
         let path = FilePath::from(copies.first().map_or("", |e| e.path.as_str()));
         let mut out = FileDiagnostics::new(path.clone());
