@@ -208,13 +208,10 @@ fn gather_settings(session: &Session, display: &PathLabels) -> Vec<SettingsInput
             let Some(path) = dir.as_ref().map(|d| d.join(name)) else {
                 continue;
             };
-            if files.overlay().contains(&path)
-                || files.symlink_metadata(&path).is_none()
-                || files.metadata(&path).is_some()
-            {
+            // A link (it has an entry) that `stat` cannot follow; `err` says why.
+            if files.overlay().contains(&path) || files.symlink_metadata(&path).is_none() {
                 continue;
             }
-            // Why it leads nowhere, in the system's words.
             let Err(err) = files.stat(&path) else {
                 continue;
             };

@@ -228,9 +228,8 @@ fn overlays_settings(session: &Session) -> bool {
 ///
 /// Each path is `stat`ed once per request, by the session's [`Files`](crate::files::Files): the
 /// cache asks whether the same two or three paths exist up to three times each (to find the
-/// paths, to take their times, to read them). A file
-/// the keys resolved per key read "as it is now" is taken from [`SettingsTexts`] when it is
-/// still the file that was read (see there).
+/// paths, to take their times, to read them). A file the keys resolved per key read "as it is
+/// now" is taken from [`SettingsTexts`] when it is still the file that was read (see there).
 pub struct DiskSettings<'a> {
     session: &'a Session,
     texts: Option<&'a RefCell<SettingsTexts>>,

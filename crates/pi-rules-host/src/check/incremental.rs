@@ -4,12 +4,11 @@ use super::{
     comparator_for, entry_of, gather, gather_each, gather_settings, CheckOptions, PathLabels,
 };
 use crate::error::Result;
-use crate::files::Files;
+use crate::files::{FileStamp, Files};
 use crate::loader::{Escape, PackageSource};
 use pi_rules_core::lint::{self, Content, Entry, LayerInput, Link, Report, SchemaInfo};
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
 use std::collections::HashMap;
-use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,12 +44,10 @@ pub struct IncrementalCheck {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Stamp {
     Editor(Arc<str>),
-    /// The entry's `lstat`, and the `stat` of what a link leads to (kind, size, modification
-    /// time, inode and device each), or `None` when it leads nowhere.
-    Disk(DiskStamp, Option<DiskStamp>),
+    /// The stamp of the entry itself (`lstat`), and of what a link leads to (`stat`), or `None`
+    /// when it leads nowhere.
+    Disk(FileStamp, Option<FileStamp>),
 }
-
-type DiskStamp = (u32, u64, i64, i64, u64, u64);
 
 impl Stamp {
     /// What is at `path` now: `None` when nothing is.
@@ -58,19 +55,8 @@ impl Stamp {
         if let Some(text) = files.overlay().get(path) {
             return Some(Stamp::Editor(Arc::clone(text)));
         }
-        use std::os::unix::fs::MetadataExt as _;
-        let disk = |m: Metadata| {
-            (
-                m.mode(),
-                m.size(),
-                m.mtime(),
-                m.mtime_nsec(),
-                m.ino(),
-                m.dev(),
-            )
-        };
-        let entry = files.symlink_metadata(path).map(disk)?;
-        let target = files.metadata(path).map(disk);
+        let entry = FileStamp::of(&files.symlink_metadata(path)?);
+        let target = files.metadata(path).map(|m| FileStamp::of(&m));
         Some(Stamp::Disk(entry, target))
     }
 }

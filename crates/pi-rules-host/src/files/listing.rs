@@ -45,6 +45,19 @@ pub struct Listed {
     pub overlay: Option<Arc<str>>,
 }
 
+impl Listed {
+    /// The entry of an editor buffer named `name` at `path`: a regular file with its text.
+    pub(crate) fn buffer(path: &Path, name: &str, text: &Arc<str>) -> Listed {
+        Listed {
+            name: name.to_owned(),
+            invalid_name: false,
+            path: path.to_path_buf(),
+            file_type: Ok(FileType::RegularFile),
+            overlay: Some(Arc::clone(text)),
+        }
+    }
+}
+
 /// What listing a directory gave.
 #[derive(Debug)]
 pub struct Listing {
@@ -72,13 +85,7 @@ pub fn list_dir(dir: &Path, overlay: &Overlay, keep: impl Fn(&str) -> bool) -> L
     let overlaid: Vec<Listed> = overlay
         .in_dir(dir)
         .filter(|(_, name, _)| is_rule_name(name) && keep(name))
-        .map(|(path, name, text)| Listed {
-            name: name.to_owned(),
-            invalid_name: false,
-            path: path.to_path_buf(),
-            file_type: Ok(FileType::RegularFile),
-            overlay: Some(Arc::clone(text)),
-        })
+        .map(|(path, name, text)| Listed::buffer(path, name, text))
         .collect();
     let mut entries = Vec::new();
     let mut open = Directory::open(dir);

@@ -264,17 +264,16 @@ impl Files {
     pub fn list_entry(&self, path: &Path) -> Option<Listed> {
         use std::os::unix::fs::MetadataExt as _;
         let name = path.file_name()?.to_str()?;
-        let overlay = self.overlay.get(path).filter(|_| is_rule_name(name));
-        let file_type = match overlay {
-            Some(_) => rustix::fs::FileType::RegularFile,
-            None => rustix::fs::FileType::from_raw_mode(self.symlink_metadata(path)?.mode()),
-        };
+        if let Some(text) = self.overlay.get(path).filter(|_| is_rule_name(name)) {
+            return Some(Listed::buffer(path, name, text));
+        }
+        let mode = self.symlink_metadata(path)?.mode();
         Some(Listed {
             name: name.to_owned(),
             invalid_name: false,
             path: path.to_path_buf(),
-            file_type: Ok(file_type),
-            overlay: overlay.map(Arc::clone),
+            file_type: Ok(rustix::fs::FileType::from_raw_mode(mode)),
+            overlay: None,
         })
     }
 
@@ -295,11 +294,12 @@ impl Files {
     }
 }
 
-/// What identifies the contents of a file without reading it: device, inode, size, and the
-/// modification and change times to the nanosecond.
+/// What identifies a file and its contents without reading it: device, inode, kind and mode,
+/// size, and the modification and change times to the nanosecond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
     dev: u64,
+    mode: u32,
     ino: u64,
     size: u64,
     mtime: (i64, i64),
@@ -312,6 +312,7 @@ impl FileStamp {
         use std::os::unix::fs::MetadataExt;
         FileStamp {
             dev: metadata.dev(),
+            mode: metadata.mode(),
             ino: metadata.ino(),
             size: metadata.size(),
             mtime: (metadata.mtime(), metadata.mtime_nsec()),

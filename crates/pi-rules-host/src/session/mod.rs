@@ -82,9 +82,13 @@ impl Session {
                 })?)
             }
         };
-        let mut session = Session::in_env(env.clone(), cwd, home, schema);
-        session.files = Arc::new(files);
-        Ok(session)
+        Ok(Session::reading(
+            env.clone(),
+            cwd,
+            home,
+            schema,
+            Arc::new(files),
+        ))
     }
 
     /// A session on given parts, with no environment variables and no process directory: for
@@ -105,12 +109,23 @@ impl Session {
         home: Option<PathBuf>,
         schema: Cow<'static, Schema>,
     ) -> Session {
+        Session::reading(env, cwd, home, schema, Arc::default())
+    }
+
+    /// A session on given parts that reads through `files`.
+    fn reading(
+        env: Env,
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        schema: Cow<'static, Schema>,
+        files: Arc<Files>,
+    ) -> Session {
         Session {
             env,
             cwd,
             home,
             schema,
-            files: Arc::default(),
+            files,
             physical_cwd: OnceCell::new(),
             repo_root: OnceCell::new(),
             project_root: OnceCell::new(),
@@ -137,14 +152,13 @@ impl Session {
     /// A new session on the same directory, environment, schema and [`Files`] (shared), which
     /// has not looked for anything yet.
     pub fn sharing_files(&self) -> Session {
-        let mut copy = Session::in_env(
+        Session::reading(
             self.env.clone(),
             self.cwd.clone(),
             self.home.clone(),
             self.schema.clone(),
-        );
-        copy.files = Arc::clone(&self.files);
-        copy
+            Arc::clone(&self.files),
+        )
     }
 
     /// The files this session reads.
