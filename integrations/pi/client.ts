@@ -362,6 +362,82 @@ class Child {
   }
 }
 
+/** The JSON-RPC error code for a method the server does not have (an older binary). */
+export const METHOD_NOT_FOUND = -32601;
+
+/** The JSON-RPC error code for parameters the server refuses (unknown to an older binary). */
+export const INVALID_PARAMS = -32602;
+
+/** What `rules_for_paths` is asked: the files an agent touched, and the settings of the block. */
+export interface RulesForPathsParams {
+  cwd: string;
+  /** Relative to `cwd`, or absolute. */
+  paths: string[];
+  /** The agent whose `agents:` scopes hold; the server's default is `pi`. */
+  agent?: string;
+  coms_active?: boolean;
+  confine?: boolean;
+}
+
+/** One rule whose scope matches one of the paths asked. */
+export interface ScopedRule {
+  name: string;
+  /** The rule's source file; null for a rule embedded in the binary. */
+  path: string | null;
+  /** The layer the rule comes from, as the server names it. */
+  layer: string | undefined;
+  /** The scope's directory, absolute. */
+  dir: string;
+  /** The path asked (as given) that the scope matched, and the glob that did; null for a directory scope. */
+  matched: { path: string; glob: string | null };
+  /** The rule assembled alone, with the request's settings. */
+  text: string;
+}
+
+/** The answer of `rules_for_paths`. With scopes off, `scoped` is false and `rules` empty. */
+export interface RulesForPaths {
+  scoped: boolean;
+  rules: ScopedRule[];
+  /** The server's own time for the request, in microseconds. */
+  elapsed_us: number | undefined;
+}
+
+/** Reads a `rules_for_paths` result, or throws a `ServeError` of kind `protocol` saying what is wrong. */
+export function parseRulesForPaths(result: unknown): RulesForPaths {
+  const bad = (what: string) => new ServeError("protocol", `\`pi-rules serve\` answered \`rules_for_paths\` ${what}`);
+  if (!isObject(result) || typeof result.scoped !== "boolean" || !Array.isArray(result.rules)) {
+    throw bad("without `scoped` and `rules`");
+  }
+  const rules = result.rules.map((rule: unknown, at: number): ScopedRule => {
+    const matched = isObject(rule) ? rule.matched : undefined;
+    if (
+      !isObject(rule) ||
+      typeof rule.name !== "string" ||
+      !(typeof rule.path === "string" || rule.path === null) ||
+      typeof rule.dir !== "string" ||
+      typeof rule.text !== "string" ||
+      !isObject(matched) ||
+      typeof matched.path !== "string" ||
+      !(typeof matched.glob === "string" || matched.glob === null || matched.glob === undefined)
+    ) {
+      throw bad(`with a rule (at ${at}) lacking \`name\`, \`path\`, \`dir\`, \`matched\` or \`text\``);
+    }
+    return {
+      name: rule.name,
+      path: rule.path,
+      layer: typeof rule.layer === "string" ? rule.layer : undefined,
+      dir: rule.dir,
+      matched: { path: matched.path, glob: typeof matched.glob === "string" ? matched.glob : null },
+      text: rule.text,
+    };
+  });
+  return { scoped: result.scoped, rules, elapsed_us: typeof result.elapsed_us === "number" ? result.elapsed_us : undefined };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /**
  * A client for one session: starts `pi-rules serve` on the first request, starts a new one when
  * the previous child died, ends a child that does not answer in time, and ends it on `close()`.
@@ -398,6 +474,14 @@ export class ServeClient {
       }
       throw error;
     }
+  }
+
+  /**
+   * The rules whose scope matches one of `params.paths` (`rules_for_paths`). Rejects with a
+   * `ServeError`: of kind `rpc` with code `METHOD_NOT_FOUND` from a binary that predates scopes.
+   */
+  async rulesForPaths(params: RulesForPathsParams): Promise<RulesForPaths> {
+    return parseRulesForPaths(await this.request("rules_for_paths", { ...params }));
   }
 
   private attempt(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {

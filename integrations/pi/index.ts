@@ -1,4 +1,5 @@
-// pi-rules for pi: puts the assembled rules block into every agent start, and adds `/rules`.
+// pi-rules for pi: puts the assembled rules block into every agent start, adds the rules scoped to
+// the files a tool touched to that tool's result, and adds `/rules`.
 //
 // Everything that talks to the `pi-rules` binary goes through client.ts. Handlers never throw:
 // pi would report the error and start the run without any rules. Everything shown to the user that
@@ -9,9 +10,12 @@ import type {
   BeforeAgentStartEventResult,
   ExtensionAPI,
   ExtensionContext,
+  ToolResultEvent,
+  ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import * as piAi from "@earendil-works/pi-ai";
-import { DEFAULT_TIMEOUT_MS, ServeClient, ServeError } from "./client.ts";
+import { DEFAULT_TIMEOUT_MS, INVALID_PARAMS, METHOD_NOT_FOUND, ServeClient, ServeError } from "./client.ts";
+import { DeliveredRules, scopedRulesText, touchedPaths } from "./scoped.ts";
 import { escapeLines, escapeText } from "./terminal.js";
 
 /** The system prompt section that carries the block; pi renders it as `<orchestrator_rules>…</orchestrator_rules>`. */
@@ -78,6 +82,12 @@ export default function piRules(pi: ExtensionAPI): void {
   let stopCleanup: (() => void) | undefined;
   let notifiedWarnings = "";
   let notifiedFailure = false;
+  // Scoped rules: those the model has been given, whether the binary has `rules_for_paths` at all,
+  // and whether the last request failed for want of a working child (asked again once an agent
+  // start has its block, so that a hung binary costs one timeout, not one per tool call).
+  const delivered = new DeliveredRules();
+  let scopedUnsupported = false;
+  let scopedPaused = false;
 
   function sessionClient(ctx: ExtensionContext): ServeClient {
     if (client) return client;
@@ -171,6 +181,7 @@ export default function piRules(pi: ExtensionAPI): void {
         throw new ServeError("protocol", "`pi-rules serve` answered `assemble` without `block` and `warnings`");
       }
       notifiedFailure = false;
+      scopedPaused = false;
       reportWarnings(ctx, result.warnings);
       return result.block;
     } catch (error) {
@@ -183,6 +194,56 @@ export default function piRules(pi: ExtensionAPI): void {
     if (isSubagent()) return undefined;
     const block = await assembledBlock(ctx);
     return inject(event, block);
+  });
+
+  /**
+   * The rules scoped to the files `event`'s tool touched that the model has not been given yet, as
+   * the text to add to its result; undefined when there are none, when scopes are off, and when the
+   * binary cannot say (an older binary without `rules_for_paths`, or a failure): never throws.
+   */
+  async function scopedRulesFor(event: ToolResultEvent, ctx: ExtensionContext): Promise<string | undefined> {
+    // A nested call's result reaches only the tool that made it, never the model.
+    if (isSubagent() || scopedUnsupported || scopedPaused || event.parentToolCallId !== undefined) return undefined;
+    try {
+      const paths = touchedPaths(event.toolName, event.input, event.isError, ctx.cwd);
+      if (paths.length === 0) return undefined;
+      const answer = await sessionClient(ctx).rulesForPaths({
+        cwd: ctx.cwd,
+        paths,
+        agent: "pi",
+        coms_active: comsActive(),
+        confine: confine(),
+      });
+      if (!answer.scoped) return undefined;
+      const fresh = delivered.take(answer.rules);
+      return fresh.length === 0 ? undefined : scopedRulesText(fresh, ctx.cwd);
+    } catch (error) {
+      if (error instanceof ServeError && error.kind === "rpc") {
+        if (error.code === METHOD_NOT_FOUND || error.code === INVALID_PARAMS) scopedUnsupported = true;
+      } else {
+        scopedPaused = true;
+      }
+      return undefined;
+    }
+  }
+
+  pi.on("tool_result", async (event: ToolResultEvent, ctx: ExtensionContext): Promise<ToolResultEventResult | undefined> => {
+    const text = await scopedRulesFor(event, ctx);
+    if (text === undefined) return undefined;
+    // The tool's own output stays first and whole; the rules follow as one more text part.
+    const result: ToolResultEventResult = { content: [...event.content, { type: "text", text }] };
+    if (event.structuredContent !== undefined) result.structuredContent = event.structuredContent;
+    return result;
+  });
+
+  // A compaction replaces the older tool results, and the rules in them, with a summary; another
+  // branch of the session never had them. Either way the model is given them again when it next
+  // touches a matching file.
+  pi.on("session_compact", async () => {
+    delivered.forget();
+  });
+  pi.on("session_tree", async () => {
+    delivered.forget();
   });
 
   pi.registerCommand("rules", {

@@ -21,13 +21,13 @@ import {
   cliWarnings,
   eventually,
   groupMembers,
-  type Harness,
   makeProject,
   noSuchProcess,
   PACKAGE_DIR,
   requireServe,
   startSession,
   withEnv,
+  withSession,
   writeFile,
   writeScript,
 } from "./harness.ts";
@@ -55,26 +55,6 @@ function expectedExplain(cwd: string, coms: boolean): string {
   assert.match(lines[at], coms ? /--coms-active\)$/ : /--coms-active was not given\)$/);
   lines[at] = `feature coms_active = ${coms} (from pi: coms ${coms ? "active" : "inactive"} in this pi session)`;
   return lines.join("\n");
-}
-
-/** Runs `body` with a session on `cwd` and the real binary, then disposes the session and sees its child gone. */
-async function withSession(
-  cwd: string,
-  body: (h: Harness) => Promise<void>,
-  options: Parameters<typeof startSession>[1] = {},
-): Promise<void> {
-  const bin = requireServe();
-  await withEnv({ PI_RULES_BIN: bin }, async () => {
-    const h = await startSession(cwd, options);
-    try {
-      await body(h);
-      assert.deepEqual(h.errors, [], "an extension handler failed");
-    } finally {
-      h.dispose();
-    }
-    // Every session leaves no child behind, and the next test starts from none.
-    assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0), "a pi-rules child outlived the session");
-  });
 }
 
 function sectionsIn(prompt: string): number {

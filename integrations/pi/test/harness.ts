@@ -15,8 +15,18 @@ import {
   SessionManager,
   SettingsManager,
   type AgentSession,
+
 } from "@earendil-works/pi-coding-agent";
-import { fauxAssistantMessage, fauxProvider, getCurrentSystemPrompt, InMemoryCredentialStore } from "@earendil-works/pi-ai";
+import {
+  type AssistantMessage,
+  fauxAssistantMessage,
+  fauxProvider,
+  fauxToolCall,
+  getCurrentSystemPrompt,
+  InMemoryCredentialStore,
+  type JsonObject,
+  type Message,
+} from "@earendil-works/pi-ai";
 
 /** This package: what pi is given as an extension path, so its package.json manifest is used. */
 export const PACKAGE_DIR = resolve(import.meta.dirname, "..");
@@ -118,6 +128,13 @@ export interface Harness {
   systemPrompts: string[];
   /** How many system messages the transcript held at each model call: one more means pi patched the prompt. */
   systemMessages: number[];
+  /** The messages the model was sent at each of its calls, in order. */
+  requests: (readonly Message[])[];
+  /**
+   * Queues the model's next answers: each call of `toolCalls` makes one answer that calls the
+   * given tools (`[name, arguments]`); once the queue is empty, the model answers "done".
+   */
+  script(...answers: [string, JsonObject][][]): void;
   /** Sends a prompt and waits for the run (or the command) to finish. */
   prompt(text: string): Promise<void>;
   /** The system prompt of the latest model call. */
@@ -130,21 +147,24 @@ export interface Harness {
  * `contextFiles` turns pi's own AGENTS.md/CLAUDE.md loading on, and `extension: false` leaves this
  * package out (a pi that only reads the files `pi-rules export` writes); `agentDir` is a pi agent
  * directory whose settings file and installed packages (`pi install`) the session uses instead of
- * this package.
+ * this package; `settings` are pi's own settings for an in-memory session (`compaction`, say).
  */
 export async function startSession(
   cwd: string,
-  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean; agentDir?: string } = {},
+  options: { eventBus?: EventBus; contextFiles?: boolean; extension?: boolean; agentDir?: string; settings?: Parameters<typeof SettingsManager.inMemory>[0] } = {},
 ): Promise<Harness> {
   const agentDir = options.agentDir ?? join(ROOT, `agent-${++projects}`);
   mkdirSync(agentDir, { recursive: true });
   const faux = fauxProvider();
   const systemPrompts: string[] = [];
   const systemMessages: number[] = [];
-  const answer = (context: { messages: readonly { role: string }[] }) => {
+  const requests: (readonly Message[])[] = [];
+  const queued: AssistantMessage[] = [];
+  const answer = (context: { messages: readonly Message[] }) => {
     systemPrompts.push(getCurrentSystemPrompt(context.messages));
     systemMessages.push(context.messages.filter((message) => message.role === "system").length);
-    return fauxAssistantMessage("done");
+    requests.push(structuredClone(context.messages));
+    return queued.shift() ?? fauxAssistantMessage("done");
   };
   faux.setResponses(Array.from({ length: 50 }, () => answer));
 
@@ -154,7 +174,7 @@ export async function startSession(
     refreshOnCreate: false,
   });
   modelRuntime.registerNativeProvider(faux.provider);
-  const settingsManager = options.agentDir ? SettingsManager.create(cwd, agentDir) : SettingsManager.inMemory();
+  const settingsManager = options.agentDir ? SettingsManager.create(cwd, agentDir) : SettingsManager.inMemory(options.settings);
   const resourceLoader = new DefaultResourceLoader({
     cwd,
     agentDir,
@@ -189,6 +209,13 @@ export async function startSession(
     errors,
     systemPrompts,
     systemMessages,
+    requests,
+    script: (...answers) => {
+      for (const calls of answers) {
+        const content = calls.map(([name, args]) => fauxToolCall(name, args));
+        queued.push(fauxAssistantMessage(content, { stopReason: "toolUse" }));
+      }
+    },
     prompt: (text) => session.prompt(text).then(() => undefined),
     lastSystemPrompt: () => {
       assert.ok(systemPrompts.length > 0, "the model was never called");
@@ -276,6 +303,26 @@ export async function eventually(check: () => boolean, ms = 3000): Promise<boole
     await sleep(20);
   }
   return true;
+}
+
+/** Runs `body` with a session on `cwd` and the real binary, then disposes the session and sees its child gone. */
+export async function withSession(
+  cwd: string,
+  body: (h: Harness) => Promise<void>,
+  options: Parameters<typeof startSession>[1] = {},
+): Promise<void> {
+  const bin = requireServe();
+  await withEnv({ PI_RULES_BIN: bin }, async () => {
+    const h = await startSession(cwd, options);
+    try {
+      await body(h);
+      assert.deepEqual(h.errors, [], "an extension handler failed");
+    } finally {
+      h.dispose();
+    }
+    // Every session leaves no child behind, and the next test starts from none.
+    assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0), "a pi-rules child outlived the session");
+  });
 }
 
 /** Sets environment variables for the duration of `body`, then puts the old values back. */
