@@ -400,6 +400,8 @@ export interface RulesForPaths {
   rules: ScopedRule[];
   /** The server's own time for the request, in microseconds. */
   elapsed_us: number | undefined;
+  /** What the user should hear (say, a nested rule directory that is refused); empty when none. */
+  notes: string[];
 }
 
 /** Reads a `rules_for_paths` result, or throws a `ServeError` of kind `protocol` saying what is wrong. */
@@ -431,7 +433,13 @@ export function parseRulesForPaths(result: unknown): RulesForPaths {
       text: rule.text,
     };
   });
-  return { scoped: result.scoped, rules, elapsed_us: typeof result.elapsed_us === "number" ? result.elapsed_us : undefined };
+  const notes = Array.isArray(result.notes) ? result.notes.filter((note): note is string => typeof note === "string") : [];
+  return {
+    scoped: result.scoped,
+    rules,
+    elapsed_us: typeof result.elapsed_us === "number" ? result.elapsed_us : undefined,
+    notes,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

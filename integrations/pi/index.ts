@@ -86,6 +86,7 @@ export default function piRules(pi: ExtensionAPI): void {
   // and whether the last request failed for want of a working child (asked again once an agent
   // start has its block, so that a hung binary costs one timeout, not one per tool call).
   const delivered = new DeliveredRules();
+  const notifiedScopeNotes = new Set<string>();
   let scopedUnsupported = false;
   let scopedPaused = false;
 
@@ -214,6 +215,11 @@ export default function piRules(pi: ExtensionAPI): void {
         coms_active: comsActive(),
         confine: confine(),
       });
+      const notes = answer.notes.filter((note) => !notifiedScopeNotes.has(note));
+      if (notes.length > 0) {
+        for (const note of notes) notifiedScopeNotes.add(note);
+        notify(ctx, notes.map((note) => `pi-rules: ${escapeText(note)}`).join("\n"), "warning");
+      }
       if (!answer.scoped) return undefined;
       const fresh = delivered.take(answer.rules);
       return fresh.length === 0 ? undefined : scopedRulesText(fresh, ctx.cwd);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Message, TextContent } from "@earendil-works/pi-ai";
-import { parseRulesForPaths, type ScopedRule } from "../client.ts";
+import { parseRulesForPaths, type RulesForPaths, type ScopedRule } from "../client.ts";
 import { SECTION } from "../index.ts";
 import { bashWords, DeliveredRules, MAX_PATHS, SCOPED_TAG, scopedRulesText, touchedPaths } from "../scoped.ts";
 import {
@@ -52,7 +52,7 @@ function scopedProject(scoped: boolean): string {
 }
 
 /** What `pi-rules serve`, run as its own process, answers `rules_for_paths` for `paths` in `cwd`. */
-function served(cwd: string, paths: string[]): { scoped: boolean; rules: ScopedRule[] } {
+function served(cwd: string, paths: string[]): RulesForPaths {
   const request = { jsonrpc: "2.0", id: 1, method: "rules_for_paths", params: { cwd, paths, agent: "pi", confine: true } };
   const run = spawnSync(requireServe(), ["serve"], { input: `${JSON.stringify(request)}\n`, encoding: "utf8" });
   assert.equal(run.status, 0, run.stderr);
@@ -107,6 +107,7 @@ describe("scoped rules in a pi session", () => {
         assert.ok(!prompt.includes("No inline styles."), "the web rule is in the system prompt");
         assert.ok(!prompt.includes("Log through the package's own logger."), "the nested rule is in the system prompt");
       }
+      assert.deepEqual(h.notes, []);
     });
   });
 
@@ -443,11 +444,13 @@ describe("parseRulesForPaths", () => {
       scoped: true,
       rules: [{ name: "a", path: null, layer: "package", dir: "/p", matched: { path: "x", glob: null }, text: "t" }],
       elapsed_us: 12,
+      notes: ["a note", 3],
     };
     assert.deepEqual(parseRulesForPaths(answer), {
       scoped: true,
       rules: [{ name: "a", path: null, layer: "package", dir: "/p", matched: { path: "x", glob: null }, text: "t" }],
       elapsed_us: 12,
+      notes: ["a note"],
     });
     for (const bad of [null, {}, { scoped: true }, { scoped: true, rules: [{ name: "a" }] }, { scoped: "yes", rules: [] }]) {
       assert.throws(() => parseRulesForPaths(bad), /answered `rules_for_paths`/);
