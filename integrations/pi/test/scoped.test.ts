@@ -273,7 +273,7 @@ function proxyBinary(mode: "missing" | "hang", log: string): string {
 
 describe("when the binary cannot give scoped rules", () => {
   for (const mode of ["missing", "hang"] as const) {
-    test(`rules_for_paths ${mode === "missing" ? "unknown (an older binary)" : "never answered"}: results stay the tool's own, asked once`, async () => {
+    test(`rules_for_paths ${mode === "missing" ? "unknown (an older binary)" : "never answered"}: results stay the tool's own, asked once ${mode === "missing" ? "a session" : "an agent start"}`, async () => {
       const cwd = scopedProject(true);
       const log = join(makeProject(), "asked.log");
       writeFile(log, "");
@@ -290,6 +290,12 @@ describe("when the binary cannot give scoped rules", () => {
           assert.ok(results[0][0].includes("export const handler = 1;"));
           assert.deepEqual(h.errors, []);
           assert.equal(readFileSync(log, "utf8"), "rules_for_paths\n", "asked again after a failure");
+          // The next agent start: an older binary is not asked again, a hung one (replaced) is.
+          h.script([["read", { path: "src/api/other.ts" }]]);
+          await h.prompt("again");
+          assert.equal(toolResults(h).every((result) => result.length === 1), true);
+          assert.equal(readFileSync(log, "utf8"), "rules_for_paths\n".repeat(mode === "missing" ? 1 : 2));
+          assert.deepEqual(h.errors, []);
         } finally {
           h.dispose();
         }
