@@ -573,6 +573,7 @@ impl LayerParams {
             coms_active: self.coms_active,
             confine: self.confine,
             export_layers: None,
+            scope: Default::default(),
         }
     }
 }
