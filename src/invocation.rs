@@ -357,6 +357,7 @@ pub fn run_selected<O: Observer>(
     let selection = select.selection(&session.schema, defaults)?;
     let settings = selection.read_settings(&session, cx.settings);
     options.export_layers = selection.layers;
+    options.scope.scoped_in_pi = pi_rules_host::scoped::enabled_for_pi(&session);
     let run = assembly::run(session, &options, settings, observer)?;
     write_notes(cx.err, &run.notes);
     Ok(run)

@@ -2,7 +2,7 @@
 //! `assemble`'s and `explain`'s JSON forms) and as text (`explain`'s last section).
 
 use crate::terminal::escape;
-use pi_rules_host::scoped::{ScopeReport, ScopedRule};
+use pi_rules_host::scoped::{PathRules, ScopeReport, ScopedRule};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -112,4 +112,52 @@ fn scope_words(rule: &ScopedRule, quote: &dyn Fn(&str) -> String) -> String {
     } else {
         format!(" [{}]", parts.join("; "))
     }
+}
+
+/// `serve`'s `rules_for_paths` result: `{"scoped", "rules": [...], "notes", "elapsed_us"}`
+/// (`docs/serve.md`).
+pub fn write_path_rules(scoped: bool, answer: &PathRules, elapsed_us: u128, body: &mut Vec<u8>) {
+    #[derive(Serialize)]
+    struct Answer<'a> {
+        scoped: bool,
+        rules: Vec<Rule<'a>>,
+        notes: &'a [String],
+        elapsed_us: u128,
+    }
+    #[derive(Serialize)]
+    struct Rule<'a> {
+        name: &'a str,
+        layer: &'a str,
+        path: Option<std::borrow::Cow<'a, str>>,
+        dir: std::borrow::Cow<'a, str>,
+        matched: MatchedJson<'a>,
+        text: &'a str,
+    }
+    #[derive(Serialize)]
+    struct MatchedJson<'a> {
+        path: &'a str,
+        glob: Option<&'a str>,
+    }
+    let answer = Answer {
+        scoped,
+        rules: answer
+            .rules
+            .iter()
+            .map(|m| Rule {
+                name: &m.name,
+                layer: m.layer.as_str(),
+                path: m.path.as_ref().map(|p| p.to_string_lossy()),
+                dir: m.dir.to_string_lossy(),
+                matched: MatchedJson {
+                    path: &m.file,
+                    glob: m.glob.as_deref(),
+                },
+                text: &m.text,
+            })
+            .collect(),
+        notes: &answer.notes,
+        elapsed_us,
+    };
+    // Serialising plain data into a buffer cannot fail.
+    let _ = serde_json::to_writer(&mut *body, &answer);
 }
