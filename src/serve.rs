@@ -529,7 +529,14 @@ impl LineServer {
         if !rule_scope::is_known_agent(&agent) {
             return Err(RpcError::params(format!("unknown agent `{agent}`")));
         }
-        let (session, settings) = self.session(&p.layer)?;
+        let layer = LayerParams {
+            cwd: p.cwd,
+            package_dir: p.package_dir,
+            coms_active: p.coms_active,
+            confine: p.confine,
+            format: None,
+        };
+        let (session, settings) = self.session(&layer)?;
         let options = ScopeOptions {
             agent: Some(agent.clone()),
             paths: Vec::new(),
@@ -538,8 +545,8 @@ impl LineServer {
         let mut answer = scoped::PathRules::default();
         let on = options.query().is_some();
         if on {
-            let policy = session.policy(session.env.confined(p.layer.confine));
-            let package_dir = p.layer.package_dir.as_deref();
+            let policy = session.policy(session.env.confined(layer.confine));
+            let package_dir = layer.package_dir.as_deref();
             let fresh = self
                 .scope_index
                 .as_ref()
@@ -549,7 +556,7 @@ impl LineServer {
             }
             let index = self.scope_index.as_mut().expect("built above");
             let resolved = settings.resolved;
-            let features = pi_rules_host::session::features(p.layer.coms_active, &resolved);
+            let features = pi_rules_host::session::features(layer.coms_active, &resolved);
             let cycles = pi_rules_host::session::review_loop_max_cycles(resolved.settings());
             let scope = Scope {
                 settings: resolved.settings(),
@@ -646,9 +653,15 @@ impl LayerParams {
 
 /// `rules_for_paths`' params: a project as `assemble` takes it, the files, and the agent.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PathsParams {
-    #[serde(flatten)]
-    layer: LayerParams,
+    cwd: PathBuf,
+    #[serde(default)]
+    package_dir: Option<PathBuf>,
+    #[serde(default)]
+    coms_active: bool,
+    #[serde(default)]
+    confine: bool,
     paths: Vec<PathBuf>,
     #[serde(default)]
     agent: Option<String>,
