@@ -6,6 +6,7 @@
 use crate::output::{output, write_notes};
 use crate::terminal::ColorChoice;
 use clap::Args;
+use pi_rules_core::rule_scope;
 use pi_rules_core::settings::Schema;
 use pi_rules_core::Observer;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
@@ -145,7 +146,44 @@ impl LayerArgs {
             coms_active: self.coms_active,
             confine: self.confine,
             export_layers: None,
+            scope: Default::default(),
         }
+    }
+}
+
+/// `--path` and `--agent`: the block an agent sees while it works on some files.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScopeArgs {
+    /// A file the agent works on (repeatable; relative to --cwd, or absolute): the rules whose
+    /// `paths:` match it, and the rules of nested `.pi/rules` directories above it, join the
+    /// block. For pi, only where `[rules] scoped = true` in .pi/pi-rules.toml.
+    #[arg(long = "path", value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// The agent the block is for (`pi`, `claude`, `cursor`, ...): rules whose `agents:` leave
+    /// it out are left out. Agents other than pi always honour scopes [default: pi].
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+}
+
+impl ScopeArgs {
+    /// The host's scope options; an agent pi-rules does not know is a usage error.
+    pub fn options(&self) -> pi_rules_host::error::Result<assembly::ScopeOptions> {
+        if let Some(agent) = &self.agent {
+            if !rule_scope::is_known_agent(agent) {
+                let hint = rule_scope::suggest_agent(agent)
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                return Err(pi_rules_host::error::Error::usage(format!(
+                    "--agent: unknown agent `{agent}`{hint}; known: {}",
+                    rule_scope::KNOWN_AGENTS.join(", ")
+                )));
+            }
+        }
+        Ok(assembly::ScopeOptions {
+            agent: self.agent.as_ref().map(|a| a.to_ascii_lowercase()),
+            paths: self.paths.clone(),
+            scoped_in_pi: false,
+        })
     }
 }
 
@@ -319,6 +357,7 @@ pub fn run_selected<O: Observer>(
     let selection = select.selection(&session.schema, defaults)?;
     let settings = selection.read_settings(&session, cx.settings);
     options.export_layers = selection.layers;
+    options.scope.scoped_in_pi = pi_rules_host::scoped::enabled_for_pi(&session);
     let run = assembly::run(session, &options, settings, observer)?;
     write_notes(cx.err, &run.notes);
     Ok(run)

@@ -1,9 +1,12 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
 use crate::invocation::Context;
-use crate::invocation::{run_selected, LayerArgs, OutputFormat, SelectArgs, SelectDefaults};
+use crate::invocation::{
+    run_selected, LayerArgs, OutputFormat, ScopeArgs, SelectArgs, SelectDefaults,
+};
 use crate::output::{output, write_file_text, Exit};
 use crate::terminal::escape;
+use pi_rules_host::assembly::LayerOptions;
 use pi_rules_host::error::Result;
 
 /// Assemble the rules block from the package, user and project layers.
@@ -27,6 +30,8 @@ pub struct Args {
     pub layers: LayerArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
     /// On a terminal, print the block's bytes as they are, control characters included (by
@@ -41,7 +46,10 @@ pub use crate::report::assemble::FORMAT_VERSION;
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = run_selected(
         &args.layers.project,
-        args.layers.options(),
+        LayerOptions {
+            scope: args.scope.options()?,
+            ..args.layers.options()
+        },
         &args.select,
         SelectDefaults::HOST,
         cx,

@@ -207,6 +207,7 @@ impl IdeContext {
                     coms_active: self.opts.coms_active.unwrap_or(false),
                     confine: self.opts.confine,
                     export_layers: None,
+                    scope: Default::default(),
                 };
                 let settings = SettingsRead {
                     resolved: self.resolved.clone(),
@@ -295,6 +296,7 @@ impl IdeContext {
             review_loop_max_cycles: self.review_loop_max_cycles.clone(),
             block: assembly::RulesBlock::default(),
             assembly: None,
+            scope: None,
             read_micros: 0,
             assemble_micros: 0,
         }
