@@ -173,12 +173,13 @@ export class DeliveredRules {
 
 /**
  * The text added to a tool result for `rules` (at least one): inside `<scoped_rules>` tags, for
- * each rule a header line naming the rule, its file, the touched file that brought it and the
+ * each rule a header line naming the rule (its file), the touched file that brought it and the
  * scope that matched, then the rule's text. Paths are shown relative to `cwd` when inside it.
  */
 export function scopedRulesText(rules: readonly ScopedRule[], cwd: string): string {
   const parts = rules.map((rule) => {
-    const source = rule.path === null ? "built in" : shownPath(rule.path, cwd);
+    // A rule's file names it (`.pi/rules/80-api.md`); a rule of the binary's own is named.
+    const source = rule.path === null ? `\`${rule.name}\` (built in)` : shownPath(rule.path, cwd);
     const dir = shownPath(rule.dir, cwd);
     const scope =
       rule.matched.glob === null
@@ -186,7 +187,7 @@ export function scopedRulesText(rules: readonly ScopedRule[], cwd: string): stri
         : dir === "."
           ? `\`${rule.matched.glob}\``
           : `\`${rule.matched.glob}\` in ${dir}/`;
-    const header = `[pi-rules] rule \`${rule.name}\` (${source}) applies to ${rule.matched.path}: its scope is ${scope}`;
+    const header = `[pi-rules] rule ${source} applies to ${rule.matched.path}: its scope is ${scope}`;
     return `${header}\n\n${rule.text.replace(/^\n+/, "").trimEnd()}`;
   });
   return `<${SCOPED_TAG}>\n${parts.join("\n\n")}\n</${SCOPED_TAG}>`;

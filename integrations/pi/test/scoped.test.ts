@@ -91,7 +91,7 @@ describe("scoped rules in a pi session", () => {
       assert.equal(expected.scoped, true);
       assert.deepEqual(
         expected.rules.map((rule) => rule.name),
-        ["80-api"],
+        ["80-api.md"],
       );
       assert.equal(result[1], scopedRulesText(expected.rules, cwd));
       assert.ok(result[1].includes("Validate every request body."));
@@ -121,11 +121,11 @@ describe("scoped rules in a pi session", () => {
       const expected = served(cwd, ["packages/api/src/index.ts"]);
       assert.deepEqual(
         expected.rules.map((rule) => rule.name),
-        ["85-package"],
+        ["85-package.md"],
       );
       assert.equal(result[1], scopedRulesText(expected.rules, cwd));
       assert.ok(result[1].includes("Log through the package's own logger."));
-      assert.ok(result[1].includes("(packages/api/.pi/rules/85-package.md)"), result[1]);
+      assert.ok(result[1].includes("rule packages/api/.pi/rules/85-package.md applies to packages/api/src/index.ts"), result[1]);
       assert.ok(!result[1].includes("Validate every request body."));
     });
   });
@@ -163,7 +163,7 @@ describe("scoped rules in a pi session", () => {
       assert.equal(results[0].length, 1, JSON.stringify(results[0]));
       assert.equal(results[1].length, 2, JSON.stringify(results[1]));
       const expected = served(cwd, ["web/app.ts", "src/api/handler.ts"]);
-      assert.deepEqual(expected.rules.map((rule) => rule.name).sort(), ["80-api", "81-web"]);
+      assert.deepEqual(expected.rules.map((rule) => rule.name).sort(), ["80-api.md", "81-web.md"]);
       assert.equal(results[1][1], scopedRulesText(expected.rules, cwd));
     });
   });
@@ -363,7 +363,7 @@ describe("bashWords", () => {
 });
 
 const rule = (over: Partial<ScopedRule>): ScopedRule => ({
-  name: "80-api",
+  name: "80-api.md",
   path: "/p/.pi/rules/80-api.md",
   layer: "project",
   dir: "/p",
@@ -400,20 +400,20 @@ describe("scopedRulesText", () => {
       [
         rule({}),
         rule({
-          name: "85-package",
+          name: "85-package.md",
           path: "/p/packages/api/.pi/rules/85-package.md",
           dir: "/p/packages/api",
           matched: { path: "packages/api/src/i.ts", glob: null },
           text: "Log.\n",
         }),
         rule({
-          name: "86-sql",
+          name: "86-sql.md",
           path: "/p/packages/api/.pi/rules/86-sql.md",
           dir: "/p/packages/api",
           matched: { path: "packages/api/q.sql", glob: "*.sql" },
           text: "SQL.\n",
         }),
-        rule({ name: "00-core", path: null, matched: { path: "/elsewhere/x.ts", glob: "**" }, text: "Core." }),
+        rule({ name: "00-core.md", path: null, matched: { path: "/elsewhere/x.ts", glob: "**" }, text: "Core." }),
       ],
       "/p",
     );
@@ -421,21 +421,21 @@ describe("scopedRulesText", () => {
       text,
       [
         "<scoped_rules>",
-        "[pi-rules] rule `80-api` (.pi/rules/80-api.md) applies to src/api/h.ts: its scope is `src/api/**`",
+        "[pi-rules] rule .pi/rules/80-api.md applies to src/api/h.ts: its scope is `src/api/**`",
         "",
         "# API",
         "",
         "Validate.",
         "",
-        "[pi-rules] rule `85-package` (packages/api/.pi/rules/85-package.md) applies to packages/api/src/i.ts: its scope is the directory packages/api/",
+        "[pi-rules] rule packages/api/.pi/rules/85-package.md applies to packages/api/src/i.ts: its scope is the directory packages/api/",
         "",
         "Log.",
         "",
-        "[pi-rules] rule `86-sql` (packages/api/.pi/rules/86-sql.md) applies to packages/api/q.sql: its scope is `*.sql` in packages/api/",
+        "[pi-rules] rule packages/api/.pi/rules/86-sql.md applies to packages/api/q.sql: its scope is `*.sql` in packages/api/",
         "",
         "SQL.",
         "",
-        "[pi-rules] rule `00-core` (built in) applies to /elsewhere/x.ts: its scope is `**`",
+        "[pi-rules] rule `00-core.md` (built in) applies to /elsewhere/x.ts: its scope is `**`",
         "",
         "Core.",
         "</scoped_rules>",
