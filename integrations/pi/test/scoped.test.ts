@@ -203,6 +203,43 @@ describe("scoped rules in a pi session", () => {
     }, COMPACT_ALL);
   });
 
+  test("after a move to another branch of the session (/tree), the rule comes again", async () => {
+    const cwd = scopedProject(true);
+    await withSession(cwd, async (h) => {
+      h.script([["read", { path: "src/api/handler.ts" }]]);
+      await h.prompt("one");
+      assert.equal(added(toolResults(h)).length, 1);
+      // Back to before the first prompt: the branch with the rule is left behind.
+      const [first] = h.session.getUserMessagesForForking();
+      const moved = await h.session.navigateTree(first.entryId, { summarize: false });
+      assert.equal(moved.cancelled, false);
+      h.script([["read", { path: "src/api/other.ts" }]]);
+      await h.prompt("two");
+      const results = toolResults(h);
+      assert.equal(results.length, 1, "the old branch's tool result is still in the context");
+      assert.equal(results[0].length, 2, JSON.stringify(results));
+      assert.ok(results[0][1].includes("Validate every request body."));
+    });
+  });
+
+  test("a rule edited during the session comes again, with its new text", async () => {
+    const cwd = scopedProject(true);
+    await withSession(cwd, async (h) => {
+      h.script([["read", { path: "src/api/handler.ts" }]]);
+      await h.prompt("one");
+      writeFile(join(cwd, ".pi/rules/80-api.md"), "---\npaths: src/api/**\n---\n# API rule\n\nValidate every response too.\n");
+      h.script([["read", { path: "src/api/other.ts" }]], [["read", { path: "src/api/handler.ts" }]]);
+      await h.prompt("two");
+      const results = toolResults(h);
+      assert.equal(results.length, 3);
+      assert.ok(results[0][1].includes("Validate every request body."));
+      assert.equal(results[1].length, 2, JSON.stringify(results[1]));
+      assert.ok(results[1][1].includes("Validate every response too."));
+      assert.ok(!results[1][1].includes("Validate every request body."));
+      assert.equal(results[2].length, 1, JSON.stringify(results[2]));
+    });
+  });
+
   test("with scoped off (no .pi/pi-rules.toml), the block is pi-config's and no rule is added", async () => {
     const cwd = scopedProject(false);
     await withSession(cwd, async (h) => {
