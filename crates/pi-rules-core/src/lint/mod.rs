@@ -31,6 +31,7 @@ pub(crate) mod text;
 pub use codes::{explain, lookup, Code, CodeInfo, Severity, CODES};
 pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, MAX_PER_CODE};
 pub use files::is_rule_name;
+pub use frontmatter::{suggest_code, LINT_IGNORE_KEY};
 pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindings};
 pub use schema::{KeyInfo, SchemaInfo};
 pub use sources::{SourceLines, Sources};
@@ -192,6 +193,19 @@ impl Report {
         }
     }
 
+    /// Adds the findings of a file the linter does not read itself (pi-rules' configuration
+    /// file, checked by the host), all at `path`, after every other finding, and keeps the lines
+    /// of `text` they point into.
+    pub fn add_file(&mut self, path: &str, text: &str, diagnostics: Vec<Diagnostic>) {
+        let mut out = FileDiagnostics::new(path);
+        for d in diagnostics {
+            out.push(d);
+        }
+        self.sources.insert(&out, text, true);
+        self.files += 1;
+        self.diagnostics.extend(out.finish(None));
+    }
+
     /// How many findings have `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
@@ -227,6 +241,9 @@ pub struct Linter<'a> {
     report: Report,
     /// Lists every file needs, kept from one file to the next.
     scratch: Scratch,
+    /// The codes each rule file silences for itself with `lint-ignore:`, by path: the checks
+    /// across the layers honour them too.
+    ignored: HashMap<FilePath, Vec<Code>, foldhash::fast::RandomState>,
 }
 
 impl<'a> Linter<'a> {
@@ -237,6 +254,7 @@ impl<'a> Linter<'a> {
             files: IndexMap::new(),
             report: Report::default(),
             scratch: Scratch::default(),
+            ignored: HashMap::default(),
         }
     }
 
@@ -253,6 +271,11 @@ impl<'a> Linter<'a> {
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
         self.report.sources.insert(out, &text, exact);
+        if !self.scratch.ignored.is_empty() {
+            let codes = std::mem::take(&mut self.scratch.ignored);
+            self.ignored
+                .insert(FilePath::from(entry.path.as_str()), codes);
+        }
         out.shrink();
         // A file without findings needs no list (most files of a layer have none): it is the
         // list just added, the last one.
@@ -275,6 +298,7 @@ impl<'a> Linter<'a> {
             cx,
             mut files,
             mut report,
+            ignored,
             ..
         } = self;
         let mut sorted: Vec<&LayerInput> = layers.iter().collect();
@@ -295,7 +319,11 @@ impl<'a> Linter<'a> {
         let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
         for (path, out) in sorted_by_path(files, layer_rank) {
             let note = shadowed.get(path.as_str()).map(String::as_str);
-            report.diagnostics.extend(out.finish(note));
+            let mut found = out.finish(note);
+            if let Some(codes) = ignored.get(path.as_str()) {
+                found.retain(|d| !codes.contains(&d.code));
+            }
+            report.diagnostics.extend(found);
         }
         identify(&mut report.diagnostics, &file_ids(layers, settings));
         report
@@ -347,6 +375,8 @@ fn take_rule_bytes(entry: &mut Entry) -> Option<Vec<u8>> {
 struct Scratch {
     markers: Vec<crate::markers::Marker>,
     reach: reach::Scratch,
+    /// The codes the last file checked silences for itself (`lint-ignore:`).
+    ignored: Vec<Code>,
 }
 
 /// Checks one rule file's content; returns its text as the loader reads it, borrowed from
@@ -373,6 +403,7 @@ fn check_rule_text<'b>(
         conditions::check_condition(cx, text, marker, out);
     }
     reach::check(cx, text, &front, markers, out, &mut scratch.reach);
+    scratch.ignored = frontmatter::ignored_codes(&front);
     markers::check_near_misses(text, body, markers, out);
     // Repairing look-alike markers must not unbalance the file (a lone `{{if:x}}` would become
     // an unclosed block): then none of them is offered.
@@ -387,6 +418,9 @@ fn check_rule_text<'b>(
     }
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, markers, out);
+    if !scratch.ignored.is_empty() {
+        out.drop_codes(&scratch.ignored, first);
+    }
     decoded
 }
 
