@@ -308,19 +308,24 @@ impl LoadedConfig {
     }
 
     /// What a command that does not report the findings itself says of them: one warning per
-    /// finding, naming the file, line and column (raw).
+    /// finding, naming the file, line and column, with its code and help (raw).
     pub fn notes(&self) -> Vec<Note> {
         self.findings
             .iter()
             .map(|f| {
-                Note::warning(format!(
+                let mut text = format!(
                     "{}:{}:{}: {} [{}]",
                     f.path.display(),
                     f.line,
                     f.column,
                     f.message,
                     f.code.id()
-                ))
+                );
+                if let Some(help) = &f.help {
+                    text.push_str("; ");
+                    text.push_str(help);
+                }
+                Note::warning(text)
             })
             .collect()
     }
