@@ -17,6 +17,7 @@ macro_rules! doc {
 pub const DOCS: &[(&str, &str)] = &[
     doc!("assemble-json"),
     doc!("check-json"),
+    doc!("config"),
     doc!("explain-json"),
     doc!("performance"),
     doc!("schema-json"),
