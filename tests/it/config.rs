@@ -255,7 +255,8 @@ fn check_section_changes_what_check_reports_and_its_exit_code() {
     let a = ".pi/rules/90-a.md";
     let b = ".pi/rules/91-b.md";
     // (configuration, findings, exit code, exit code with --strict)
-    let cases: &[(&str, &[(&str, &str, &str)], i32, i32)] = &[
+    type Case<'c> = (&'c str, &'c [(&'c str, &'c str, &'c str)], i32, i32);
+    let cases: &[Case<'_>] = &[
         (
             "",
             &[(a, "PR201", "error"), (b, "PR201", "error"), (b, "PR512", "info")],
