@@ -5,9 +5,10 @@
 //! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
 //! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
 //! `PR6xx` links, `PR7xx` settings files, `PR8xx` what evaluation can produce (reasoning over the
-//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents; `PR75x` pi-rules' own configuration
-//! file (`.pi/pi-rules.toml`) and the codes it and a rule's `lint-ignore:` name. An id, once published, never changes meaning; a retired
-//! check keeps its id unused.
+//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents;
+//! `PR75x` pi-rules' own configuration file (`.pi/pi-rules.toml`) and the codes it and a rule's
+//! `lint-ignore:` name. An id, once published, never changes meaning; a retired check keeps its
+//! id unused.
 
 use std::fmt;
 
@@ -261,9 +262,9 @@ break.";
 
     UnknownFrontmatterKey = "PR302" "unknown-frontmatter-key" Warning
         "A frontmatter key the loader does not read."
-        "Only `requires_setting` and `requires` mean anything in a rule's frontmatter. Any other
-key is ignored, which is usually a misspelling (`require`, `requires_settings`) that leaves the
-file ungated.
+        "Only `requires_setting` and `requires` mean anything in a rule's frontmatter (and
+`lint-ignore`, which silences `check`'s codes for that file). Any other key is ignored, which is
+usually a misspelling (`require`, `requires_settings`) that leaves the file ungated.
 
 Fix: correct the key; the message suggests the closest one.";
 

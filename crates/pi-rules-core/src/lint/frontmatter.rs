@@ -18,8 +18,8 @@ use std::ops::Range;
 const GATE_KEYS: [&str; 2] = ["requires_setting", "requires"];
 
 /// Keys with which other agents' rule formats (Cursor, Claude Code, Copilot) scope a rule to
-/// some files, and which users take to do the same here.
-const SCOPE_KEYS: [&str; 4] = ["globs", "paths", "alwaysApply", "applyTo"];
+/// some files or agents, and which users take to do the same here.
+const SCOPE_KEYS: [&str; 5] = ["globs", "paths", "alwaysApply", "applyTo", "agents"];
 
 /// Keys tolerated as documentation (reported as info only).
 const DESCRIPTIVE_KEYS: [&str; 5] = ["description", "title", "name", "summary", "tags"];
@@ -495,5 +495,31 @@ mod tests {
         let span = found[0].span.clone().unwrap();
         assert_eq!(&text[span], "PR8o4");
         assert_eq!(found[0].help.as_deref(), Some("did you mean `PR804`?"));
+    }
+
+    /// `paths:` and `agents:` are scope keys (their finding says the rule is in every prompt, as
+    /// long as pi does not honour scopes), and `lint-ignore:` is read: none of them is reported
+    /// as an unknown key.
+    #[test]
+    fn scope_and_lint_keys_are_not_unknown_keys() {
+        for text in [
+            "---\npaths: src/**\n---\nb",
+            "---\nagents: claude\n---\nb",
+            "---\nlint-ignore: PR804\n---\nb",
+        ] {
+            let mut out = FileDiagnostics::new("x.md");
+            let schema = schema();
+            let cx = Context {
+                schema: &schema,
+                features: crate::lint::FEATURES,
+            };
+            check(&cx, text, &frontmatter::split(text), &mut out);
+            for d in out.finish(None) {
+                assert!(
+                    !d.message.starts_with("unknown frontmatter key"),
+                    "{text:?}: {d:?}"
+                );
+            }
+        }
     }
 }
