@@ -88,6 +88,8 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
+    // pi-rules' own configuration: read first, as what the checks report may depend on it.
+    let loaded = Config::read(opts.session);
     let schema = SchemaInfo::from_schema(&opts.session.schema);
     let mut linter = lint::Linter::new(&schema, lint::FEATURES);
     let (layers, settings) = gather_each(opts, &mut |entry| linter.check_rule(entry))?;
@@ -105,8 +107,7 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
         &session.project_root(),
         &session.cwd,
     ));
-    // pi-rules' own configuration: its files' findings, then `[check]` on every finding.
-    let loaded = Config::read(session);
+    // The configuration files' findings, then `[check]` on every finding.
     add_config_findings(&mut report, &loaded, session);
     let root = session.project_root();
     (loaded.config.check).apply(&mut report, &|d| relative_to_root(session, &root, d));
