@@ -2,7 +2,7 @@
 //! from (the default, the user file or the project file).
 //!
 //! The text form is TOML that pi-rules would read back as the same configuration, each value
-//! followed by a comment naming its source; the JSON form is documented in `docs/config.md`
+//! followed by a comment naming its source; the JSON form is documented in `docs/config-json.md`
 //! (its `format` version changes when a field changes meaning or goes away).
 
 use crate::invocation::{Context, OutputFormat};
@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value as Json};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// The format version of the JSON form (`docs/config.md`).
+/// The format version of the JSON form (`docs/config-json.md`).
 pub const JSON_FORMAT: u64 = 1;
 
 /// Show pi-rules' own configuration and where each value came from.
@@ -201,7 +201,7 @@ fn codes_json(codes: &[Code]) -> Json {
     json!(codes.iter().map(|c| c.id()).collect::<Vec<_>>())
 }
 
-/// The JSON form (`docs/config.md`).
+/// The JSON form (`docs/config-json.md`).
 fn json_form(loaded: &LoadedConfig) -> Json {
     let config = &loaded.config;
     let check = &config.check;

@@ -18,6 +18,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("assemble-json"),
     doc!("check-json"),
     doc!("config"),
+    doc!("config-json"),
     doc!("explain-json"),
     doc!("performance"),
     doc!("schema-json"),
