@@ -2,7 +2,8 @@
 //! (DESIGN-34): relative to the project root, `*` and `?` never cross a `/`; a glob with no `/`
 //! (but a trailing one) matches at any depth (`*.md` is `**/*.md`); a leading `/` anchors it at
 //! the root; and a glob that names a directory also matches everything below it (`legacy` is
-//! `legacy` and `legacy/**`). All the globs of an entry are compiled into one `GlobSet`.
+//! `legacy` and `legacy/**`); `./` in front is left out, and `!` is refused. All the globs of an
+//! entry are compiled into one `GlobSet`. (The same reading as `rule_scope`'s globs of a rule.)
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -42,22 +43,32 @@ impl Matcher {
 
 /// The globset patterns `glob` stands for: itself (anchored, or at any depth), and everything
 /// below it.
-fn patterns(glob: &str) -> Result<[String; 2], String> {
-    if glob.trim().is_empty() {
+fn patterns(glob: &str) -> Result<Vec<String>, String> {
+    let mut g = glob.trim();
+    if g.is_empty() {
         return Err("it is empty".to_owned());
     }
-    let anchored = glob.starts_with('/');
-    let body = glob.trim_start_matches('/').trim_end_matches('/');
-    if body.is_empty() {
-        return Err("it names no file (only `/`)".to_owned());
+    if g.starts_with('!') {
+        return Err("`!` (negation) is not supported: list the paths the entry is for".to_owned());
     }
-    let base = if anchored || body.contains('/') {
+    while let Some(rest) = g.strip_prefix("./") {
+        g = rest;
+    }
+    let anchored = g.starts_with('/');
+    let body = g.trim_start_matches('/').trim_end_matches('/');
+    if body.is_empty() {
+        return Err("it names the whole project: use `[check]` itself".to_owned());
+    }
+    let base = if anchored || body.contains('/') || body.starts_with("**") {
         body.to_owned()
     } else {
         format!("**/{body}")
     };
-    let below = format!("{base}/**");
-    Ok([base, below])
+    let mut out = vec![base.clone()];
+    if !(base.ends_with("/**") || base == "**") {
+        out.push(format!("{base}/**"));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -86,6 +97,8 @@ mod tests {
             (".pi/rules/*.md", ".pi/rules/90-a.md", true),
             ("90-?.md", ".pi/rules/90-a.md", true),
             (".pi/pi-rules.toml", ".pi/pi-rules.toml", true),
+            ("./.pi/rules/*.md", ".pi/rules/90-a.md", true),
+            ("**/legacy", "a/legacy/90-a.md", true),
         ];
         for (glob, path, expected) in cases {
             assert_eq!(matches(glob, path), expected, "{glob} {path}");
@@ -94,7 +107,7 @@ mod tests {
 
     #[test]
     fn invalid_globs_say_why() {
-        for glob in ["", "  ", "/", "a/[b", "{a,b"] {
+        for glob in ["", "  ", "/", "a/[b", "{a,b", "!a/**"] {
             let mut m = Matcher::default();
             let err = m.add(glob).unwrap_err();
             assert!(!err.is_empty(), "{glob:?}");
