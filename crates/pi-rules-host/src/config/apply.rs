@@ -7,7 +7,8 @@
 //! is `ignore`. A rule's own `lint-ignore:` is applied by the linter, before any of this.
 
 use super::{CheckConfig, Level};
-use pi_rules_core::lint::{Code, Diagnostic, Report, Severity};
+use pi_rules_core::lint::{Code, Diagnostic, FilePath, Report, Severity};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A finding's file relative to the project root (for per-path entries); `None` when it is not
@@ -28,12 +29,27 @@ impl CheckConfig {
         default: Severity,
         relative: Option<&Path>,
     ) -> Option<Severity> {
+        let matching = self.matching(relative);
+        self.severity_with(code, default, &matching)
+    }
+
+    /// The indexes of the per-path entries that match `relative`.
+    fn matching(&self, relative: Option<&Path>) -> Vec<usize> {
+        let Some(relative) = relative else {
+            return Vec::new();
+        };
+        (self.per_path.iter().enumerate())
+            .filter(|(_, entry)| entry.matches(relative))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// [`CheckConfig::severity_of`], for a file the per-path entries `matching` match.
+    fn severity_with(&self, code: Code, default: Severity, matching: &[usize]) -> Option<Severity> {
         let mut level = None;
         decide(&mut level, code, &self.severity, &self.ignore);
-        if let Some(relative) = relative {
-            for entry in self.per_path.iter().filter(|e| e.matches(relative)) {
-                decide(&mut level, code, &entry.severity, &entry.ignore);
-            }
+        for entry in matching.iter().filter_map(|&i| self.per_path.get(i)) {
+            decide(&mut level, code, &entry.severity, &entry.ignore);
         }
         match level {
             None => Some(default),
@@ -43,15 +59,23 @@ impl CheckConfig {
 
     /// Applies the configuration to `report`: drops the findings it turns off and sets the
     /// severity of the others. `relative` names a finding's file relative to the project root;
-    /// it is asked only when there are per-path entries.
+    /// it is asked only when there are per-path entries, once per file.
     pub fn apply(&self, report: &mut Report, relative: &Relative<'_>) {
         if self.is_default() {
             return;
         }
-        let per_path = !self.per_path.is_empty();
+        // The entries that match each file, by the finding's path: asked once per file.
+        let mut by_file: HashMap<FilePath, Vec<usize>> = HashMap::new();
         report.diagnostics.retain_mut(|d| {
-            let path = if per_path { relative(d) } else { None };
-            match self.severity_of(d.code, d.severity, path.as_deref()) {
+            let matching = if self.per_path.is_empty() {
+                &[][..]
+            } else {
+                let path = d.path.clone();
+                by_file
+                    .entry(path)
+                    .or_insert_with(|| self.matching(relative(d).as_deref()))
+            };
+            match self.severity_with(d.code, d.severity, matching) {
                 Some(severity) => {
                     d.severity = severity;
                     true

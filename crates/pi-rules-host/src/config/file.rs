@@ -5,8 +5,9 @@
 
 use super::globs;
 use super::{ConfigFinding, ConfigSource, Level, PerPath};
+use indexmap::IndexMap;
 use pi_rules_core::layer::Layer;
-use pi_rules_core::lint::{self, suggest, Code};
+use pi_rules_core::lint::{self, suggest, Code, MAX_PER_CODE};
 use pi_rules_core::span::line_col;
 use std::ops::Range;
 use std::path::Path;
@@ -30,6 +31,11 @@ const PER_PATH_KEYS: [&str; 3] = ["paths", "ignore", "severity"];
 const EXPORT_KEYS: [&str; 1] = ["layers"];
 const LAYER_NAMES: [&str; 3] = ["package", "user", "project"];
 
+/// The most globs a file's `[[check.per-path]]` entries hold together, and the most entries:
+/// past them the rest are ignored (with a finding), so that a hostile file cannot make every
+/// finding of `check` cost a walk through thousands of sets.
+pub(super) const MAX_GLOBS: usize = 1_000;
+
 /// Reads `text`, the file at `path`: what it sets, its findings in position order, and whether
 /// it was TOML at all.
 pub(super) fn read(
@@ -42,6 +48,9 @@ pub(super) fn read(
         path,
         source,
         findings: Vec::new(),
+        kept: IndexMap::new(),
+        left_out: IndexMap::new(),
+        globs: 0,
     };
     let document = match toml_edit::Document::parse(text) {
         Ok(document) => document,
@@ -56,6 +65,23 @@ pub(super) fn read(
     reader.top(document.as_table(), &mut set);
     let mut findings = reader.findings;
     findings.sort_by_key(|f| f.span.as_ref().map_or(0, |s| s.start));
+    // Each code's findings past the bound, summed up in one (as `check` does for a rule file).
+    for (code, (count, span)) in reader.left_out {
+        let at = line_col(text, span.as_ref().map_or(0, |s| s.start));
+        findings.push(ConfigFinding {
+            path: path.to_path_buf(),
+            source,
+            code,
+            span,
+            line: at.line,
+            column: at.column,
+            message: format!(
+                "and {count} more `{}` findings in this file, not shown",
+                code.id()
+            ),
+            help: None,
+        });
+    }
     (set, findings, true)
 }
 
@@ -80,6 +106,12 @@ struct Reader<'t> {
     path: &'t Path,
     source: ConfigSource,
     findings: Vec<ConfigFinding>,
+    /// Per code, how many findings are kept.
+    kept: IndexMap<Code, usize>,
+    /// Per code, the findings past [`MAX_PER_CODE`]: how many, and where the first one is.
+    left_out: IndexMap<Code, (usize, Option<Range<usize>>)>,
+    /// The globs of per-path entries read so far.
+    globs: usize,
 }
 
 /// What a value is, for messages: `a string`, `a boolean`, `a table`.
@@ -105,6 +137,11 @@ fn value_kind(value: &Value) -> &'static str {
 }
 
 impl Reader<'_> {
+    /// Whether `code` has its [`MAX_PER_CODE`] findings already (the next is only counted).
+    fn is_full(&self, code: Code) -> bool {
+        self.kept.get(&code).is_some_and(|&n| n >= MAX_PER_CODE)
+    }
+
     fn report(
         &mut self,
         code: Code,
@@ -112,6 +149,12 @@ impl Reader<'_> {
         message: String,
         help: Option<String>,
     ) {
+        let kept = self.kept.entry(code).or_insert(0);
+        if *kept >= MAX_PER_CODE {
+            self.left_out.entry(code).or_insert((0, span)).0 += 1;
+            return;
+        }
+        *kept += 1;
         let at = line_col(self.text, span.as_ref().map_or(0, |s| s.start));
         self.findings.push(ConfigFinding {
             path: self.path.to_path_buf(),
@@ -294,12 +337,14 @@ impl Reader<'_> {
         match lint::lookup(text) {
             Some(info) => Some(info.code),
             None => {
-                self.report(
-                    Code::UnknownLintCode,
-                    span,
-                    format!("`{}` is not a diagnostic code", short(text)),
-                    Some(lint::suggest_code(text)),
-                );
+                // The suggestion is worked out only for a finding that is shown.
+                let (message, help) = if self.is_full(Code::UnknownLintCode) {
+                    (String::new(), None)
+                } else {
+                    let message = format!("`{}` is not a diagnostic code", short(text));
+                    (message, Some(lint::suggest_code(text)))
+                };
+                self.report(Code::UnknownLintCode, span, message, help);
                 None
             }
         }
@@ -370,8 +415,19 @@ impl Reader<'_> {
                 return None;
             }
         }
-        let mut entries = Vec::with_capacity(tables.len());
-        for (table, span) in tables {
+        let mut entries = Vec::with_capacity(tables.len().min(MAX_GLOBS));
+        for (i, (table, span)) in tables.into_iter().enumerate() {
+            if i == MAX_GLOBS {
+                self.report(
+                    Code::ConfigInvalidValue,
+                    span,
+                    format!(
+                        "more than {MAX_GLOBS} `[[check.per-path]]` entries: the rest are ignored"
+                    ),
+                    None,
+                );
+                break;
+            }
             if let Some(entry) = self.per_path_entry(table, span) {
                 entries.push(entry);
             }
@@ -400,6 +456,20 @@ impl Reader<'_> {
                     };
                     let mut kept = Vec::with_capacity(items.len());
                     for (glob, at) in items {
+                        if self.globs >= MAX_GLOBS {
+                            // Said once, at the first glob left out.
+                            if self.globs == MAX_GLOBS {
+                                self.report(
+                                    Code::ConfigInvalidValue,
+                                    at,
+                                    format!("more than {MAX_GLOBS} globs in `[[check.per-path]]`: the rest are ignored"),
+                                    None,
+                                );
+                                self.globs += 1;
+                            }
+                            break;
+                        }
+                        self.globs += 1;
                         match matcher.add(glob) {
                             Ok(()) => kept.push(glob.to_owned()),
                             Err(reason) => self.report(

@@ -394,3 +394,45 @@ fn the_schema_names_every_key_the_reader_takes() {
     assert!(codes.iter().any(|c| c == "PR804"));
     assert!(codes.iter().any(|c| c == "blank-run"));
 }
+
+#[test]
+fn findings_are_bounded_per_code_and_a_large_file_reads_quickly() {
+    // Close to 1 MiB of codes that do not exist.
+    let items = vec!["\"PR9999\""; 100_000].join(", ");
+    let text = format!("[check]\nignore = [{items}]\n");
+    let started = std::time::Instant::now();
+    let (set, found, _) = file::read(&text, Path::new("p.toml"), ConfigSource::Project);
+    let elapsed = started.elapsed();
+    assert_eq!(set.ignore, Some(Vec::new()));
+    assert_eq!(found.len(), pi_rules_core::lint::MAX_PER_CODE + 1);
+    let last = found.last().unwrap();
+    assert_eq!(
+        last.message,
+        format!(
+            "and {} more `PR754` findings in this file, not shown",
+            100_000 - pi_rules_core::lint::MAX_PER_CODE
+        )
+    );
+    assert!(elapsed.as_secs() < 5, "{elapsed:?}");
+}
+
+#[test]
+fn per_path_globs_and_entries_are_bounded() {
+    let globs = vec!["\"a/**\""; 50_000].join(", ");
+    let entries = "[[check.per-path]]\npaths = [\"b\"]\n".repeat(20_000);
+    for text in [format!("[[check.per-path]]\npaths = [{globs}]\n"), entries] {
+        let started = std::time::Instant::now();
+        let (set, found, _) = file::read(&text, Path::new("p.toml"), ConfigSource::Project);
+        let elapsed = started.elapsed();
+        let per_path = set.per_path.unwrap();
+        let kept: usize = per_path.iter().map(|e| e.paths.len()).sum();
+        assert_eq!(kept, file::MAX_GLOBS);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, Code::ConfigInvalidValue);
+        assert!(
+            found[0].message.contains("the rest are ignored"),
+            "{found:?}"
+        );
+        assert!(elapsed.as_secs() < 10, "{elapsed:?}");
+    }
+}
