@@ -37,19 +37,24 @@ pub struct ScopeOptions {
     pub agent: Option<String>,
     /// The files the agent works on, relative to the working directory or absolute.
     pub paths: Vec<PathBuf>,
-    /// Whether pi honours scopes: the configuration's `[rules] scoped`. Other agents always do.
-    pub scoped_in_pi: bool,
+    /// Whether pi honours scopes; `None` reads the configuration's `[rules] scoped` for the
+    /// session's project. Other agents always do.
+    pub scoped_in_pi: Option<bool>,
 }
 
 impl ScopeOptions {
-    /// The query to narrow the rules to, when scopes are honoured for this agent.
-    pub fn query(&self) -> Option<scoped::Query> {
+    /// The query to narrow the rules to, when scopes are honoured for this agent in `session`.
+    pub fn query(&self, session: &Session) -> Option<scoped::Query> {
         let agent = self
             .agent
             .as_deref()
             .unwrap_or(scoped::PI)
             .to_ascii_lowercase();
-        (agent != scoped::PI || self.scoped_in_pi).then(|| scoped::Query {
+        let on = agent != scoped::PI
+            || self
+                .scoped_in_pi
+                .unwrap_or_else(|| scoped::enabled_for_pi(session));
+        on.then(|| scoped::Query {
             agent,
             paths: self.paths.clone(),
         })
@@ -291,7 +296,7 @@ fn run_with(
         notes.push(Note::info(text.clone()));
         loaded.notes.push(text);
     }
-    let scope = match args.scope.query() {
+    let scope = match args.scope.query(&session) {
         Some(query) if args.export_layers.is_none() => {
             let report = scoped::apply(&mut loaded, &session, &policy, &query);
             notes.extend(report.notes.iter().map(|n| Note::warning(n.clone())));
