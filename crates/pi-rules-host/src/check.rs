@@ -15,6 +15,7 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 mod incremental;
+pub mod walk;
 
 pub use incremental::{IncrementalCheck, Updated};
 
@@ -26,7 +27,8 @@ use crate::loader::{
 };
 use crate::session::Session;
 use pi_rules_core::lint::{
-    self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
+    self, Content, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo, SettingsInput,
+    Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -83,9 +85,26 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
+    check_with(opts, false)
+}
+
+/// [`check`], with scopes on or off for pi (`[rules] scoped`): off, the report says where a
+/// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet.
+///
+/// Besides the layers, it walks the project directory once (see [`walk`]) when the directory is
+/// in a repository or has a project layer: it checks the nested rule directories it finds as
+/// rule files of their own, labelled with their paths from the project, and reports the globs
+/// of project and nested rules that match no file.
+pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
     let schema = SchemaInfo::from_schema(&opts.session.schema);
-    let mut linter = lint::Linter::new(&schema, lint::FEATURES);
-    let (layers, settings) = gather_each(opts, &mut |entry| linter.check_rule(entry))?;
+    let mut linter = lint::Linter::new(&schema, lint::FEATURES).scoped(scoped);
+    let (layers, settings) = gather_each(opts, &mut |kind, entry| {
+        let dir = (kind == Layer::Project).then_some("");
+        linter.check_rule_in(entry, dir);
+    })?;
+    if walks(opts.session) {
+        check_tree(opts.session, &mut linter);
+    }
     // Lint sorts the names several times.
     let collate = comparator_for(
         layers
@@ -103,13 +122,81 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     Ok(report)
 }
 
-/// Reads the three layers and the settings files.
-pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
-    gather_each(opts, &mut |_| {})
+/// Whether `check` walks the project directory: when it is in a repository whose root is not
+/// `$HOME` or above it (a dotfiles repository), or has a project layer. A directory that is
+/// neither (`$HOME` itself) is not walked.
+fn walks(session: &Session) -> bool {
+    let home = session.home.as_deref();
+    let repository = session
+        .repo_root()
+        .is_some_and(|root| !home.is_some_and(|home| home.starts_with(root)));
+    let files = session.files();
+    repository
+        || files
+            .metadata(&session.cwd.join(".pi").join("rules"))
+            .is_some_and(|m| m.is_dir())
 }
 
-/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule).
-type EachEntry<'e> = dyn FnMut(&mut Entry) + 'e;
+/// The project directory's tree: one walk finds the nested rule directories and tries the
+/// globs of the project rules; each nested directory is then listed and its rules checked, and
+/// the globs of the nested rules are tried on the files below their directories. A glob that
+/// matched no file is reported, unless a walk stopped short.
+fn check_tree(session: &Session, linter: &mut lint::Linter<'_>) {
+    let project = &session.cwd;
+    let limits = walk::Limits::default();
+    let roots = linter.scoped_rules().len();
+    let mut trial = walk::GlobTrial::new(linter.scoped_rules(), 0..roots);
+    let walked = walk::walk(project, limits, |path| trial.try_path(path, |_| true));
+    let mut truncated = walked.truncated;
+    let display = PathLabels::new(&session.env);
+    let policy = session.policy(false);
+    let files = session.files();
+    let mut nested = walked.nested;
+    nested.sort_unstable();
+    for dir in nested {
+        let rules = project.join(&dir).join(".pi").join("rules");
+        let layer = list_layer(
+            Layer::Project,
+            &rules,
+            false,
+            &policy,
+            files,
+            &display,
+            &mut |_, entry| linter.check_rule_in(entry, Some(&dir)),
+        );
+        linter.add_nested(NestedInput {
+            label: display.path(&rules),
+            dir,
+            layer,
+        });
+    }
+    let all = linter.scoped_rules().len();
+    let mut inner = walk::GlobTrial::new(linter.scoped_rules(), roots..all);
+    if roots < all {
+        let left = walk::Limits {
+            max_files: limits.max_files.saturating_sub(walked.files),
+            ..limits
+        };
+        let rules = linter.scoped_rules();
+        truncated |= walk::try_nested(project, rules, roots..all, left, &mut inner).1;
+    }
+    if truncated {
+        return;
+    }
+    let unmatched: Vec<(usize, usize)> = trial.unmatched().chain(inner.unmatched()).collect();
+    for (rule, glob) in unmatched {
+        linter.matched_nothing(rule, glob);
+    }
+}
+
+/// Reads the three layers and the settings files.
+pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
+    gather_each(opts, &mut |_, _| {})
+}
+
+/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule),
+/// with its layer.
+type EachEntry<'e> = dyn FnMut(Layer, &mut Entry) + 'e;
 
 /// [`gather`], handing each entry to `each` as soon as it is listed and read, before it joins
 /// its layer. The layers are listed in the order package, user, project.
@@ -130,7 +217,7 @@ fn gather_each(
                 let label = format!("<embedded>/{name}");
                 let mut entry = Entry::new(*name, label, content);
                 entry.file_id = Some(files.id(Path::new(&entry.path)));
-                each(&mut entry);
+                each(Layer::Package, &mut entry);
                 entries.push(entry);
             }
             LayerInput::new(Layer::Package, entries)
@@ -291,7 +378,7 @@ fn list_layer(
     for item in listing.entries {
         let Ok(listed) = item else { continue };
         if let Some(mut entry) = entry_of(kind, listed, open.as_ref(), policy, files, display) {
-            each(&mut entry);
+            each(kind, &mut entry);
             entries.push(entry);
         }
     }
