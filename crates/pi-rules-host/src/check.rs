@@ -123,18 +123,21 @@ pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
 }
 
 /// Whether `check` walks the project directory: when it is in a repository whose root is not
-/// `$HOME` or above it (a dotfiles repository), or has a project layer. A directory that is
-/// neither (`$HOME` itself) is not walked.
+/// `$HOME` or above it (a dotfiles repository), or has a `.pi` directory and is not `$HOME`
+/// (whose `.pi` is the user's). `$HOME` itself, or a directory without either, is not walked.
 fn walks(session: &Session) -> bool {
     let home = session.home.as_deref();
     let repository = session
         .repo_root()
         .is_some_and(|root| !home.is_some_and(|home| home.starts_with(root)));
     let files = session.files();
+    let is_home = home
+        .is_some_and(|home| files.canonical_or_same(home) == files.canonical_or_same(&session.cwd));
     repository
-        || files
-            .metadata(&session.cwd.join(".pi").join("rules"))
-            .is_some_and(|m| m.is_dir())
+        || (!is_home
+            && files
+                .metadata(&session.cwd.join(".pi"))
+                .is_some_and(|m| m.is_dir()))
 }
 
 /// The project directory's tree: one walk finds the nested rule directories and tries the
