@@ -572,6 +572,84 @@ mod tests {
         assert_eq!(linked.unwrap().target, rules.join("90-target.txt"));
     }
 
+    /// A session on `project` with `home`, labels relative to `project`.
+    fn session_in(project: &Path, home: &Path) -> Session {
+        let env = Env::from_vars(project.to_path_buf(), [("HOME", home.as_os_str())]);
+        Session::in_env(
+            env,
+            project.to_path_buf(),
+            Some(home.to_path_buf()),
+            Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        )
+    }
+
+    fn codes_and_paths(session: &Session, scoped: bool) -> Vec<(&'static str, String)> {
+        let opts = CheckOptions {
+            session,
+            package: PackageSource::Embedded(&[]),
+            strict: false,
+        };
+        let report = check_with(&opts, scoped).unwrap();
+        let mut found: Vec<(&'static str, String)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.id(), d.path.to_string()))
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn scopes_on_leave_out_the_findings_of_scopes_off() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let (project, home) = (root.join("project"), root.join("home"));
+        fs::create_dir_all(project.join(".pi/rules")).unwrap();
+        fs::create_dir_all(project.join("packages/api/.pi/rules")).unwrap();
+        fs::create_dir_all(project.join("src")).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        fs::write(project.join("src/a.ts"), "").unwrap();
+        fs::write(
+            project.join(".pi/rules/90-a.md"),
+            "---\npaths: src/**\n---\nA.\n",
+        )
+        .unwrap();
+        fs::write(project.join("packages/api/.pi/rules/90-a.md"), "B.\n").unwrap();
+        let session = session_in(&project, &home);
+        let nested = "packages/api/.pi/rules";
+        let rule = ".pi/rules/90-a.md";
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [
+                ("PR1006", format!("{nested}/90-a.md")),
+                ("PR1007", rule.to_owned()),
+                ("PR1008", nested.to_owned()),
+            ]
+        );
+        assert_eq!(
+            codes_and_paths(&session, true),
+            [("PR1006", format!("{nested}/90-a.md"))]
+        );
+    }
+
+    #[test]
+    fn home_is_not_walked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir_all(home.join(".pi/agent/rules")).unwrap();
+        fs::create_dir_all(home.join("code/x/.pi/rules")).unwrap();
+        fs::write(home.join("code/x/.pi/rules/90-x.md"), "X.\n").unwrap();
+        let session = session_in(&home, &home);
+        assert_eq!(codes_and_paths(&session, false), []);
+        // The same tree below a project directory is walked.
+        fs::create_dir_all(home.join("code/.pi")).unwrap();
+        let session = session_in(&home.join("code"), &home);
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [("PR1008", "x/.pi/rules".to_owned())]
+        );
+    }
+
     #[test]
     fn status_table() {
         assert_eq!(CheckStatus::Clean.exit_code(), 0);
