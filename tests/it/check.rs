@@ -1190,6 +1190,28 @@ mod scopes {
     }
 
     #[test]
+    fn a_nested_rule_directory_that_links_out_of_the_project_is_an_error() {
+        let world = World::new();
+        world.rule("90-x.md", "Project.\n");
+        let outside = world.root().join("outside");
+        world.write(&outside, "90-out.md", "From elsewhere.\n");
+        let nested = world.project.join("packages/api/.pi");
+        fs::create_dir_all(&nested).unwrap();
+        std::os::unix::fs::symlink(&outside, nested.join("rules")).unwrap();
+        let out = world.run(&["check", "--format", "json"]);
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let escaped = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == "PR601")
+            .unwrap_or_else(|| panic!("{report:#}"));
+        assert_eq!(escaped["path"], "packages/api/.pi/rules/90-out.md");
+        assert_eq!(escaped["severity"], "error");
+        assert_eq!(code(&out), 1);
+    }
+
+    #[test]
     fn without_scopes_the_output_is_as_before() {
         // No `paths:`, no `agents:`, no nested directory: nothing of the scope checks, even
         // with a `.gitignore` and files to walk.
