@@ -92,9 +92,9 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
 /// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet.
 ///
 /// Besides the layers, it walks the project directory once (see [`walk`]) when the directory is
-/// in a repository or has a project layer: it checks the nested rule directories it finds as
-/// rule files of their own, labelled with their paths from the project, and reports the globs
-/// of project and nested rules that match no file.
+/// in a repository or has a `.pi` directory (never `$HOME` itself): it checks the nested rule
+/// directories it finds as rule files of their own, labelled as the project's are, and reports
+/// the globs of project and nested rules that match no file.
 pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
     let schema = SchemaInfo::from_schema(&opts.session.schema);
     let mut linter = lint::Linter::new(&schema, lint::FEATURES).scoped(scoped);
