@@ -1,11 +1,11 @@
 //! Checks on the scope of a rule (`paths:`, `agents:`, see [`crate::rule_scope`]) and on nested
 //! rule directories (`packages/api/.pi/rules`): codes `PR1001` to `PR1008`.
 //!
-//! A rule file's own checks ([`check`]) need only its text: globs that cannot be used, a scope
+//! A rule file's own checks (`check`) need only its text: globs that cannot be used, a scope
 //! past its bounds, unknown agents, globs some agent's format cannot hold, and, with scopes off
 //! for pi, the keys that have no effect there yet. The checks across files need what the host
-//! found: the nested directories ([`check_nested`]), and which globs matched no file of the
-//! repository ([`matches_nothing`]), which the host learns by walking it once with all the
+//! found: the nested directories (`check_nested`), and which globs matched no file of the
+//! repository (`matches_nothing`), which the host learns by walking it once with all the
 //! globs of the rules the linter hands it ([`ScopedRule`]).
 
 use super::codes::Code;
