@@ -529,3 +529,32 @@ fn help_texts_name_the_file_and_the_schema() {
     assert!(help.contains("--config"), "{help}");
     assert_eq!(code(&world.run(&["schema", "--config", "dco"])), 2);
 }
+
+/// `[rules] scoped` is what pi's block and `check` follow: off, a rule with `paths:` is in the
+/// block and `check` says its scope has no effect (PR1007); on, it leaves the always-on block
+/// and `check` no longer says so.
+#[test]
+fn rules_scoped_turns_scopes_on_for_pi() {
+    let world = World::new();
+    world.rule("90-api.md", "---\npaths: src/api/**\n---\nAPI rule.\n");
+    world.rule("91-all.md", "Everywhere rule.\n");
+    world.write(&world.project.join("src/api"), "handler.ts", "x\n");
+    let package = world.package(&[]);
+    let block = |world: &World| stdout(&world.expect(&["assemble", "--package-dir", &package], 0));
+    let off = block(&world);
+    assert!(
+        off.contains("API rule.") && off.contains("Everywhere rule."),
+        "{off}"
+    );
+    assert!(!short_lines(&world, &["PR1007"]).is_empty());
+    user_config(&world, "[rules]\nscoped = true\n");
+    let on = block(&world);
+    assert!(
+        !on.contains("API rule.") && on.contains("Everywhere rule."),
+        "{on}"
+    );
+    assert_eq!(short_lines(&world, &["PR1007"]), Vec::<String>::new());
+    // The project file overrides the user's.
+    project_config(&world, "[rules]\nscoped = false\n");
+    assert_eq!(block(&world), off);
+}
