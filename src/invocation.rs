@@ -136,6 +136,8 @@ pub struct LayerArgs {
     /// PI_RULES_CONFINE=1].
     #[arg(long)]
     pub confine: bool,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
 }
 
 impl LayerArgs {
@@ -146,7 +148,7 @@ impl LayerArgs {
             coms_active: self.coms_active,
             confine: self.confine,
             export_layers: None,
-            scope: Default::default(),
+            scope: self.scope.options(),
         }
     }
 }
@@ -161,30 +163,33 @@ pub struct ScopeArgs {
     pub paths: Vec<PathBuf>,
     /// The agent the block is for (`pi`, `claude`, `cursor`, ...): rules whose `agents:` leave
     /// it out are left out. Agents other than pi always honour scopes [default: pi].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = parse_agent)]
     pub agent: Option<String>,
 }
 
 impl ScopeArgs {
-    /// The host's scope options; an agent pi-rules does not know is a usage error.
-    pub fn options(&self) -> pi_rules_host::error::Result<assembly::ScopeOptions> {
-        if let Some(agent) = &self.agent {
-            if !rule_scope::is_known_agent(agent) {
-                let hint = rule_scope::suggest_agent(agent)
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-                return Err(pi_rules_host::error::Error::usage(format!(
-                    "--agent: unknown agent `{agent}`{hint}; known: {}",
-                    rule_scope::KNOWN_AGENTS.join(", ")
-                )));
-            }
-        }
-        Ok(assembly::ScopeOptions {
-            agent: self.agent.as_ref().map(|a| a.to_ascii_lowercase()),
+    /// The host's scope options; pi's comes from the project's configuration.
+    pub fn options(&self) -> assembly::ScopeOptions {
+        assembly::ScopeOptions {
+            agent: self.agent.clone(),
             paths: self.paths.clone(),
-            scoped_in_pi: false,
-        })
+            scoped_in_pi: None,
+        }
     }
+}
+
+/// `--agent`'s value: a known agent, lowercase; else a usage error with a "did you mean".
+fn parse_agent(name: &str) -> Result<String, String> {
+    if rule_scope::is_known_agent(name) {
+        return Ok(name.to_ascii_lowercase());
+    }
+    let hint = rule_scope::suggest_agent(name)
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    Err(format!(
+        "unknown agent{hint}; known: {}",
+        rule_scope::KNOWN_AGENTS.join(", ")
+    ))
 }
 
 /// Where the layers are, for the commands that do not assemble.
@@ -357,7 +362,6 @@ pub fn run_selected<O: Observer>(
     let selection = select.selection(&session.schema, defaults)?;
     let settings = selection.read_settings(&session, cx.settings);
     options.export_layers = selection.layers;
-    options.scope.scoped_in_pi = pi_rules_host::scoped::enabled_for_pi(&session);
     let run = assembly::run(session, &options, settings, observer)?;
     write_notes(cx.err, &run.notes);
     Ok(run)

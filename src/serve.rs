@@ -540,10 +540,10 @@ impl LineServer {
         let options = ScopeOptions {
             agent: Some(agent.clone()),
             paths: Vec::new(),
-            scoped_in_pi: scoped::enabled_for_pi(&session),
+            scoped_in_pi: None,
         };
         let mut answer = scoped::PathRules::default();
-        let on = options.query().is_some();
+        let on = options.query(&session).is_some();
         if on {
             let policy = session.policy(session.env.confined(layer.confine));
             let package_dir = layer.package_dir.as_deref();

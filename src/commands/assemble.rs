@@ -1,12 +1,9 @@
 //! `pi-rules assemble`: the rules block, as text or as JSON with the per-file report.
 
 use crate::invocation::Context;
-use crate::invocation::{
-    run_selected, LayerArgs, OutputFormat, ScopeArgs, SelectArgs, SelectDefaults,
-};
+use crate::invocation::{run_selected, LayerArgs, OutputFormat, SelectArgs, SelectDefaults};
 use crate::output::{output, write_file_text, Exit};
 use crate::terminal::escape;
-use pi_rules_host::assembly::LayerOptions;
 use pi_rules_host::error::Result;
 
 /// Assemble the rules block from the package, user and project layers.
@@ -30,8 +27,6 @@ pub struct Args {
     pub layers: LayerArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    #[command(flatten)]
-    pub scope: ScopeArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
     /// On a terminal, print the block's bytes as they are, control characters included (by
@@ -46,10 +41,7 @@ pub use crate::report::assemble::FORMAT_VERSION;
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let run = run_selected(
         &args.layers.project,
-        LayerOptions {
-            scope: args.scope.options()?,
-            ..args.layers.options()
-        },
+        args.layers.options(),
         &args.select,
         SelectDefaults::HOST,
         cx,

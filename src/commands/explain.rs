@@ -5,12 +5,11 @@
 //! [`crate::report::explain`].
 
 use crate::invocation::{
-    run_selected, Context, LayerArgs, OutputFormat, ScopeArgs, SelectArgs, SelectDefaults,
+    run_selected, Context, LayerArgs, OutputFormat, SelectArgs, SelectDefaults,
 };
 use crate::output::{output, Exit};
 use crate::report::explain as print;
 use crate::terminal::Paint;
-use pi_rules_host::assembly::LayerOptions;
 use pi_rules_host::error::Result;
 use pi_rules_host::explain::{Explanation, Recorder};
 
@@ -33,8 +32,6 @@ pub struct Args {
     pub layers: LayerArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    #[command(flatten)]
-    pub scope: ScopeArgs,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -47,10 +44,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut recorder = Recorder::default();
     let run = run_selected(
         &args.layers.project,
-        LayerOptions {
-            scope: args.scope.options()?,
-            ..args.layers.options()
-        },
+        args.layers.options(),
         &args.select,
         SelectDefaults::HOST,
         cx,

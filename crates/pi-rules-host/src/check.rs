@@ -8,6 +8,10 @@
 //! file system goes through the session's [`Files`], so the editor's buffers stand in for the
 //! files at their paths, as they do for the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
+//! pi-rules' own configuration files ([`crate::config`]) join the report with their findings
+//! (PR751-PR755), and their `[check]` decides what every finding becomes: ignored, or at
+//! another severity, everywhere or for the files some globs match.
+//!
 //! [`IncrementalCheck`] keeps the same findings up to date as files change, for the language
 //! server: a change to one file checks that file again, not every layer.
 //!
@@ -15,9 +19,11 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 mod incremental;
+pub mod walk;
 
 pub use incremental::{IncrementalCheck, Updated};
 
+use crate::config::{Config, LoadedConfig};
 use crate::env::Env;
 use crate::error::Result;
 use crate::files::{bounded, Files, Listed};
@@ -26,7 +32,8 @@ use crate::loader::{
 };
 use crate::session::Session;
 use pi_rules_core::lint::{
-    self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
+    self, Content, Diagnostic, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo,
+    SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -83,9 +90,35 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
+    // pi-rules' own configuration: whether scopes are on for pi, its files' findings, and
+    // `[check]` on every finding.
+    let loaded = Config::read(opts.session);
+    let mut report = check_with(opts, loaded.config.scoped())?;
+    let session = opts.session;
+    add_config_findings(&mut report, &loaded, session);
+    let root = session.project_root();
+    (loaded.config.check).apply(&mut report, &|d| relative_to_root(session, &root, d));
+    Ok(report)
+}
+
+/// [`check`], with scopes on or off for pi (`[rules] scoped`): off, the report says where a
+/// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet. The configuration
+/// files are not read: neither their findings nor `[check]` are in the report.
+///
+/// Besides the layers, it walks the project directory once (see [`walk`]) when the directory is
+/// in a repository or has a `.pi` directory (never `$HOME` itself): it checks the nested rule
+/// directories it finds as rule files of their own, labelled as the project's are, and reports
+/// the globs of project and nested rules that match no file.
+pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
     let schema = SchemaInfo::from_schema(&opts.session.schema);
-    let mut linter = lint::Linter::new(&schema, lint::FEATURES);
-    let (layers, settings) = gather_each(opts, &mut |entry| linter.check_rule(entry))?;
+    let mut linter = lint::Linter::new(&schema, lint::FEATURES).scoped(scoped);
+    let (layers, settings) = gather_each(opts, &mut |kind, entry| {
+        let dir = (kind == Layer::Project).then_some("");
+        linter.check_rule_in(entry, dir);
+    })?;
+    if walks(opts.session) {
+        check_tree(opts.session, &mut linter);
+    }
     // Lint sorts the names several times.
     let collate = comparator_for(
         layers
@@ -103,13 +136,134 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     Ok(report)
 }
 
-/// Reads the three layers and the settings files.
-pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
-    gather_each(opts, &mut |_| {})
+/// Adds the findings of the configuration files to `report`, each file's with the lines they
+/// point into, after every other finding.
+fn add_config_findings(report: &mut Report, loaded: &LoadedConfig, session: &Session) {
+    let display = PathLabels::new(&session.env);
+    for file in &loaded.files {
+        let mut found = loaded
+            .findings
+            .iter()
+            .filter(|f| f.path == file.path)
+            .peekable();
+        if found.peek().is_none() {
+            continue;
+        }
+        let shown = display.path(&file.path);
+        let id = session.files().id(&file.path);
+        let diagnostics = found
+            .map(|finding| {
+                let mut d = Diagnostic::new(finding.code, shown.as_str(), finding.span.clone());
+                d.message(finding.message.clone())
+                    .maybe_help(finding.help.clone());
+                d.file_id = Some(id);
+                d
+            })
+            .collect();
+        report.add_file(&shown, file.text.as_deref().unwrap_or(""), diagnostics);
+    }
 }
 
-/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule).
-type EachEntry<'e> = dyn FnMut(&mut Entry) + 'e;
+/// The file of finding `d` relative to the project `root` (canonical), for `[[check.per-path]]`:
+/// `None` when it is not under the root (a user or embedded rule, `$HOME`'s settings).
+fn relative_to_root(session: &Session, root: &Path, d: &Diagnostic) -> Option<PathBuf> {
+    let files = session.files();
+    let path = match d.file_id.and_then(|id| files.path(id)) {
+        Some(path) => path.to_path_buf(),
+        None => PathBuf::from(d.path.as_str()),
+    };
+    let path = if path.is_relative() {
+        session.env.cwd().ok()?.join(path)
+    } else {
+        path
+    };
+    if let Ok(relative) = path.strip_prefix(root) {
+        return Some(relative.to_path_buf());
+    }
+    // The root is canonical, the path as found may go through a link: its directory's real
+    // path, with its own name (a rule that is a link is judged where it is listed).
+    let real = files.canonical(path.parent()?)?.join(path.file_name()?);
+    real.strip_prefix(root).ok().map(Path::to_path_buf)
+}
+
+/// Whether `check` walks the project directory: when it is in a repository whose root is not
+/// `$HOME` or above it (a dotfiles repository), or has a `.pi` directory and is not `$HOME`
+/// (whose `.pi` is the user's). `$HOME` itself, or a directory without either, is not walked.
+fn walks(session: &Session) -> bool {
+    let home = session.home.as_deref();
+    let repository = session
+        .repo_root()
+        .is_some_and(|root| !home.is_some_and(|home| home.starts_with(root)));
+    let files = session.files();
+    let is_home = home
+        .is_some_and(|home| files.canonical_or_same(home) == files.canonical_or_same(&session.cwd));
+    repository
+        || (!is_home
+            && files
+                .metadata(&session.cwd.join(".pi"))
+                .is_some_and(|m| m.is_dir()))
+}
+
+/// The project directory's tree: one walk finds the nested rule directories and tries the
+/// globs of the project rules; each nested directory is then listed and its rules checked, and
+/// the globs of the nested rules are tried on the files below their directories. A glob that
+/// matched no file is reported, unless a walk stopped short.
+fn check_tree(session: &Session, linter: &mut lint::Linter<'_>) {
+    let project = &session.cwd;
+    let limits = walk::Limits::default();
+    let roots = linter.scoped_rules().len();
+    let mut trial = walk::GlobTrial::new(linter.scoped_rules(), 0..roots);
+    let walked = walk::walk(project, limits, |path| trial.try_path(path, |_| true));
+    let mut truncated = walked.truncated;
+    let display = PathLabels::new(&session.env);
+    let policy = session.policy(false);
+    let files = session.files();
+    let mut nested = walked.nested;
+    nested.sort_unstable();
+    for dir in nested {
+        let rules = project.join(&dir).join(".pi").join("rules");
+        let layer = list_layer(
+            Layer::Project,
+            &rules,
+            false,
+            &policy,
+            files,
+            &display,
+            &mut |_, entry| linter.check_rule_in(entry, Some(&dir)),
+        );
+        linter.add_nested(NestedInput {
+            label: display.path(&rules),
+            dir,
+            layer,
+        });
+    }
+    let all = linter.scoped_rules().len();
+    let mut inner = walk::GlobTrial::new(linter.scoped_rules(), roots..all);
+    if roots < all {
+        let left = walk::Limits {
+            max_files: limits.max_files.saturating_sub(walked.files),
+            ..limits
+        };
+        let rules = linter.scoped_rules();
+        truncated |= walk::try_nested(project, rules, roots..all, left, &mut inner).1;
+    }
+    if truncated {
+        return;
+    }
+    let unmatched: Vec<(usize, usize)> = trial.unmatched().chain(inner.unmatched()).collect();
+    for (rule, glob) in unmatched {
+        linter.matched_nothing(rule, glob);
+    }
+}
+
+/// Reads the three layers and the settings files.
+pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
+    gather_each(opts, &mut |_, _| {})
+}
+
+/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule),
+/// with its layer.
+type EachEntry<'e> = dyn FnMut(Layer, &mut Entry) + 'e;
 
 /// [`gather`], handing each entry to `each` as soon as it is listed and read, before it joins
 /// its layer. The layers are listed in the order package, user, project.
@@ -130,7 +284,7 @@ fn gather_each(
                 let label = format!("<embedded>/{name}");
                 let mut entry = Entry::new(*name, label, content);
                 entry.file_id = Some(files.id(Path::new(&entry.path)));
-                each(&mut entry);
+                each(Layer::Package, &mut entry);
                 entries.push(entry);
             }
             LayerInput::new(Layer::Package, entries)
@@ -291,7 +445,7 @@ fn list_layer(
     for item in listing.entries {
         let Ok(listed) = item else { continue };
         if let Some(mut entry) = entry_of(kind, listed, open.as_ref(), policy, files, display) {
-            each(&mut entry);
+            each(kind, &mut entry);
             entries.push(entry);
         }
     }
@@ -480,6 +634,84 @@ mod tests {
             .iter()
             .find(|f| f.path == ".pi/rules/20-linked.md");
         assert_eq!(linked.unwrap().target, rules.join("90-target.txt"));
+    }
+
+    /// A session on `project` with `home`, labels relative to `project`.
+    fn session_in(project: &Path, home: &Path) -> Session {
+        let env = Env::from_vars(project.to_path_buf(), [("HOME", home.as_os_str())]);
+        Session::in_env(
+            env,
+            project.to_path_buf(),
+            Some(home.to_path_buf()),
+            Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        )
+    }
+
+    fn codes_and_paths(session: &Session, scoped: bool) -> Vec<(&'static str, String)> {
+        let opts = CheckOptions {
+            session,
+            package: PackageSource::Embedded(&[]),
+            strict: false,
+        };
+        let report = check_with(&opts, scoped).unwrap();
+        let mut found: Vec<(&'static str, String)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.id(), d.path.to_string()))
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn scopes_on_leave_out_the_findings_of_scopes_off() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let (project, home) = (root.join("project"), root.join("home"));
+        fs::create_dir_all(project.join(".pi/rules")).unwrap();
+        fs::create_dir_all(project.join("packages/api/.pi/rules")).unwrap();
+        fs::create_dir_all(project.join("src")).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        fs::write(project.join("src/a.ts"), "").unwrap();
+        fs::write(
+            project.join(".pi/rules/90-a.md"),
+            "---\npaths: src/**\n---\nA.\n",
+        )
+        .unwrap();
+        fs::write(project.join("packages/api/.pi/rules/90-a.md"), "B.\n").unwrap();
+        let session = session_in(&project, &home);
+        let nested = "packages/api/.pi/rules";
+        let rule = ".pi/rules/90-a.md";
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [
+                ("PR1006", format!("{nested}/90-a.md")),
+                ("PR1007", rule.to_owned()),
+                ("PR1008", nested.to_owned()),
+            ]
+        );
+        assert_eq!(
+            codes_and_paths(&session, true),
+            [("PR1006", format!("{nested}/90-a.md"))]
+        );
+    }
+
+    #[test]
+    fn home_is_not_walked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir_all(home.join(".pi/agent/rules")).unwrap();
+        fs::create_dir_all(home.join("code/x/.pi/rules")).unwrap();
+        fs::write(home.join("code/x/.pi/rules/90-x.md"), "X.\n").unwrap();
+        let session = session_in(&home, &home);
+        assert_eq!(codes_and_paths(&session, false), []);
+        // The same tree below a project directory is walked.
+        fs::create_dir_all(home.join("code/.pi")).unwrap();
+        let session = session_in(&home.join("code"), &home);
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [("PR1008", "x/.pi/rules".to_owned())]
+        );
     }
 
     #[test]
