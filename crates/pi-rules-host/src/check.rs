@@ -17,7 +17,7 @@
 mod incremental;
 pub mod walk;
 
-pub use incremental::{IncrementalCheck, Updated};
+pub use incremental::{nested_dir, IncrementalCheck, Updated};
 
 use crate::env::Env;
 use crate::error::Result;
