@@ -234,6 +234,12 @@ impl IncrementalCheck {
         found
     }
 
+    /// Whether the nested rule directory `rules` (`<project>/D/.pi/rules`) is taken in: a
+    /// change to one of its files is checked; a change in one that is not takes it in.
+    pub fn has_nested(&self, rules: &Path) -> bool {
+        self.nested.iter().any(|n| n.rules == rules)
+    }
+
     /// Takes in a change to the file at `path` (its text in the editor, or on disk; made or
     /// removed), with `opts.session`'s editor buffers, and checks again what reads it.
     pub fn update(&mut self, opts: &CheckOptions<'_>, path: &Path) -> Result<Updated> {

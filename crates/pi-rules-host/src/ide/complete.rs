@@ -49,7 +49,9 @@ pub fn completions(
 ) -> Vec<Completion> {
     let offset = clamp(text, offset);
     match kind {
-        DocumentKind::Rule { .. } => rule_completions(ctx, text, offset),
+        DocumentKind::Rule { .. } | DocumentKind::NestedRule { .. } => {
+            rule_completions(ctx, text, offset)
+        }
         DocumentKind::Settings { .. } => settings_completions(ctx, text, offset),
         DocumentKind::Other => Vec::new(),
     }

@@ -47,6 +47,10 @@ pub enum DocumentKind {
     /// A rule file of a layer: `NAME.md` in the layer's directory (for the embedded package
     /// rules, their copy in the cache, [`materialize_package_rule`]).
     Rule { layer: Layer, name: String },
+    /// A rule file of a nested rule directory, `NAME.md` in `D/.pi/rules` for a directory `D`
+    /// below the project directory: its scope is `dir` (`D`, absolute), and it replaces the
+    /// layers' rule of the same name for the files there.
+    NestedRule { dir: PathBuf, name: String },
     /// A settings file, `pi-config-settings.json` or `.jsonc`, global or of the project.
     Settings { scope: SettingsScope },
     /// Anything else: every query answers nothing.
@@ -91,7 +95,8 @@ pub fn classify(session: &Session, path: &Path) -> DocumentKind {
 /// Which layer or settings file `path` is: a `*.md` file directly in the project, user or
 /// package layer's directory (the package layer from `package_dir`, else as
 /// [`Session::layer_dirs`] says; the embedded rules' cache copies count as the package layer),
-/// or one of the two settings files. Paths are compared as given, then by their real
+/// or one of the two settings files, or a `*.md` file in a nested rule directory
+/// (`D/.pi/rules` for a directory `D` below the project directory, [`DocumentKind::NestedRule`]). Paths are compared as given, then by their real
 /// directories, so a layer reached through a link is recognised.
 pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path) -> DocumentKind {
     let (Some(name), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())
@@ -141,7 +146,13 @@ pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path)
     if package {
         return rule(Layer::Package);
     }
-    DocumentKind::Other
+    match crate::check::nested_dir(&session.cwd, parent) {
+        Some(dir) => DocumentKind::NestedRule {
+            dir: session.cwd.join(dir),
+            name: name.to_owned(),
+        },
+        None => DocumentKind::Other,
+    }
 }
 
 /// What the queries of one request read: the session's settings, resolved now, and (when a
@@ -261,6 +272,8 @@ impl IdeContext {
     fn single_run(&self, kind: &DocumentKind, text: &str) -> Run {
         let (name, layer) = match kind {
             DocumentKind::Rule { layer, name } => (name.clone(), *layer),
+            // As the project's rules, with the same settings.
+            DocumentKind::NestedRule { name, .. } => (name.clone(), Layer::Project),
             _ => ("document.md".to_owned(), Layer::Project),
         };
         let candidate = Candidate {

@@ -40,8 +40,10 @@ enum Key {
 /// else.
 pub fn scope_dir(ctx: &IdeContext, kind: &DocumentKind, path: &Path) -> Option<PathBuf> {
     let cwd = &ctx.session.cwd;
-    if matches!(kind, DocumentKind::Rule { .. }) {
-        return Some(cwd.clone());
+    match kind {
+        DocumentKind::Rule { .. } => return Some(cwd.clone()),
+        DocumentKind::NestedRule { dir, .. } => return Some(dir.clone()),
+        _ => {}
     }
     let name = path.file_name()?.to_str()?;
     if !crate::loader::is_rule_name(name) {

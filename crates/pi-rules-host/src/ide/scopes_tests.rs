@@ -303,3 +303,53 @@ fn any_offset_of_any_header_is_answered_without_a_panic() {
         }
     }
 }
+
+#[test]
+fn a_nested_rule_is_classified_and_served_as_a_rule() {
+    let p = Project::new();
+    let ctx = p.ctx();
+    let session = ctx.session();
+    let path = p.cwd.join("src/api/.pi/rules/10-n.md");
+    let kind = crate::ide::classify(session, &path);
+    assert_eq!(
+        kind,
+        DocumentKind::NestedRule {
+            dir: p.cwd.join("src/api"),
+            name: "10-n.md".to_owned()
+        }
+    );
+    // The project's own layer, a directory that is not `.pi/rules`, and a `.pi/rules` outside
+    // the project are not nested rules.
+    assert!(matches!(
+        crate::ide::classify(session, &p.cwd.join(".pi/rules/10-n.md")),
+        DocumentKind::Rule {
+            layer: Layer::Project,
+            ..
+        }
+    ));
+    for other in [
+        p.cwd.join("src/api/.pi/other/10-n.md"),
+        p.cwd.join("src/api/.pi/rules/notes.txt"),
+        p.cwd.parent().unwrap().join("elsewhere/.pi/rules/10-n.md"),
+    ] {
+        assert_eq!(crate::ide::classify(session, &other), DocumentKind::Other);
+    }
+    // Its globs are relative to its directory.
+    assert_eq!(scope_dir(&ctx, &kind, &path), Some(p.cwd.join("src/api")));
+    let text = "---\npaths: *.ts\n---\n{{IF:dc}}\nx\n{{/IF}}\n";
+    let hover = scope_hover(&ctx, &kind, &path, text, after(text, ": *")).unwrap();
+    assert!(
+        hover.markdown.contains("Matches 2 files"),
+        "{}",
+        hover.markdown
+    );
+    // The rule queries answer as in a project rule.
+    let items = crate::ide::completions(&ctx, &kind, text, after(text, "{{IF:dc"));
+    assert!(labels(&items).contains(&"dco"), "{:?}", labels(&items));
+    assert_eq!(
+        crate::ide::symbols(&kind, text).len(),
+        crate::ide::symbols(&p.rule().0, text).len()
+    );
+    assert!(!crate::ide::symbols(&kind, text).is_empty());
+    assert_eq!(crate::ide::inlay_hints(&ctx, &kind, text).len(), 1);
+}
