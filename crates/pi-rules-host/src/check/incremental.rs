@@ -1,13 +1,15 @@
 //! [`IncrementalCheck`]: `check`'s findings kept up to date as files change, file by file.
 
 use super::{
-    comparator_for, entry_of, gather, gather_each, gather_settings, list_layer, CheckOptions,
-    PathLabels,
+    add_config_findings, comparator_for, entry_of, gather, gather_each, gather_settings,
+    list_layer, CheckOptions, PathLabels,
 };
+use crate::config::{self, Config, LoadedConfig};
 use crate::error::Result;
 use crate::files::{FileStamp, Files};
 use crate::loader::Layer;
 use crate::loader::{Escape, PackageSource};
+use crate::session::Session;
 use pi_rules_core::lint::{
     self, Content, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo,
 };
@@ -31,6 +33,10 @@ use std::sync::Arc;
 /// checks that need the walk of the repository (a glob that matches no file, `PR1004`) are
 /// `check`'s alone.
 ///
+/// pi-rules' configuration files are read with the rest: their findings are theirs, and their
+/// `[check]` decides what every finding becomes. A change to one reads them again; when what
+/// they say changed (`[rules] scoped`, `[check]`), everything is checked again.
+///
 /// The findings of a file are those of [`check`](super::check) on the same files and editor
 /// buffers, but for the findings on files `export` wrote, which are not in a layer, and those
 /// that need the walk. Their file
@@ -53,6 +59,15 @@ pub struct IncrementalCheck {
     stamps: HashMap<String, Stamp>,
     /// Scopes are on for pi (`[rules] scoped`), as the check was made.
     scoped: bool,
+    /// pi-rules' configuration as read for the check: its `[check]` decides what each finding
+    /// becomes, and its files' findings are theirs.
+    config: LoadedConfig,
+    /// The configuration files' findings, by label.
+    config_findings: HashMap<String, Vec<lint::Diagnostic>>,
+    /// The project root (real), that `[[check.per-path]]` globs are relative to, and the
+    /// working directory as given and real, to place a path given through the former.
+    root: PathBuf,
+    cwd: (PathBuf, PathBuf),
     /// The nested rule directories taken in so far, by their `.pi/rules` directory.
     nested: Vec<NestedState>,
     /// The own findings of each nested rule file read, by label.
@@ -112,7 +127,8 @@ impl IncrementalCheck {
     /// Gathers and checks everything, as [`check`](super::check) does.
     pub fn new(opts: &CheckOptions<'_>) -> Result<IncrementalCheck> {
         let session = opts.session;
-        let scoped = crate::scoped::enabled_for_pi(session);
+        let config = Config::read(session);
+        let scoped = config.config.scoped();
         let schema = SchemaInfo::from_schema(&session.schema);
         let mut dirs: Vec<Option<PathBuf>> = vec![match &opts.package {
             PackageSource::Embedded(_) => None,
@@ -178,6 +194,13 @@ impl IncrementalCheck {
             embedded_copies: None,
             stamps: HashMap::new(),
             scoped,
+            config_findings: config_findings(&config, session),
+            config,
+            root: session.project_root(),
+            cwd: (
+                session.cwd.clone(),
+                session.files().canonical_or_same(&session.cwd),
+            ),
             nested: Vec::new(),
             nested_rules: HashMap::new(),
             nested_across: HashMap::new(),
@@ -198,8 +221,45 @@ impl IncrementalCheck {
         lint::combine(&self.across, self.rules.values(), &self.settings)
     }
 
-    /// The findings on the file at `path`, in order, as [`check`](super::check)'s report has them.
+    /// The findings on the file at `path`, in order, as [`check`](super::check)'s report has them:
+    /// the configuration's `[check]` applied, and for a configuration file, its findings.
     pub fn findings_of(&self, path: &Path) -> Vec<lint::Diagnostic> {
+        let (label, mut found) = self.unconfigured_findings_of(path);
+        if let Some(theirs) = self.config_findings.get(&label) {
+            found.extend(theirs.iter().cloned());
+        }
+        let check = &self.config.config.check;
+        if !check.is_default() && !found.is_empty() {
+            let relative = self.relative_to_root(path);
+            found.retain_mut(|d| {
+                match check.severity_of(d.code, d.severity, relative.as_deref()) {
+                    Some(severity) => {
+                        d.severity = severity;
+                        true
+                    }
+                    None => false,
+                }
+            });
+        }
+        found
+    }
+
+    /// `path` relative to the project root, for `[[check.per-path]]`: `None` outside it.
+    fn relative_to_root(&self, path: &Path) -> Option<PathBuf> {
+        if let Ok(relative) = path.strip_prefix(&self.root) {
+            return Some(relative.to_path_buf());
+        }
+        let (given, real) = &self.cwd;
+        let inside = path.strip_prefix(given).ok()?;
+        real.join(inside)
+            .strip_prefix(&self.root)
+            .ok()
+            .map(Path::to_path_buf)
+    }
+
+    /// [`IncrementalCheck::findings_of`] before the configuration has its say, with the path's
+    /// label.
+    fn unconfigured_findings_of(&self, path: &Path) -> (String, Vec<lint::Diagnostic>) {
         let embedded = path
             .parent()
             .zip(path.file_name().and_then(|n| n.to_str()))
@@ -221,17 +281,18 @@ impl IncrementalCheck {
             // As a whole check orders one file's findings: whole-file ones first, then by
             // position, each in the order found.
             found.sort_by_key(|d| d.span.as_ref().map_or((0, 0), |s| (1, s.start)));
-            return found;
+            return (label, found);
         }
         if let Some(across) = self.nested_across.get(&label) {
-            return across.clone();
+            let found = across.clone();
+            return (label, found);
         }
         let mut found = self.across.of(&label, self.rules.get(&label));
         for settings in &self.settings {
             let theirs = settings.diagnostics.iter().filter(|d| d.path == label);
             found.extend(theirs.cloned());
         }
-        found
+        (label, found)
     }
 
     /// Whether the nested rule directory `rules` (`<project>/D/.pi/rules`) is taken in: a
@@ -244,6 +305,9 @@ impl IncrementalCheck {
     /// removed), with `opts.session`'s editor buffers, and checks again what reads it.
     pub fn update(&mut self, opts: &CheckOptions<'_>, path: &Path) -> Result<Updated> {
         let session = opts.session;
+        if self.is_config(session, path) {
+            return self.update_config(opts);
+        }
         let name = path.file_name().map(|n| n.to_str());
         let parent = path.parent();
         let is_settings = |dir: Option<PathBuf>| dir.is_some() && dir.as_deref() == parent;
@@ -324,6 +388,40 @@ impl IncrementalCheck {
         }
         Ok(Updated {
             across: !same_across,
+            ..Updated::default()
+        })
+    }
+
+    /// Whether `path` is one of the two configuration files.
+    fn is_config(&self, session: &Session, path: &Path) -> bool {
+        if path
+            .file_name()
+            .is_none_or(|n| n != config::CONFIG_FILE_NAME)
+        {
+            return false;
+        }
+        let label = self.display.path(path);
+        let project = config::project_config_path(session);
+        let user = config::user_config_path(session);
+        [Some(project), user]
+            .into_iter()
+            .flatten()
+            .any(|file| file == path || self.display.path(&file) == label)
+    }
+
+    /// A configuration file changed: read again (the editor's text of both files), its findings
+    /// kept; when what the configuration says changed (`[rules] scoped`, `[check]`), everything
+    /// is checked again with it.
+    fn update_config(&mut self, opts: &CheckOptions<'_>) -> Result<Updated> {
+        let session = opts.session;
+        let loaded = Config::read(session);
+        if loaded.config != self.config.config {
+            return self.rebuild(opts);
+        }
+        self.config_findings = config_findings(&loaded, session);
+        self.config = loaded;
+        Ok(Updated {
+            settings: true,
             ..Updated::default()
         })
     }
@@ -422,7 +520,7 @@ impl IncrementalCheck {
     /// Lists the nested rule directory of `dir` (from the project directory) and those of the
     /// directories between it and the project directory that have one and are not taken in yet
     /// (one `stat` each), checking their rule files on their own.
-    fn take_in_nested(&mut self, session: &crate::session::Session, dir: &str) {
+    fn take_in_nested(&mut self, session: &Session, dir: &str) {
         let files = session.files();
         let policy = session.policy(false);
         let parts: Vec<&str> = dir.split('/').collect();
@@ -527,6 +625,21 @@ impl IncrementalCheck {
             self.check_nested();
         }
     }
+}
+
+/// The findings of the configuration files in `loaded`, by label, as `check` reports them
+/// before `[check]` applies.
+fn config_findings(
+    loaded: &LoadedConfig,
+    session: &Session,
+) -> HashMap<String, Vec<lint::Diagnostic>> {
+    let mut report = Report::default();
+    add_config_findings(&mut report, loaded, session);
+    let mut by_label: HashMap<String, Vec<lint::Diagnostic>> = HashMap::new();
+    for d in report.diagnostics {
+        by_label.entry(d.path.to_string()).or_default().push(d);
+    }
+    by_label
 }
 
 /// Checks `entry` on its own, if it is a rule that was read.
@@ -840,6 +953,94 @@ mod nested_tests {
             assert_eq!(codes(&a).contains(&"PR1006"), i < 2, "step {i}");
             if i < 4 {
                 assert!(codes(&b).contains(&"PR1006"), "step {i}: {:?}", codes(&b));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod config_tests {
+    use super::super::check;
+    use super::*;
+    use crate::env::Env;
+    use crate::files::{FileTable, Overlay};
+    use std::fs;
+
+    fn opts(session: &Session) -> CheckOptions<'_> {
+        CheckOptions {
+            session,
+            package: PackageSource::Embedded(&[("90-pkg.md", "package\n")]),
+            strict: false,
+        }
+    }
+
+    /// The configuration file checked as it is typed, and `[check]` and `[rules] scoped`
+    /// followed as `check` follows them.
+    #[test]
+    fn the_configuration_file_is_followed_as_a_whole_check_follows_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let (root, home) = (base.join("p"), base.join("home"));
+        fs::create_dir_all(root.join(".pi/rules")).unwrap();
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/x.ts"), "").unwrap();
+        let rule = root.join(".pi/rules/10-a.md");
+        fs::write(&rule, "---\npaths: src/**\n---\n{{IF:dcoo}}\nx\n{{/IF}}\n").unwrap();
+        let toml = root.join(".pi/pi-rules.toml");
+        fs::write(&toml, "[check]\nignore = [\"PR512\"]\n").unwrap();
+        let ids = Arc::new(FileTable::default());
+        let session = |overlay: &Overlay| {
+            let env = Env::from_vars(root.clone(), [("HOME", home.as_os_str())]);
+            Session::new(&env, None, None)
+                .unwrap()
+                .with_overlay(Arc::new(overlay.clone()))
+                .with_file_ids(Arc::clone(&ids))
+        };
+        let mut overlay = Overlay::new();
+        let s = session(&overlay);
+        let mut state = IncrementalCheck::new(&opts(&s)).unwrap();
+        let steps: &[(&str, bool)] = &[
+            // An unknown key, typed: its finding, nothing else checked again.
+            ("[check]\nignore = [\"PR512\"]\nnope = 1\n", false),
+            // Not TOML: none of it is used, `ignore` is gone.
+            ("[check\n", true),
+            ("[check\n# still broken\n", false),
+            // A severity changes what every finding becomes: everything again.
+            ("[check.severity]\nPR101 = \"warning\"\n", true),
+            ("[check.severity]\nPR101 = \"off\"\n", true),
+            // Scopes on: `paths:` has an effect in pi, no PR1007.
+            ("[rules]\nscoped = true\n", true),
+        ];
+        for (i, (text, all)) in steps.iter().enumerate() {
+            overlay.insert(toml.clone(), *text);
+            let s = session(&overlay);
+            let updated = state.update(&opts(&s), &toml).unwrap();
+            assert_eq!(updated.all, *all, "step {i}");
+            let whole = check(&opts(&s)).unwrap();
+            for path in [&rule, &toml] {
+                let label = PathLabels::new(&s.env).path(path);
+                let want: Vec<_> = (whole.diagnostics.iter())
+                    .filter(|d| d.path == label)
+                    .cloned()
+                    .collect();
+                assert_eq!(state.findings_of(path), want, "step {i}: {label}");
+            }
+            let codes: Vec<&str> = (state.findings_of(&toml).iter())
+                .map(|d| d.code.id())
+                .collect();
+            let rule_codes: Vec<(&str, lint::Severity)> = (state.findings_of(&rule).iter())
+                .map(|d| (d.code.id(), d.severity))
+                .collect();
+            match i {
+                0 => assert_eq!(codes, ["PR752"], "{codes:?}"),
+                1 | 2 => assert_eq!(codes, ["PR751"], "{codes:?}"),
+                3 => assert!(rule_codes.contains(&("PR101", lint::Severity::Warning))),
+                4 => assert!(!rule_codes.iter().any(|c| c.0 == "PR101")),
+                _ => assert!(
+                    !rule_codes.iter().any(|c| c.0 == "PR1007"),
+                    "{rule_codes:?}"
+                ),
             }
         }
     }
