@@ -3,6 +3,7 @@
 use pi_rules_core::lint::Diagnostic;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
 use pi_rules_host::check::{nested_dir, CheckOptions, IncrementalCheck};
+use pi_rules_host::config;
 use pi_rules_host::env::Env;
 use pi_rules_host::files::{FileTable, Overlay};
 use pi_rules_host::ide::package_cache_dir;
@@ -80,6 +81,8 @@ pub struct Workspace {
     layers: Vec<(Layer, PathBuf)>,
     /// The directories of the two settings files.
     settings_dirs: Vec<PathBuf>,
+    /// pi-rules' configuration files: the project's, and the user's when there is a `$HOME`.
+    config_files: Vec<PathBuf>,
     /// What discovery found, reused by every check.
     location: Location,
     /// Where the embedded package rules have copies an editor opens, when they are the package.
@@ -114,12 +117,15 @@ impl Workspace {
         layers.extend(package.map(|dir| (Layer::Package, dir)));
         let mut settings_dirs = vec![session.project_settings_dir()];
         settings_dirs.extend(session.global_settings_dir());
+        let mut config_files = vec![config::project_config_path(&session)];
+        config_files.extend(config::user_config_path(&session));
         Workspace {
             location: session.location(),
             home: session.home.clone(),
             folder,
             layers,
             settings_dirs,
+            config_files,
             embedded_copies,
             checker: None,
             file_ids: Arc::default(),
@@ -161,13 +167,22 @@ impl Workspace {
                 .is_some()
     }
 
+    /// Whether `path` is one of pi-rules' configuration files.
+    pub fn is_config(&self, path: &Path) -> bool {
+        self.config_files.iter().any(|file| file == path)
+    }
+
     /// Whether the server keeps and checks `path` for this workspace.
     pub fn serves(&self, path: &Path) -> bool {
-        self.layer_of(path).is_some() || self.is_settings(path) || self.is_nested_rule(path)
+        self.layer_of(path).is_some()
+            || self.is_settings(path)
+            || self.is_nested_rule(path)
+            || self.is_config(path)
     }
 
     /// Glob patterns of every file a check here reads: each layer's rule files, the settings
-    /// files, and the rule files of nested rule directories below the folder.
+    /// files, pi-rules' configuration files, and the rule files of nested rule directories
+    /// below the folder.
     pub fn watched(&self) -> Vec<String> {
         let glob = |dir: &Path, name: &str| {
             let mut pattern = dir.display().to_string();
@@ -186,6 +201,11 @@ impl Workspace {
             .collect();
         for dir in &self.settings_dirs {
             patterns.push(glob(dir, "pi-config-settings.json*"));
+        }
+        for file in &self.config_files {
+            if let (Some(dir), Some(name)) = (file.parent(), file.file_name()) {
+                patterns.push(glob(dir, &name.to_string_lossy()));
+            }
         }
         patterns.push(glob(&self.folder, "**/.pi/rules/*.md"));
         patterns
@@ -327,5 +347,16 @@ mod tests {
         assert!(!w.serves(Path::new("/elsewhere/.pi/rules/10-a.md")));
         assert!(!w.serves(Path::new("/w/packages/.pi/rules/sub/a.md")));
         assert!(w.watched().contains(&"/w/**/.pi/rules/*.md".to_owned()));
+        // pi-rules' configuration files, the project's and the user's.
+        assert!(w.serves(Path::new("/w/.pi/pi-rules.toml")));
+        assert!(w.serves(Path::new("/home/u/.pi/agent/pi-rules.toml")));
+        assert!(!w.serves(Path::new("/w/pi-rules.toml")));
+        assert!(!w.serves(Path::new("/home/u/.pi/pi-rules.toml")));
+        let watched = w.watched();
+        assert!(
+            watched.contains(&"/w/.pi/pi-rules.toml".to_owned()),
+            "{watched:?}"
+        );
+        assert!(watched.contains(&"/home/u/.pi/agent/pi-rules.toml".to_owned()));
     }
 }

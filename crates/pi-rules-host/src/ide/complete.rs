@@ -53,7 +53,8 @@ pub fn completions(
             rule_completions(ctx, text, offset)
         }
         DocumentKind::Settings { .. } => settings_completions(ctx, text, offset),
-        DocumentKind::Other => Vec::new(),
+        // [`super::config_completions`].
+        DocumentKind::Config { .. } | DocumentKind::Other => Vec::new(),
     }
 }
 

@@ -32,7 +32,8 @@ pub fn hover(
             rule_hover(ctx, kind, text, offset)
         }
         DocumentKind::Settings { scope } => settings_hover(ctx, *scope, text, offset),
-        DocumentKind::Other => None,
+        // [`super::config_hover`].
+        DocumentKind::Config { .. } | DocumentKind::Other => None,
     }
 }
 

@@ -37,7 +37,8 @@ pub fn symbols(kind: &DocumentKind, text: &str) -> Vec<Symbol> {
                 children: Vec::new(),
             })
             .collect(),
-        DocumentKind::Other => Vec::new(),
+        // [`super::config_symbols`].
+        DocumentKind::Config { .. } | DocumentKind::Other => Vec::new(),
     }
 }
 
