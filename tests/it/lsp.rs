@@ -1169,3 +1169,46 @@ fn a_nested_rule_file_is_checked_as_check_checks_it() {
     );
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+/// pi-rules' configuration file: checked as it is typed, and what it says (`[check]`) followed
+/// by the open rules' diagnostics once it changes, in the editor or on disk.
+#[test]
+fn the_configuration_file_is_checked_and_its_check_section_followed() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let toml = folder.join(".pi/pi-rules.toml");
+    std::fs::write(&rule, BROKEN).unwrap();
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    let r = uri(&rule);
+    client.open(&rule, BROKEN);
+    assert_eq!(find(&client.diagnostics(&r), "PR101")["severity"], 1);
+    let t = uri(&toml);
+    client.open(&toml, "[check]\nignroe = []\n");
+    let params = client.diagnostics(&t);
+    let unknown = find(&params, "PR752");
+    assert_eq!(
+        unknown["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    // `[check.severity]` typed: the open rule's finding is a warning now.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": t, "version": 2},
+               "contentChanges": [{"text": "[check.severity]\nPR101 = \"warning\"\n"}]}),
+    );
+    assert_eq!(codes(&client.diagnostics(&t)), Vec::<String>::new());
+    assert_eq!(find(&client.diagnostics(&r), "PR101")["severity"], 2);
+    // Written by another program with `ignore`, and closed unsaved: the file on disk counts,
+    // and the finding goes.
+    std::fs::write(&toml, "[check]\nignore = [\"PR101\"]\n").unwrap();
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": t}}));
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": t, "type": 1}]}),
+    );
+    let params = client.diagnostics(&r);
+    assert!(!codes(&params).contains(&"PR101".to_owned()), "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
