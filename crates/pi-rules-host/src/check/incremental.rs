@@ -271,13 +271,9 @@ impl IncrementalCheck {
         };
         if let Some(own) = self.nested_rules.get(&label) {
             let mut found = own.diagnostics.clone();
-            found.extend(
-                self.nested_across
-                    .get(&label)
-                    .into_iter()
-                    .flatten()
-                    .cloned(),
-            );
+            let across = self.nested_across.get(&label).into_iter().flatten();
+            // Its `lint-ignore:` silences the checks across files too.
+            found.extend(across.filter(|d| !own.ignored.contains(&d.code)).cloned());
             // As a whole check orders one file's findings: whole-file ones first, then by
             // position, each in the order found.
             found.sort_by_key(|d| d.span.as_ref().map_or((0, 0), |s| (1, s.start)));
@@ -793,6 +789,13 @@ mod tests {
             ),
             // A stub over the user's copy: across files.
             (&b, Box::new(|o: &mut Overlay| o.insert(b.clone(), "stub"))),
+            // Its `lint-ignore:` silences what the checks across the layers say of it.
+            (
+                &b,
+                Box::new(|o: &mut Overlay| {
+                    o.insert(b.clone(), "---\nlint-ignore: PR402\n---\nstub")
+                }),
+            ),
             (&b, Box::new(|o: &mut Overlay| o.insert(b.clone(), ""))),
             (
                 &b,
@@ -920,9 +923,21 @@ mod nested_tests {
                 Box::new(|o: &mut Overlay| o.insert(c.clone(), "{{/IF}}\n")),
                 true,
             ),
+            // It silences what replacing the rule above says; a keystroke.
             (
                 &b,
-                Box::new(|_: &mut Overlay| fs::remove_file(&b).unwrap()),
+                Box::new(|o: &mut Overlay| {
+                    o.insert(b.clone(), "---\nlint-ignore: PR1006\n---\nb\n")
+                }),
+                false,
+            ),
+            // Closed and removed.
+            (
+                &b,
+                Box::new(|o: &mut Overlay| {
+                    o.remove(&b);
+                    fs::remove_file(&b).unwrap()
+                }),
                 true,
             ),
         ];
@@ -953,6 +968,9 @@ mod nested_tests {
             assert_eq!(codes(&a).contains(&"PR1006"), i < 2, "step {i}");
             if i < 4 {
                 assert!(codes(&b).contains(&"PR1006"), "step {i}: {:?}", codes(&b));
+            }
+            if i == 4 {
+                assert!(!codes(&b).contains(&"PR1006"), "step {i}: {:?}", codes(&b));
             }
         }
     }
