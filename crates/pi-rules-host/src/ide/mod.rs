@@ -393,6 +393,14 @@ impl IdeContext {
     /// Why the rule document of `kind` (as saved in its layer) is not in the prompt at all now,
     /// when it is not: another layer's copy is taken, or the layers could not take it.
     fn not_in_prompt(&self, kind: &DocumentKind) -> Option<String> {
+        if let DocumentKind::NestedRule { .. } = kind {
+            // Only pi's own start in that directory reads it, while scopes are off.
+            return (!crate::scoped::enabled_for_pi(&self.session)).then(|| {
+                "pi does not read nested rules yet: scopes are off for this project \
+                 (`[rules] scoped = true` in `.pi/pi-rules.toml` turns them on)"
+                    .to_owned()
+            });
+        }
         let DocumentKind::Rule { layer, name } = kind else {
             return None;
         };

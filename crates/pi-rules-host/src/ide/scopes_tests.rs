@@ -352,4 +352,20 @@ fn a_nested_rule_is_classified_and_served_as_a_rule() {
     );
     assert!(!crate::ide::symbols(&kind, text).is_empty());
     assert_eq!(crate::ide::inlay_hints(&ctx, &kind, text).len(), 1);
+    // With scopes off, the hover says pi does not read it yet; on, it does not.
+    let text = "{{IF:dco}}\nx\n{{/IF}}\n";
+    let words = |ctx: &IdeContext| {
+        crate::ide::hover(ctx, &kind, text, 6)
+            .map(|h| h.markdown)
+            .unwrap_or_default()
+    };
+    assert!(
+        words(&ctx).contains("pi does not read nested rules yet"),
+        "{}",
+        words(&ctx)
+    );
+    p.write(".pi/pi-rules.toml", "[rules]\nscoped = true\n");
+    let ctx = p.ctx();
+    assert!(words(&ctx).contains("dco"), "{}", words(&ctx));
+    assert!(!words(&ctx).contains("does not read"), "{}", words(&ctx));
 }
