@@ -20,9 +20,18 @@ Examples:
 
 What each file gives: AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md and
 .goosehints, the text outside any pi-rules section; .cursor/rules/*.mdc, .windsurf/rules/*.md,
-.clinerules/*.md and .kiro/steering/*.md, the body without the agent's frontmatter. A rule that
-the agent applied to some paths only, or on request, is imported with a warning: pi-rules rules
-apply everywhere.
+.clinerules/*.md, .kiro/steering/*.md, .claude/rules/*.md and
+.github/instructions/*.instructions.md, the body without the agent's frontmatter.
+
+A rule that the agent applied to some paths only keeps them as its `paths:` frontmatter: Cursor's
+`globs:`, Windsurf's `globs:` (with `trigger: glob`), Kiro's `fileMatchPattern:` (with
+`inclusion: fileMatch`), Cline's and Claude Code's `paths:`, Copilot's `applyTo:`. Each glob keeps
+its meaning: Claude Code, Cline and Copilot match a glob without `/` at the project root only, so
+`*.md` is written `/*.md` (pi-rules' globs, as .gitignore's, match `*.md` at any depth); a note
+says so. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; other agents'
+files (`export`) always do. A rule the agent applied on request only (Cursor's description-only
+rules, Windsurf's `model_decision` and `manual`, Kiro's `manual` and `auto`) is imported with a
+warning: it applies to every request then.
 
 Each rule is named as `new` names one: the next free prefix of the layer's range, then the
 source file's name (`CLAUDE.md` becomes `90-claude.md` in the project layer). An existing file is
@@ -74,6 +83,12 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 escape(&err.to_string())
             ))
         })?;
+        if let Some(kept) = &imported.kept {
+            note(
+                cx.err,
+                format_args!("pi-rules: note: `{shown}`: {}", escape(kept)),
+            );
+        }
         if let Some(warning) = &imported.warning {
             note(
                 cx.err,

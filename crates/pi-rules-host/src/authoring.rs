@@ -264,6 +264,63 @@ pub fn prefix_of(name: &str) -> Option<(&str, &str)> {
     (digits > 0).then(|| (&name[..digits], rest))
 }
 
+/// The items of a comma-separated list of globs (`src/api/**, **/*.sql`), each trimmed, empty
+/// ones left out; a comma inside braces, brackets or quotes (`*.{ts,tsx}`, `"a,b"`) is part of
+/// its item. Quotes are kept.
+pub fn split_globs(list: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (at, c) in list.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                items.push(&list[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&list[start..]);
+    items
+        .into_iter()
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A rule's scope as frontmatter, in pi-rules' form: `paths:` on one line, comma-separated, each
+/// glob as written (or, when a glob holds a comma or a quote or starts with `[`, as a list of
+/// `  - "glob"` lines), then `agents:` on one line; fenced by `---` lines. Empty when both are
+/// empty.
+pub fn scope_header(paths: &[String], agents: &[String]) -> String {
+    if paths.is_empty() && agents.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("---\n");
+    let listed = |g: &String| g.contains([',', '"', '\'']) || g.starts_with('[');
+    if paths.iter().any(listed) {
+        out.push_str("paths:\n");
+        for glob in paths {
+            let q = if glob.contains('"') { '\'' } else { '"' };
+            out.push_str(&format!("  - {q}{glob}{q}\n"));
+        }
+    } else if !paths.is_empty() {
+        out.push_str(&format!("paths: {}\n", paths.join(", ")));
+    }
+    if !agents.is_empty() {
+        out.push_str(&format!("agents: {}\n", agents.join(", ")));
+    }
+    out.push_str("---\n");
+    out
+}
+
 /// `` `a`, `b` `` for messages.
 fn backticked<'a>(names: impl Iterator<Item = &'a str>) -> String {
     names
@@ -295,6 +352,40 @@ mod tests {
             "critical-rules"
         );
         assert_eq!(name_without_prefix("notes.md"), "notes");
+    }
+
+    #[test]
+    fn split_globs_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("src/api/**, **/*.sql", &["src/api/**", "**/*.sql"]),
+            ("a,,b ,", &["a", "b"]),
+            ("src/**/*.{ts,tsx}, x", &["src/**/*.{ts,tsx}", "x"]),
+            ("[a,b]*.c,d", &["[a,b]*.c", "d"]),
+            ("\"a,b\", 'c,d'", &["\"a,b\"", "'c,d'"]),
+            ("", &[]),
+        ];
+        for (list, expected) in cases {
+            assert_eq!(split_globs(list), *expected, "{list:?}");
+        }
+    }
+
+    #[test]
+    fn scope_headers() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(scope_header(&[], &[]), "");
+        assert_eq!(
+            scope_header(&s(&["src/api/**", "**/*.sql"]), &[]),
+            "---\npaths: src/api/**, **/*.sql\n---\n"
+        );
+        assert_eq!(
+            scope_header(&s(&["*.{ts,tsx}", "b"]), &s(&["claude", "cursor"])),
+            "---\npaths:\n  - \"*.{ts,tsx}\"\n  - \"b\"\nagents: claude, cursor\n---\n"
+        );
+        assert_eq!(
+            scope_header(&s(&["[ab]/**"]), &[]),
+            "---\npaths:\n  - \"[ab]/**\"\n---\n"
+        );
+        assert_eq!(scope_header(&[], &s(&["pi"])), "---\nagents: pi\n---\n");
     }
 
     #[test]
