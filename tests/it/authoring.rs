@@ -515,6 +515,188 @@ fn new_checks_the_name() {
     assert!(stderr(&out).contains("range 70-89"), "{}", stderr(&out));
 }
 
+#[test]
+fn new_paths_and_agents_write_the_scope_frontmatter() {
+    let world = World::new();
+    let out = world.expect(
+        &[
+            "new",
+            "api-errors",
+            "--project",
+            "--paths",
+            "src/api/**, **/*.sql",
+            "--agents",
+            "claude,cursor",
+        ],
+        0,
+    );
+    let path = world.project_rules().join("90-api-errors.md");
+    assert_eq!(stdout(&out), format!("{}\n", path.display()));
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with(
+            "---\npaths: src/api/**, **/*.sql\nagents: claude, cursor\n---\n## Api errors\n\n- "
+        ),
+        "{text}"
+    );
+    // The frontmatter never reaches the block (with scopes off, the rule is in it as any rule).
+    let block = stdout(&world.expect(&["assemble"], 0));
+    assert!(block.contains("## Api errors\n"), "{block}");
+    assert!(!block.contains("src/api/**"), "{block}");
+    // A glob holding a comma is written in the list form; agents alone.
+    world.expect(&["new", "web", "--user", "--paths", "web/**/*.{ts,tsx}"], 0);
+    assert_eq!(
+        fs::read_to_string(world.user_rules().join("70-web.md"))
+            .unwrap()
+            .split("## ")
+            .next()
+            .unwrap(),
+        "---\npaths:\n  - \"web/**/*.{ts,tsx}\"\n---\n"
+    );
+    world.expect(&["new", "pi-only", "--project", "--agents", "pi"], 0);
+    assert!(
+        fs::read_to_string(world.project_rules().join("91-pi-only.md"))
+            .unwrap()
+            .starts_with("---\nagents: pi\n---\n## Pi only\n")
+    );
+    // Empty lists and names that are not names are usage errors, and nothing is written.
+    for args in [
+        &["new", "x", "--project", "--paths", " , "][..],
+        &["new", "x", "--project", "--agents", ","][..],
+        &["new", "x", "--project", "--agents", "claude code"][..],
+        &["new", "x", "--project", "--paths", "a\u{1b}[2J"][..],
+    ] {
+        let out = world.expect(args, 2);
+        assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
+    }
+    assert_eq!(
+        listing(&world.project_rules()),
+        ["90-api-errors.md", "91-pi-only.md"]
+    );
+}
+
+#[test]
+fn new_dir_writes_a_nested_rule_directory() {
+    let world = World::new();
+    fs::create_dir_all(world.project.join("packages/api")).unwrap();
+    let nested = world.project.join("packages/api/.pi/rules");
+    let out = world.expect(
+        &[
+            "new",
+            "handlers",
+            "--dir",
+            "packages/api",
+            "--paths",
+            "src/**",
+        ],
+        0,
+    );
+    assert_eq!(
+        stdout(&out),
+        format!("{}\n", nested.join("90-handlers.md").display())
+    );
+    assert!(fs::read_to_string(nested.join("90-handlers.md"))
+        .unwrap()
+        .starts_with("---\npaths: src/**\n---\n## Handlers\n"));
+    assert!(!world.project_rules().exists());
+    // The prefix counts the root layers and the nested directory; `./` and an absolute path
+    // inside the project name the same directory.
+    world.write(&world.project_rules(), "93-root.md", "root\n");
+    world.expect(&["new", "db", "--dir", "./packages/api/"], 0);
+    let absolute = world.project.join("packages/api");
+    world.expect(&["new", "cache", "--dir", absolute.to_str().unwrap()], 0);
+    assert_eq!(
+        listing(&nested),
+        ["90-handlers.md", "94-db.md", "95-cache.md"]
+    );
+    // A root rule's name: written, with a note that it replaces that rule under the directory.
+    let out = world.expect(&["new", "40-critical-rules", "--dir", "packages/api"], 0);
+    assert!(
+        stderr(&out).contains(
+            "under `packages/api` it replaces the package rule `<embedded>/40-critical-rules.md`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The same name there again: refused, unless --force for another prefix.
+    let out = world.expect(&["new", "handlers", "--dir", "packages/api"], 3);
+    assert!(
+        stderr(&out).contains("a rule named `handlers` already exists there"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["new", "90-handlers", "--dir", "packages/api"], 3);
+    assert!(stderr(&out).contains("already exists"), "{}", stderr(&out));
+    // The help says what a nested directory is.
+    let help = stdout(&world.expect(&["new", "--help"], 0));
+    assert!(
+        help.contains("Its rules are for that subtree")
+            && help.contains("replaces that rule for files under DIR only")
+            && help.contains("[rules] scoped = true"),
+        "{help}"
+    );
+}
+
+#[test]
+fn new_dir_refusals() {
+    let world = World::new();
+    fs::create_dir_all(world.project.join("packages/api")).unwrap();
+    let outside = world.root().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    symlink(&outside, world.project.join("packages/linked")).unwrap();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["new", "x", "--dir", "../outside"],
+            2,
+            "leads out of the project directory",
+        ),
+        (
+            &["new", "x", "--dir", "."],
+            2,
+            "is the project directory itself",
+        ),
+        (
+            &["new", "x", "--dir", "/somewhere/else"],
+            2,
+            "is not inside the project directory",
+        ),
+        (
+            &["new", "x", "--dir", "packages/nope"],
+            3,
+            "is not a directory of the project",
+        ),
+        (
+            &["new", "x", "--dir", "packages/linked"],
+            3,
+            "outside the project",
+        ),
+        (
+            &["new", "x", "--dir", "packages/api", "--user"],
+            2,
+            "cannot be used with",
+        ),
+        (
+            &["new", "x", "--dir", "packages/api", "--project"],
+            2,
+            "cannot be used with",
+        ),
+    ];
+    for (args, code, why) in cases {
+        let out = world.expect(args, *code);
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+    }
+    // A `.pi` in the nested directory that is a link out of the project.
+    symlink(&outside, world.project.join("packages/api/.pi")).unwrap();
+    let out = world.expect(&["new", "x", "--dir", "packages/api"], 3);
+    assert!(
+        stderr(&out).contains("refusing to write through"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(listing(&outside), Vec::<String>::new());
+    assert!(!world.project.join("packages/nope").exists());
+}
+
 // ---------------------------------------------------------------------------------------------
 // diff
 

@@ -10,7 +10,7 @@ use crate::notes::Note;
 use crate::session::Session;
 use crate::writing::{LayerDir, Place, WriteError};
 use pi_rules_core::lint::suggest;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The three layers as listed and read now.
 pub struct Layers {
@@ -233,6 +233,93 @@ impl Layers {
                 let (digits, _) = prefix_of(&r.name)?;
                 (digits.len() == 2).then(|| digits.parse::<u64>().ok())?
             })
+            .collect()
+    }
+}
+
+/// A nested rule directory that `new --dir` writes to: `<project dir>/<dir>/.pi/rules`, whose
+/// rules are for the subtree `dir`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NestedDir {
+    /// `dir`, relative to the project directory, its components plain (no `.`, `..` or root).
+    pub dir: PathBuf,
+    /// The rule directory: the project directory joined with `dir` and `.pi/rules`.
+    pub rules: PathBuf,
+}
+
+impl Layers {
+    /// The nested rule directory of `dir`, a directory below the project directory (the
+    /// working directory, whose `.pi/rules` is the project layer): relative to it, or absolute
+    /// and inside it; `..` and the project directory itself are refused (usage errors).
+    pub fn nested_dir(&self, dir: &Path) -> Result<NestedDir> {
+        let shown = dir.display();
+        let relative = if dir.is_absolute() {
+            dir.strip_prefix(&self.session.cwd).map_err(|_| {
+                UsageError(format!(
+                    "`{shown}` is not inside the project directory `{}`; give a directory \
+                     below it, e.g. `packages/api`",
+                    self.session.cwd.display()
+                ))
+            })?
+        } else {
+            dir
+        };
+        let mut plain = PathBuf::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(name) => plain.push(name),
+                Component::CurDir => {}
+                _ => {
+                    return Err(UsageError(format!(
+                        "`{shown}` leads out of the project directory; give a directory below \
+                         it, e.g. `packages/api`"
+                    ))
+                    .into())
+                }
+            }
+        }
+        if plain.as_os_str().is_empty() {
+            return Err(UsageError(format!(
+                "`{shown}` is the project directory itself, whose rules are the project layer; \
+                 use --project, or give a directory below it"
+            ))
+            .into());
+        }
+        let rules = self.session.cwd.join(&plain).join(".pi").join("rules");
+        Ok(NestedDir { dir: plain, rules })
+    }
+
+    /// Opens the nested rule directory for writing, creating `.pi/rules` in it if needed, after
+    /// checking, as for the project layer, that no directory on the way is a link leading out of
+    /// the project. The directory `dir` itself must exist.
+    pub fn open_nested(&self, nested: &NestedDir) -> Result<LayerDir> {
+        let components: Vec<std::ffi::OsString> = nested
+            .dir
+            .components()
+            .map(|c| c.as_os_str().to_owned())
+            .collect();
+        let place = Place::nested(&self.session.cwd, self.session.project_root(), &components)?;
+        let resolved = place.resolve()?;
+        // Only `.pi` and `rules` may be missing: a directory to hold rules for is not made up.
+        if resolved.missing.len() > 2 {
+            return Err(Error::input(format!(
+                "`{}` is not a directory of the project `{}`; nested rules are for a directory \
+                 that exists",
+                nested.dir.display(),
+                self.session.cwd.display()
+            )));
+        }
+        Ok(place.open(true)?)
+    }
+
+    /// The rule file names in the nested rule directory (none when it does not exist yet).
+    pub fn nested_names(&self, nested: &NestedDir) -> Vec<String> {
+        self.session
+            .files()
+            .list_dir(&nested.rules, loader::is_rule_name)
+            .entries
+            .into_iter()
+            .filter_map(|entry| entry.ok().map(|e| e.name))
             .collect()
     }
 }
