@@ -294,7 +294,11 @@ fn new_nested(
 ) -> Result<Exit> {
     let nested = layers.nested_dir(dir)?;
     let (lo, hi) = Layer::Project.prefix_range();
-    let here = layers.nested_names(&nested);
+    let here: Vec<String> = layers
+        .nested_rules(&nested)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
     let file_name = match prefix_of(stem) {
         Some(_) => format!("{stem}.md"),
         None => {

@@ -312,15 +312,61 @@ impl Layers {
         Ok(place.open(true)?)
     }
 
-    /// The rule file names in the nested rule directory (none when it does not exist yet).
-    pub fn nested_names(&self, nested: &NestedDir) -> Vec<String> {
+    /// The rule files in the nested rule directory, by name, each as a project-layer candidate
+    /// that [`Layers::read_copy`] reads (none when the directory does not exist yet).
+    pub fn nested_rules(&self, nested: &NestedDir) -> Vec<(String, Candidate)> {
         self.session
             .files()
             .list_dir(&nested.rules, loader::is_rule_name)
             .entries
             .into_iter()
-            .filter_map(|entry| entry.ok().map(|e| e.name))
+            .filter_map(|entry| {
+                let entry = entry.ok().filter(|e| !e.invalid_name)?;
+                let candidate = Candidate {
+                    layer: Layer::Project,
+                    is_symlink: entry.file_type == Ok(rustix::fs::FileType::Symlink),
+                    path: Some(entry.path),
+                };
+                Some((entry.name, candidate))
+            })
             .collect()
+    }
+
+    /// The rule of the nested rule directory that `query` names, as [`Layers::find`] takes a
+    /// name: the file name, without `.md`, or without its prefix when one rule there has it.
+    pub fn find_nested(&self, nested: &NestedDir, query: &str) -> Result<(String, Candidate)> {
+        let mut rules = self.nested_rules(nested);
+        rules.sort_by(|a, b| a.0.cmp(&b.0));
+        let stem = query.strip_suffix(".md").unwrap_or(query);
+        let shown = nested.rules.display();
+        if let Some(at) = rules
+            .iter()
+            .position(|(name, _)| name == query || name.strip_suffix(".md") == Some(stem))
+        {
+            return Ok(rules.swap_remove(at));
+        }
+        let mut unprefixed: Vec<(String, Candidate)> = rules
+            .iter()
+            .filter(|(name, _)| name_without_prefix(name) == stem)
+            .cloned()
+            .collect();
+        match unprefixed.len() {
+            1 => Ok(unprefixed.remove(0)),
+            0 => {
+                let names = backticked(rules.iter().map(|(n, _)| n.as_str()));
+                Err(UsageError(if rules.is_empty() {
+                    format!("no rule is named `{query}` in `{shown}`, which holds no rule")
+                } else {
+                    format!("no rule is named `{query}` in `{shown}`; it holds {names}")
+                })
+                .into())
+            }
+            _ => Err(UsageError(format!(
+                "`{query}` names several rules in `{shown}`: {}; give the whole file name",
+                backticked(unprefixed.iter().map(|(n, _)| n.as_str()))
+            ))
+            .into()),
+        }
     }
 }
 
