@@ -6,6 +6,7 @@
 use crate::output::{output, write_notes};
 use crate::terminal::ColorChoice;
 use clap::Args;
+use pi_rules_core::rule_scope;
 use pi_rules_core::settings::Schema;
 use pi_rules_core::Observer;
 use pi_rules_host::assembly::{self, LayerOptions, Run};
@@ -135,6 +136,8 @@ pub struct LayerArgs {
     /// PI_RULES_CONFINE=1].
     #[arg(long)]
     pub confine: bool,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
 }
 
 impl LayerArgs {
@@ -145,8 +148,48 @@ impl LayerArgs {
             coms_active: self.coms_active,
             confine: self.confine,
             export_layers: None,
+            scope: self.scope.options(),
         }
     }
+}
+
+/// `--path` and `--agent`: the block an agent sees while it works on some files.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScopeArgs {
+    /// A file the agent works on (repeatable; relative to --cwd, or absolute): the rules whose
+    /// `paths:` match it, and the rules of nested `.pi/rules` directories above it, join the
+    /// block. For pi, only where `[rules] scoped = true` in .pi/pi-rules.toml.
+    #[arg(long = "path", value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// The agent the block is for (`pi`, `claude`, `cursor`, ...): rules whose `agents:` leave
+    /// it out are left out. Agents other than pi always honour scopes [default: pi].
+    #[arg(long, value_name = "NAME", value_parser = parse_agent)]
+    pub agent: Option<String>,
+}
+
+impl ScopeArgs {
+    /// The host's scope options; pi's comes from the project's configuration.
+    pub fn options(&self) -> assembly::ScopeOptions {
+        assembly::ScopeOptions {
+            agent: self.agent.clone(),
+            paths: self.paths.clone(),
+            scoped_in_pi: None,
+        }
+    }
+}
+
+/// `--agent`'s value: a known agent, lowercase; else a usage error with a "did you mean".
+fn parse_agent(name: &str) -> Result<String, String> {
+    if rule_scope::is_known_agent(name) {
+        return Ok(name.to_ascii_lowercase());
+    }
+    let hint = rule_scope::suggest_agent(name)
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    Err(format!(
+        "unknown agent{hint}; known: {}",
+        rule_scope::KNOWN_AGENTS.join(", ")
+    ))
 }
 
 /// Where the layers are, for the commands that do not assemble.

@@ -25,10 +25,13 @@ use crate::lines::{Line, LineReader, MAX_LINE};
 use crate::output::Error;
 use crate::report::{self, check as check_report};
 use crate::terminal::Paint;
-use pi_rules_host::assembly::{self, AssemblyMemo, LayerOptions, Run};
+use pi_rules_core::rule_scope;
+use pi_rules_core::Scope;
+use pi_rules_host::assembly::{self, AssemblyMemo, LayerOptions, Run, ScopeOptions};
 use pi_rules_host::check;
 use pi_rules_host::env::Env;
 use pi_rules_host::explain::{Explanation, Recorder};
+use pi_rules_host::scoped;
 use pi_rules_host::session::{Session, SettingsRead};
 use pi_rules_host::settings_source::CachedSettings;
 use serde::Deserialize;
@@ -58,7 +61,14 @@ pub mod code {
 
 /// The methods, for `version` and for the message of an unknown method.
 const METHODS: &[&str] = &[
-    "assemble", "explain", "check", "settings", "render", "eval", "version",
+    "assemble",
+    "explain",
+    "check",
+    "settings",
+    "render",
+    "eval",
+    "version",
+    "rules_for_paths",
 ];
 
 /// A failed request: the JSON-RPC `error` object.
@@ -131,6 +141,9 @@ pub struct LineServer {
     /// session asks for the same block turn after turn.
     block: EscapeMemo,
     assembly: AssemblyMemo,
+    /// The path-scoped rules of the last project `rules_for_paths` was asked about; dropped by
+    /// every `assemble`, which reads the rules anew.
+    scope_index: Option<scoped::Index>,
 }
 
 /// Buffers that grew past this between requests are given back rather than kept.
@@ -145,6 +158,7 @@ impl LineServer {
             response: Vec::new(),
             block: EscapeMemo::default(),
             assembly: AssemblyMemo::default(),
+            scope_index: None,
         }
     }
 
@@ -336,6 +350,7 @@ impl LineServer {
                     ));
                 }
                 let (session, settings) = self.session(&p)?;
+                self.scope_index = None;
                 let run =
                     assembly::run_memoized(session, &p.options(), settings, &mut self.assembly)
                         .map_err(|e| RpcError::application(&e))?;
@@ -376,6 +391,7 @@ impl LineServer {
                 }
             }
             "check" => self.check(parse_params(params)?, body),
+            "rules_for_paths" => self.rules_for_paths(parse_params(params)?, body),
             "settings" => {
                 let p: SettingsParams = parse_params(params)?;
                 let session = self.session_at(p.cwd)?;
@@ -500,6 +516,63 @@ impl LineServer {
         Ok((session, settings))
     }
 
+    /// `rules_for_paths`: the path-scoped rules the given files bring in, each assembled alone
+    /// with the project's settings, from the project's index (built on the first call after an
+    /// `assemble`, or when a layer directory changed).
+    fn rules_for_paths(&mut self, p: PathsParams, body: &mut Vec<u8>) -> Result<(), RpcError> {
+        let started = Instant::now();
+        let agent = p
+            .agent
+            .as_deref()
+            .unwrap_or(scoped::PI)
+            .to_ascii_lowercase();
+        if !rule_scope::is_known_agent(&agent) {
+            return Err(RpcError::params(format!("unknown agent `{agent}`")));
+        }
+        let layer = LayerParams {
+            cwd: p.cwd,
+            package_dir: p.package_dir,
+            coms_active: p.coms_active,
+            confine: p.confine,
+            format: None,
+        };
+        let (session, settings) = self.session(&layer)?;
+        let options = ScopeOptions {
+            agent: Some(agent.clone()),
+            paths: Vec::new(),
+            scoped_in_pi: None,
+        };
+        let mut answer = scoped::PathRules::default();
+        let on = options.query(&session).is_some();
+        if on {
+            let policy = session.policy(session.env.confined(layer.confine));
+            let package_dir = layer.package_dir.as_deref();
+            let fresh = self
+                .scope_index
+                .as_ref()
+                .is_some_and(|i| i.is_fresh(&session, package_dir, policy.confine));
+            if !fresh {
+                self.scope_index = Some(scoped::Index::build(&session, package_dir, &policy));
+            }
+            let index = self.scope_index.as_mut().expect("built above");
+            let resolved = settings.resolved;
+            let features = pi_rules_host::session::features(layer.coms_active, &resolved);
+            let cycles = pi_rules_host::session::review_loop_max_cycles(resolved.settings());
+            let scope = Scope {
+                settings: resolved.settings(),
+                features: &features,
+                review_loop_max_cycles: &cycles,
+            };
+            let query = scoped::Query {
+                agent,
+                paths: p.paths,
+            };
+            answer = index.rules_for(&session, &policy, &query, &scope);
+        }
+        report::scope::write_path_rules(on, &answer, started.elapsed().as_micros(), body);
+        Ok(())
+    }
+
     /// The session of the project at `cwd`, with the embedded schema.
     fn session_at(&self, cwd: PathBuf) -> Result<Session, RpcError> {
         Session::new(&self.env, Some(cwd), None).map_err(|e| RpcError::application(&e))
@@ -573,8 +646,25 @@ impl LayerParams {
             coms_active: self.coms_active,
             confine: self.confine,
             export_layers: None,
+            scope: Default::default(),
         }
     }
+}
+
+/// `rules_for_paths`' params: a project as `assemble` takes it, the files, and the agent.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathsParams {
+    cwd: PathBuf,
+    #[serde(default)]
+    package_dir: Option<PathBuf>,
+    #[serde(default)]
+    coms_active: bool,
+    #[serde(default)]
+    confine: bool,
+    paths: Vec<PathBuf>,
+    #[serde(default)]
+    agent: Option<String>,
 }
 
 fn text_or_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<OutputFormat>, D::Error> {

@@ -1,7 +1,9 @@
 //! `pi-rules diff`: what a settings change, the `coms_active` feature, or edits since a saved
 //! block do to the rules block, as a unified diff.
 
-use crate::invocation::{Context, LayerArgs, ProjectArgs, SettingsOverrides, SettingsSource};
+use crate::invocation::{
+    Context, LayerArgs, ProjectArgs, ScopeArgs, SettingsOverrides, SettingsSource,
+};
 use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
@@ -56,6 +58,8 @@ pub struct Args {
     /// Compare with a block saved earlier (`pi-rules assemble > FILE`); `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     pub against: Option<PathBuf>,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
     /// Lines of context around each change.
     #[arg(long, short = 'U', value_name = "N", default_value_t = unified_diff::DEFAULT_CONTEXT)]
     pub context: usize,
@@ -71,6 +75,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             package_dir: args.package_dir.clone(),
             coms_active,
             confine: args.confine,
+            scope: args.scope.clone(),
         }
         .options()
     };

@@ -20,6 +20,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("explain-json"),
     doc!("performance"),
     doc!("schema-json"),
+    doc!("scopes"),
     doc!("serve"),
     doc!("settings-json"),
 ];

@@ -115,6 +115,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         coms_active: args.coms_active,
         confine: true,
         export_layers: None,
+        scope: Default::default(),
     };
     let run = run_selected(
         &args.project,

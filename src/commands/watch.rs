@@ -237,6 +237,9 @@ impl Snapshot {
         }
         layers.extend(dirs.user);
         layers.push(dirs.project);
+        // The nested rule directories `--path` brought in. (pi-rules' configuration files are in
+        // the settings directories, watched above.)
+        layers.extend(run.scope.iter().flat_map(|s| s.nested_dirs.iter().cloned()));
         targets.extend(layers.iter().cloned());
         for report in run.loaded.iter().flat_map(|l| &l.names) {
             for candidate in report.candidates.iter().filter(|c| c.is_symlink) {

@@ -19,30 +19,40 @@ use pi_rules_host::ide::{self, CompletionKind, DocumentKind, IdeContext, Symbol,
 use pi_rules_host::loader::READ_LIMIT;
 use std::path::Path;
 
-/// The hover at `at`: the host's Markdown and the range it is about.
+/// The hover at `at` of the document at `path`: the host's Markdown and the range it is about.
+/// On an item of a rule's `paths:` or `agents:`, the scope's hover; else the rule's or settings
+/// file's.
 pub fn hover(
     ctx: &IdeContext,
     kind: &DocumentKind,
+    path: &Path,
     text: &str,
     lines: &LineIndex,
     at: Position,
 ) -> Option<Hover> {
-    let info = ide::hover(ctx, kind, text, lines.offset(at))?;
+    let offset = lines.offset(at);
+    let info = ide::scope_hover(ctx, kind, path, text, offset)
+        .or_else(|| ide::hover(ctx, kind, text, offset))?;
     Some(Hover {
         contents: HoverContents::Markup(markdown(info.markdown)),
         range: Some(lines.range(info.range)),
     })
 }
 
-/// The completions at `at`, each a text edit of the range it replaces, in the host's order.
+/// The completions at `at` of the document at `path`, each a text edit of the range it
+/// replaces, in the host's order: on an item of a rule's `paths:` or `agents:`, the scope's
+/// (directories, agents); else the rule's or settings file's.
 pub fn completion(
     ctx: &IdeContext,
     kind: &DocumentKind,
+    path: &Path,
     text: &str,
     lines: &LineIndex,
     at: Position,
 ) -> Vec<CompletionItem> {
-    ide::completions(ctx, kind, text, lines.offset(at))
+    let offset = lines.offset(at);
+    ide::scope_completions(ctx, kind, path, text, offset)
+        .unwrap_or_else(|| ide::completions(ctx, kind, text, offset))
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
@@ -51,6 +61,8 @@ pub fn completion(
                 CompletionKind::Value => CompletionItemKind::VALUE,
                 CompletionKind::Feature => CompletionItemKind::CONSTANT,
                 CompletionKind::Closer => CompletionItemKind::KEYWORD,
+                CompletionKind::Agent => CompletionItemKind::ENUM_MEMBER,
+                CompletionKind::Path => CompletionItemKind::FOLDER,
             };
             // The client filters on the text of the range up to the cursor: what is inserted
             // starts as that text does (`"log_r` for `"log_rules": `), the label may not.
@@ -249,6 +261,14 @@ mod tests {
             );
             IdeContext::new(&session, &IdeOptions::default()).unwrap()
         }
+
+        fn rule_path(&self) -> std::path::PathBuf {
+            self.cwd.join(".pi/rules/a.md")
+        }
+
+        fn settings_path(&self) -> std::path::PathBuf {
+            self.cwd.join(".pi/pi-config-settings.json")
+        }
     }
 
     fn pos(line: u32, character: u32) -> Position {
@@ -273,7 +293,7 @@ mod tests {
         for (encoding, opener) in [(Encoding::Utf16, 4), (Encoding::Utf8, 7)] {
             let lines = LineIndex::new(text, encoding);
             let on_key = pos(1, opener + 6);
-            let hover = hover(&ctx, &rule(), text, &lines, on_key).unwrap();
+            let hover = hover(&ctx, &rule(), &p.rule_path(), text, &lines, on_key).unwrap();
             assert_eq!(
                 hover.range,
                 Some(Range {
@@ -319,13 +339,68 @@ mod tests {
     }
 
     #[test]
+    fn scope_items_complete_and_hover_in_the_protocol_s_terms() {
+        let p = Project::new();
+        fs::create_dir_all(p.cwd.join("src/api")).unwrap();
+        fs::write(p.cwd.join("src/api/h.ts"), "").unwrap();
+        let ctx = p.ctx();
+        let text = "---\n# 😀\nagents: cla\npaths:\n  - sr\n---\n";
+        let lines = LineIndex::new(text, Encoding::Utf16);
+        let items = completion(&ctx, &rule(), &p.rule_path(), text, &lines, pos(2, 11));
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].kind, Some(CompletionItemKind::ENUM_MEMBER));
+        let Some(CompletionTextEdit::Edit(edit)) = &items[0].text_edit else {
+            panic!("a text edit expected");
+        };
+        assert_eq!(
+            (edit.range, edit.new_text.as_str()),
+            (
+                Range {
+                    start: pos(2, 8),
+                    end: pos(2, 11)
+                },
+                "claude"
+            )
+        );
+        let items = completion(&ctx, &rule(), &p.rule_path(), text, &lines, pos(4, 6));
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["src/**", "src/api/**"]);
+        assert!(items
+            .iter()
+            .all(|i| i.kind == Some(CompletionItemKind::FOLDER)));
+        let text = text.replace("- sr", "- src/api");
+        let lines = LineIndex::new(&text, Encoding::Utf16);
+        let hover = hover(&ctx, &rule(), &p.rule_path(), &text, &lines, pos(4, 5)).unwrap();
+        assert_eq!(
+            hover.range,
+            Some(Range {
+                start: pos(4, 4),
+                end: pos(4, 11)
+            })
+        );
+        let HoverContents::Markup(content) = &hover.contents else {
+            panic!("markdown expected");
+        };
+        assert!(
+            content.value.contains("Matches 1 file"),
+            "{}",
+            content.value
+        );
+        assert!(
+            content.value.contains("`src/api/h.ts`"),
+            "{}",
+            content.value
+        );
+    }
+
+    #[test]
     fn completion_edits_replace_what_was_typed() {
         let p = Project::new();
         let ctx = p.ctx();
         let text = "😀 {{IF:us";
         let lines = LineIndex::new(text, Encoding::Utf16);
         // 😀 is two units, then ` {{IF:` five: the key starts at 8.
-        let items = completion(&ctx, &rule(), text, &lines, pos(0, 10));
+        let items = completion(&ctx, &rule(), &p.rule_path(), text, &lines, pos(0, 10));
         let item = items.iter().find(|i| i.label == "use_worktrees").unwrap();
         assert_eq!(item.kind, Some(CompletionItemKind::PROPERTY));
         let Some(CompletionTextEdit::Edit(edit)) = &item.text_edit else {
@@ -348,7 +423,7 @@ mod tests {
         };
         let text = "{\"dc";
         let lines = LineIndex::new(text, Encoding::Utf16);
-        let items = completion(&ctx, &settings, text, &lines, pos(0, 4));
+        let items = completion(&ctx, &settings, &p.settings_path(), text, &lines, pos(0, 4));
         let dco = items.iter().find(|i| i.label == "dco").unwrap();
         assert_eq!(dco.filter_text.as_deref(), Some("\"dco\": "));
     }
@@ -415,7 +490,7 @@ mod tests {
         /// line of the text.
         #[test]
         fn every_feature_is_total(
-            text in "(\\{\\{(IF|IFNOT|/IF|/IFNOT)?:?|\\}\\}|dco|log_rules == |---\n|requires: |\"|:|,|\\{|😀|é|\r\n|\n|[a-z ]{0,3}){0,30}",
+            text in "(\\{\\{(IF|IFNOT|/IF|/IFNOT)?:?|\\}\\}|dco|log_rules == |---\n|requires: |paths: |agents: |  - |\"|:|,|\\{|😀|é|\r\n|\n|[a-z ]{0,3}){0,30}",
             line in 0u32..12,
             character in 0u32..40,
             utf8 in proptest::bool::ANY,
@@ -429,10 +504,10 @@ mod tests {
             let at = pos(line, character);
             let whole = Range { start: pos(0, 0), end: pos(u32::MAX, u32::MAX) };
             for kind in [rule(), DocumentKind::Settings { scope: ide::SettingsScope::Global }] {
-                if let Some(Hover { range: Some(r), .. }) = hover(&ctx, &kind, &text, &lines, at) {
+                if let Some(Hover { range: Some(r), .. }) = hover(&ctx, &kind, &p.rule_path(), &text, &lines, at) {
                     proptest::prop_assert!(on_text(r.start) && on_text(r.end));
                 }
-                for item in completion(&ctx, &kind, &text, &lines, at) {
+                for item in completion(&ctx, &kind, &p.rule_path(), &text, &lines, at) {
                     if let Some(CompletionTextEdit::Edit(edit)) = item.text_edit {
                         proptest::prop_assert!(on_text(edit.range.start) && on_text(edit.range.end));
                     }

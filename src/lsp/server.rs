@@ -397,15 +397,17 @@ impl Server {
             }
             req::HoverRequest::METHOD => {
                 let p = extract::<req::HoverRequest>(request)?.text_document_position_params;
+                let path = uri::to_path(&p.text_document.uri).unwrap_or_default();
                 let hover = self.ide(&p.text_document.uri, |ctx, kind, doc| {
-                    features::hover(ctx, kind, doc.text(), &doc.lines, p.position)
+                    features::hover(ctx, kind, &path, doc.text(), &doc.lines, p.position)
                 })?;
                 to_value(hover)
             }
             req::Completion::METHOD => {
                 let p = extract::<req::Completion>(request)?.text_document_position;
+                let path = uri::to_path(&p.text_document.uri).unwrap_or_default();
                 let items = self.ide(&p.text_document.uri, |ctx, kind, doc| {
-                    features::completion(ctx, kind, doc.text(), &doc.lines, p.position)
+                    features::completion(ctx, kind, &path, doc.text(), &doc.lines, p.position)
                 })?;
                 to_value(items)
             }

@@ -41,6 +41,9 @@ struct AssembleJson<'a> {
     files: Seq<Box<dyn Iterator<Item = FileReport<'a>> + 'a>>,
     notes: &'a [String],
     stats: Stats,
+    /// What scopes did, when the run honoured them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<super::scope::ScopeJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -185,6 +188,10 @@ impl<'a> AssembleJson<'a> {
         writer.value(&self.notes)?;
         writer.raw(b",\"stats\":")?;
         writer.value(&self.stats)?;
+        if let Some(scope) = &self.scope {
+            writer.raw(b",\"scope\":")?;
+            writer.value(scope)?;
+        }
         writer.raw(b"}\n")
     }
 
@@ -217,6 +224,7 @@ impl<'a> AssembleJson<'a> {
                 read_us: run.read_micros,
                 assemble_us: run.assemble_micros,
             },
+            scope: run.scope.as_ref().map(super::scope::ScopeJson::new),
         }
     }
 }
@@ -314,6 +322,7 @@ mod tests {
                     read_us: 3,
                     assemble_us: 4,
                 },
+                scope: None,
             };
             let mut writer = JsonWriter::new(Vec::new());
             report().write_line(&mut writer, None).unwrap();

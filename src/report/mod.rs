@@ -7,9 +7,11 @@
 //! - [`settings`]: the resolved settings as JSON, and `settings`' rows;
 //! - [`explain`]: `explain`'s report ([`pi_rules_host::explain::Explanation`]) as a text tree or
 //!   JSON;
-//! - [`check`]: the lint report in its four formats, and [`check::CheckRun`].
+//! - [`check`]: the lint report in its four formats, and [`check::CheckRun`];
+//! - [`scope`]: what scopes did to an assembly, a part of `assemble`'s and `explain`'s reports.
 
 pub mod assemble;
 pub mod check;
 pub mod explain;
+pub mod scope;
 pub mod settings;

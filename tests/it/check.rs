@@ -91,6 +91,8 @@ fn build(name: &str) -> Tree {
     copy_tree(&src.join("project"), &tree.project());
     copy_tree(&src.join("project-settings"), &tree.root.join("proj/.pi"));
     copy_tree(&src.join("global-settings"), &tree.root.join("home/.pi"));
+    // The project's own files: sources for `paths:` to match, nested rule directories.
+    copy_tree(&src.join("tree"), &tree.root.join("proj"));
     extras(name, &tree);
     tree
 }
@@ -120,6 +122,12 @@ fn extras(name: &str, t: &Tree) {
             b"| domain | agent |\r\n|---|---|\r\n{{IF:external_ai_agents}}\r\n| review | external |\r\n{{/IF}}\r\n| code | worker |\r\n\r\n| docs | writer |",
         ),
         "err_invalid_utf8" => t.write(project, "90-latin1.md", b"Caf\xe9 au lait, na\xefve."),
+        "err_scope_over_bounds" => {
+            // A glob of 1,026 bytes, past the 1,024 an item may have.
+            let long = "a/".repeat(513);
+            let text = format!("---\npaths: .pi/**, {long}\n---\nGenerated scope.\n");
+            t.write(project, "90-generated.md", text.as_bytes());
+        }
         "err_bidi_control" => t.write(
             project,
             "90-bidi.md",
@@ -591,6 +599,7 @@ fn renderers_handle_hostile_text() {
             schema: &schema,
             features: lint::FEATURES,
             collate: &|a: &str, b: &str| a.cmp(b),
+            scoped: false,
         };
         let report = lint::lint(input);
         for format in [Format::Human, Format::Short, Format::Json, Format::Sarif] {
@@ -1054,5 +1063,232 @@ fn explain_suggests_the_nearest_code() {
                 ),
             }
         }
+    }
+}
+
+/// Scopes in `check`, run as the binary on temporary projects.
+mod scopes {
+    use crate::common::{code, stdout, World};
+    use serde_json::Value;
+    use std::fs;
+    use std::time::{Duration, Instant};
+
+    /// A project whose only file for `generated/**` is ignored by `.gitignore`.
+    fn ignored_world() -> World {
+        let world = World::new();
+        world.rule(
+            "90-gen.md",
+            "---\npaths:\n  - \"generated/**\"\n  - \"src/**\"\n---\nDo not edit generated code.\n",
+        );
+        world.write(&world.project, ".gitignore", "generated/\n");
+        world.write(
+            &world.project.join("generated"),
+            "schema.ts",
+            "export {};\n",
+        );
+        world.write(&world.project.join("src"), "main.ts", "export {};\n");
+        world
+    }
+
+    #[test]
+    fn a_glob_whose_only_file_is_ignored_matches_nothing_in_human_form() {
+        let world = ignored_world();
+        let out = world.run(&["check", "--color", "never"]);
+        let text = stdout(&out);
+        assert_eq!(code(&out), 0, "a warning does not fail the check: {text}");
+        assert!(
+            text.contains(
+                "warning[PR1004]: glob `generated/**` matches no file of the repository\n \
+                 --> .pi/rules/90-gen.md:3:6\n"
+            ),
+            "{text}"
+        );
+        // `src/**` matches `src/main.ts`.
+        assert_eq!(text.matches("PR1004").count(), 1, "{text}");
+        // Without the ignore file, the glob matches.
+        fs::remove_file(world.project.join(".gitignore")).unwrap();
+        let text = stdout(&world.run(&["check", "--color", "never"]));
+        assert!(!text.contains("PR1004"), "{text}");
+    }
+
+    #[test]
+    fn a_glob_whose_only_file_is_ignored_matches_nothing_in_json_form() {
+        let world = ignored_world();
+        let out = world.run(&["check", "--format", "json"]);
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let found: Vec<&Value> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "PR1004")
+            .collect();
+        assert_eq!(found.len(), 1, "{report:#}");
+        let d = found[0];
+        assert_eq!(d["severity"], "warning");
+        assert_eq!(d["path"], ".pi/rules/90-gen.md");
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64()),
+            (Some(3), Some(6))
+        );
+        assert_eq!(
+            d["message"],
+            "glob `generated/**` matches no file of the repository"
+        );
+        // And, with scopes off, the `paths:` has no effect in pi yet.
+        let off: Vec<&Value> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "PR1007")
+            .collect();
+        assert_eq!(off.len(), 1, "{report:#}");
+        assert_eq!(
+            (off[0]["line"].as_u64(), off[0]["column"].as_u64()),
+            (Some(2), Some(1))
+        );
+    }
+
+    #[test]
+    fn nested_rule_files_are_checked_and_labelled_from_the_project() {
+        let world = World::new();
+        world.rule("90-api.md", "Rules for every API.\n");
+        let nested = world.project.join("packages/api/.pi/rules");
+        world.write(
+            &nested,
+            "90-api.md",
+            "---\npaths: src/**\n---\n{{IF:dcoo}}x{{/IF}}\n",
+        );
+        world.write(
+            &world.project.join("packages/api/src"),
+            "h.ts",
+            "export {};\n",
+        );
+        let out = world.run(&["check", "--format", "json"]);
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let found: Vec<(String, String)> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap().to_owned(),
+                    d["path"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let path = "packages/api/.pi/rules/90-api.md";
+        for want in ["PR101", "PR1006", "PR1007"] {
+            assert!(
+                found.contains(&(want.to_owned(), path.to_owned())),
+                "{want}: {found:?}"
+            );
+        }
+        assert!(found.contains(&("PR1008".to_owned(), "packages/api/.pi/rules".to_owned())));
+        // `src/**` is relative to `packages/api`, where it matches.
+        assert!(!found.iter().any(|(c, _)| c == "PR1004"), "{found:?}");
+        assert_eq!(code(&out), 1, "PR101 is an error");
+    }
+
+    #[test]
+    fn a_nested_rule_directory_that_links_out_of_the_project_is_an_error() {
+        let world = World::new();
+        world.rule("90-x.md", "Project.\n");
+        let outside = world.root().join("outside");
+        world.write(&outside, "90-out.md", "From elsewhere.\n");
+        let nested = world.project.join("packages/api/.pi");
+        fs::create_dir_all(&nested).unwrap();
+        std::os::unix::fs::symlink(&outside, nested.join("rules")).unwrap();
+        let out = world.run(&["check", "--format", "json"]);
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let escaped = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == "PR601")
+            .unwrap_or_else(|| panic!("{report:#}"));
+        assert_eq!(escaped["path"], "packages/api/.pi/rules/90-out.md");
+        assert_eq!(escaped["severity"], "error");
+        assert_eq!(code(&out), 1);
+    }
+
+    #[test]
+    fn without_scopes_the_output_is_as_before() {
+        // No `paths:`, no `agents:`, no nested directory: nothing of the scope checks, even
+        // with a `.gitignore` and files to walk.
+        let world = World::new();
+        world.rule("90-x.md", "Plain rule.\n");
+        world.write(&world.project, ".gitignore", "build/\n");
+        world.write(&world.project.join("src"), "a.ts", "export {};\n");
+        for format in ["human", "json", "short"] {
+            let out = world.run(&["check", "--format", format, "--color", "never"]);
+            assert_eq!(code(&out), 0);
+            assert!(!stdout(&out).contains("PR10"), "{format}: {}", stdout(&out));
+        }
+    }
+
+    #[test]
+    fn a_file_with_a_1_mib_line_of_globs_is_skipped_before_any_glob_is_read() {
+        let world = World::new();
+        let globs: Vec<String> = (0..100_000).map(|i| format!("dir{i:06}/*")).collect();
+        let line = globs.join(",");
+        assert!(line.len() > 1 << 20);
+        world.rule("90-huge.md", format!("---\npaths: {line}\n---\nBody.\n"));
+        let start = Instant::now();
+        let out = world.run(&["check", "--format", "json"]);
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let codes: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            codes,
+            ["PR401"],
+            "oversized, and nothing of its scope: {report:#}"
+        );
+    }
+
+    #[test]
+    fn a_file_of_30000_globs_under_the_limit_is_read_bounded() {
+        let world = World::new();
+        // Three characters a glob (`000` to `n5r`), names at any depth.
+        let digit = |d: usize| char::from_digit(d as u32, 36).unwrap_or('0');
+        let globs: Vec<String> = (0..30_000)
+            .map(|i: usize| [i / 1296, i / 36 % 36, i % 36].map(digit).iter().collect())
+            .collect();
+        let text = format!("---\npaths: {}\n---\nBody.\n", globs.join(","));
+        assert!(
+            text.len() < 128 * 1024 && text.len() > 100 * 1024,
+            "{}",
+            text.len()
+        );
+        world.rule("90-many.md", &text);
+        world.write(&world.project.join("src/000"), "a.ts", "export {};\n");
+        let start = Instant::now();
+        let out = world.run(&["check", "--format", "json"]);
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let diagnostics = report["diagnostics"].as_array().unwrap();
+        let of = |code: &str| diagnostics.iter().filter(|d| d["code"] == code).count();
+        // The first 1,000 globs are read, the 29,000 others reported once, on the key's line.
+        assert_eq!(of("PR1002"), 1, "{report:#}");
+        let bound = diagnostics.iter().find(|d| d["code"] == "PR1002").unwrap();
+        assert_eq!(
+            (bound["line"].as_u64(), bound["column"].as_u64()),
+            (Some(2), Some(1))
+        );
+        assert!(bound["message"]
+            .as_str()
+            .unwrap()
+            .contains("the 29000 after the first 1000"));
+        // Of the 1,000 globs read, `000` matches; the rest are reported, 50 of them in full.
+        assert_eq!(of("PR1004"), 51, "{report:#}");
+        let summary = diagnostics
+            .iter()
+            .filter(|d| d["code"] == "PR1004")
+            .find(|d| d["message"].as_str().unwrap().starts_with("and 949 more"));
+        assert!(summary.is_some(), "{report:#}");
     }
 }

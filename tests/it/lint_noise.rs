@@ -143,9 +143,11 @@ fn the_rules_check_accepts_are_the_ones_assemble_loads_after_the_package() {
 fn rules_ported_from_other_agents_keep_the_findings_that_matter() {
     let world = world("real_cursor_port");
     let expected: Vec<(String, String)> = [
-        ("PR302", "api.md"),
-        ("PR304", "api.md"),
-        ("PR304", "api.md"),
+        // Claude Code's `paths:` is a scope of pi-rules' own: with scopes off, it has no effect
+        // in pi yet, and its globs match no file of the fixture.
+        ("PR1007", "api.md"),
+        ("PR1004", "api.md"),
+        ("PR1004", "api.md"),
         ("PR302", "docs.md"),
         ("PR512", "docs.md"),
         ("PR303", "frontend.md"),
@@ -160,7 +162,7 @@ fn rules_ported_from_other_agents_keep_the_findings_that_matter() {
     assert_eq!(findings(&world, true), (1, expected));
     // The keys other formats scope rules with are named as such.
     let out = world.run(&["check", "--format", "short"]);
-    for key in ["globs", "alwaysApply", "paths", "applyTo"] {
+    for key in ["globs", "alwaysApply", "applyTo"] {
         assert!(
             stdout(&out).contains(&format!(
                 "frontmatter key `{key}` does not scope this rule: it is in every prompt"
@@ -169,6 +171,7 @@ fn rules_ported_from_other_agents_keep_the_findings_that_matter() {
             stdout(&out)
         );
     }
+    assert!(stdout(&out).contains("`paths:` has no effect in pi yet"));
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod loader;
 mod lsp;
 mod raw_messages;
 mod readme_examples;
+mod scoped;
 mod serve;
 mod show_trust;
 mod subdir_note;

@@ -144,3 +144,35 @@ async def test_the_closer_of_the_innermost_block_completes(vscode: LanguageClien
     edit = item.text_edit
     assert (edit.range.start.character, edit.range.end.character) == (0, 3)
     assert edit.new_text == "{{/IFNOT}}"
+
+
+async def test_a_rule_scope_completes_agents_and_hovers_a_glob(vscode: LanguageClient):
+    client = vscode
+    for rel in ["src/api/a.ts", "src/api/b.ts", "src/web/c.ts", "node_modules/m/x.ts"]:
+        (client.folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (client.folder / rel).write_text("")
+    text = "---\nagents: claude, c\npaths:\n  - \"src/api/**\"\n  - \"!src\"\n---\nBody.\n"
+    uri = open_doc(client, rule_path(client, "80-scope.md"), text)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(text_document=doc(uri), position=at(1, 17))
+    )
+    items = result if isinstance(result, list) else result.items
+    labels = [item.label for item in items]
+    # The known agents that start with `c`, without the one already listed.
+    assert labels == ["codex", "copilot", "cursor", "cline", "crush"]
+    edit = items[0].text_edit
+    assert (edit.range.start.character, edit.range.end.character, edit.new_text) == (16, 17, "codex")
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc(uri), position=at(3, 8))
+    )
+    r = hover.range
+    assert (r.start.line, r.start.character, r.end.character) == (3, 5, 15)
+    value = hover.contents.value
+    assert "Matches 2 files in the project directory" in value
+    assert "`src/api/a.ts`" in value and "`src/api/b.ts`" in value
+    assert "web" not in value and "node_modules" not in value
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc(uri), position=at(4, 6))
+    )
+    assert "**Not a valid glob:**" in hover.contents.value

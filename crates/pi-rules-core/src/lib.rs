@@ -26,6 +26,7 @@ pub mod lint;
 pub mod markers;
 pub mod placeholder;
 pub mod render;
+pub mod rule_scope;
 pub mod scope;
 pub mod settings;
 pub mod span;

@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::loader::{self, Candidate, Loaded, NameReport, PackageSource, Pick};
 use crate::notes::Note;
+use crate::scoped::{self, ScopeReport};
 use crate::session::{self, Session, SettingsFileState, SettingsRead, FALLBACK_BLOCK};
 use pi_rules_core::settings::Resolved;
 use pi_rules_core::{assemble as engine, Assembly, Features, Message, Observer, Scope, Settings};
@@ -25,6 +26,39 @@ pub struct LayerOptions {
     pub confine: bool,
     /// `export`: only these layers are read, and `PI_SUBAGENT_CHILD` has no effect.
     pub export_layers: Option<crate::selection::LayerChoice>,
+    /// Which agent the block is for and which files it works on (`--agent`, `--path`).
+    pub scope: ScopeOptions,
+}
+
+/// What scoped rules a run honours.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScopeOptions {
+    /// The agent; `None` is pi.
+    pub agent: Option<String>,
+    /// The files the agent works on, relative to the working directory or absolute.
+    pub paths: Vec<PathBuf>,
+    /// Whether pi honours scopes; `None` reads the configuration's `[rules] scoped` for the
+    /// session's project. Other agents always do.
+    pub scoped_in_pi: Option<bool>,
+}
+
+impl ScopeOptions {
+    /// The query to narrow the rules to, when scopes are honoured for this agent in `session`.
+    pub fn query(&self, session: &Session) -> Option<scoped::Query> {
+        let agent = self
+            .agent
+            .as_deref()
+            .unwrap_or(scoped::PI)
+            .to_ascii_lowercase();
+        let on = agent != scoped::PI
+            || self
+                .scoped_in_pi
+                .unwrap_or_else(|| scoped::enabled_for_pi(session));
+        on.then(|| scoped::Query {
+            agent,
+            paths: self.paths.clone(),
+        })
+    }
 }
 
 /// Everything one assembly produced.
@@ -47,6 +81,8 @@ pub struct Run {
     pub block: RulesBlock,
     /// The assembly, its text moved into `block`.
     pub assembly: Option<Assembly>,
+    /// What scopes did, when the run honoured them.
+    pub scope: Option<ScopeReport>,
     pub read_micros: u128,
     pub assemble_micros: u128,
 }
@@ -224,6 +260,7 @@ fn run_with(
             review_loop_max_cycles,
             block: RulesBlock::default(),
             assembly: None,
+            scope: None,
             read_micros: started.elapsed().as_micros(),
             assemble_micros: 0,
         });
@@ -259,6 +296,23 @@ fn run_with(
         notes.push(Note::info(text.clone()));
         loaded.notes.push(text);
     }
+    let scope = match args.scope.query(&session) {
+        Some(query) if args.export_layers.is_none() => {
+            let report = scoped::apply(&mut loaded, &session, &policy, &query);
+            notes.extend(report.notes.iter().map(|n| Note::warning(n.clone())));
+            Some(report)
+        }
+        _ => {
+            if !args.scope.paths.is_empty() {
+                notes.push(Note::info(
+                    "scopes are off for pi, so --path changes nothing: pi's block is \
+                     pi-config's; `[rules] scoped = true` in .pi/pi-rules.toml turns them on"
+                        .to_owned(),
+                ));
+            }
+            None
+        }
+    };
     let read_micros = started.elapsed().as_micros();
     let started = Instant::now();
     let (block, assembly) = if loaded.fallback {
@@ -284,6 +338,7 @@ fn run_with(
         review_loop_max_cycles,
         block,
         assembly,
+        scope,
         read_micros,
         assemble_micros: started.elapsed().as_micros(),
     })

@@ -15,6 +15,7 @@
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
 mod incremental;
+pub mod walk;
 
 pub use incremental::{IncrementalCheck, Updated};
 
@@ -26,7 +27,8 @@ use crate::loader::{
 };
 use crate::session::Session;
 use pi_rules_core::lint::{
-    self, Content, Entry, LayerInput, Link, Report, SchemaInfo, SettingsInput, Severity,
+    self, Content, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo, SettingsInput,
+    Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -83,9 +85,26 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
+    check_with(opts, false)
+}
+
+/// [`check`], with scopes on or off for pi (`[rules] scoped`): off, the report says where a
+/// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet.
+///
+/// Besides the layers, it walks the project directory once (see [`walk`]) when the directory is
+/// in a repository or has a `.pi` directory (never `$HOME` itself): it checks the nested rule
+/// directories it finds as rule files of their own, labelled as the project's are, and reports
+/// the globs of project and nested rules that match no file.
+pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
     let schema = SchemaInfo::from_schema(&opts.session.schema);
-    let mut linter = lint::Linter::new(&schema, lint::FEATURES);
-    let (layers, settings) = gather_each(opts, &mut |entry| linter.check_rule(entry))?;
+    let mut linter = lint::Linter::new(&schema, lint::FEATURES).scoped(scoped);
+    let (layers, settings) = gather_each(opts, &mut |kind, entry| {
+        let dir = (kind == Layer::Project).then_some("");
+        linter.check_rule_in(entry, dir);
+    })?;
+    if walks(opts.session) {
+        check_tree(opts.session, &mut linter);
+    }
     // Lint sorts the names several times.
     let collate = comparator_for(
         layers
@@ -103,13 +122,84 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
     Ok(report)
 }
 
-/// Reads the three layers and the settings files.
-pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
-    gather_each(opts, &mut |_| {})
+/// Whether `check` walks the project directory: when it is in a repository whose root is not
+/// `$HOME` or above it (a dotfiles repository), or has a `.pi` directory and is not `$HOME`
+/// (whose `.pi` is the user's). `$HOME` itself, or a directory without either, is not walked.
+fn walks(session: &Session) -> bool {
+    let home = session.home.as_deref();
+    let repository = session
+        .repo_root()
+        .is_some_and(|root| !home.is_some_and(|home| home.starts_with(root)));
+    let files = session.files();
+    let is_home = home
+        .is_some_and(|home| files.canonical_or_same(home) == files.canonical_or_same(&session.cwd));
+    repository
+        || (!is_home
+            && files
+                .metadata(&session.cwd.join(".pi"))
+                .is_some_and(|m| m.is_dir()))
 }
 
-/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule).
-type EachEntry<'e> = dyn FnMut(&mut Entry) + 'e;
+/// The project directory's tree: one walk finds the nested rule directories and tries the
+/// globs of the project rules; each nested directory is then listed and its rules checked, and
+/// the globs of the nested rules are tried on the files below their directories. A glob that
+/// matched no file is reported, unless a walk stopped short.
+fn check_tree(session: &Session, linter: &mut lint::Linter<'_>) {
+    let project = &session.cwd;
+    let limits = walk::Limits::default();
+    let roots = linter.scoped_rules().len();
+    let mut trial = walk::GlobTrial::new(linter.scoped_rules(), 0..roots);
+    let walked = walk::walk(project, limits, |path| trial.try_path(path, |_| true));
+    let mut truncated = walked.truncated;
+    let display = PathLabels::new(&session.env);
+    let policy = session.policy(false);
+    let files = session.files();
+    let mut nested = walked.nested;
+    nested.sort_unstable();
+    for dir in nested {
+        let rules = project.join(&dir).join(".pi").join("rules");
+        let layer = list_layer(
+            Layer::Project,
+            &rules,
+            false,
+            &policy,
+            files,
+            &display,
+            &mut |_, entry| linter.check_rule_in(entry, Some(&dir)),
+        );
+        linter.add_nested(NestedInput {
+            label: display.path(&rules),
+            dir,
+            layer,
+        });
+    }
+    let all = linter.scoped_rules().len();
+    let mut inner = walk::GlobTrial::new(linter.scoped_rules(), roots..all);
+    if roots < all {
+        let left = walk::Limits {
+            max_files: limits.max_files.saturating_sub(walked.files),
+            ..limits
+        };
+        let rules = linter.scoped_rules();
+        truncated |= walk::try_nested(project, rules, roots..all, left, &mut inner).1;
+    }
+    if truncated {
+        return;
+    }
+    let unmatched: Vec<(usize, usize)> = trial.unmatched().chain(inner.unmatched()).collect();
+    for (rule, glob) in unmatched {
+        linter.matched_nothing(rule, glob);
+    }
+}
+
+/// Reads the three layers and the settings files.
+pub fn gather(opts: &CheckOptions<'_>) -> Result<(Vec<LayerInput>, Vec<SettingsInput>)> {
+    gather_each(opts, &mut |_, _| {})
+}
+
+/// What [`gather_each`] hands each entry to as soon as it is listed (and read, for a rule),
+/// with its layer.
+type EachEntry<'e> = dyn FnMut(Layer, &mut Entry) + 'e;
 
 /// [`gather`], handing each entry to `each` as soon as it is listed and read, before it joins
 /// its layer. The layers are listed in the order package, user, project.
@@ -130,7 +220,7 @@ fn gather_each(
                 let label = format!("<embedded>/{name}");
                 let mut entry = Entry::new(*name, label, content);
                 entry.file_id = Some(files.id(Path::new(&entry.path)));
-                each(&mut entry);
+                each(Layer::Package, &mut entry);
                 entries.push(entry);
             }
             LayerInput::new(Layer::Package, entries)
@@ -291,7 +381,7 @@ fn list_layer(
     for item in listing.entries {
         let Ok(listed) = item else { continue };
         if let Some(mut entry) = entry_of(kind, listed, open.as_ref(), policy, files, display) {
-            each(&mut entry);
+            each(kind, &mut entry);
             entries.push(entry);
         }
     }
@@ -480,6 +570,84 @@ mod tests {
             .iter()
             .find(|f| f.path == ".pi/rules/20-linked.md");
         assert_eq!(linked.unwrap().target, rules.join("90-target.txt"));
+    }
+
+    /// A session on `project` with `home`, labels relative to `project`.
+    fn session_in(project: &Path, home: &Path) -> Session {
+        let env = Env::from_vars(project.to_path_buf(), [("HOME", home.as_os_str())]);
+        Session::in_env(
+            env,
+            project.to_path_buf(),
+            Some(home.to_path_buf()),
+            Cow::Borrowed(pi_rules_core::settings::Schema::embedded()),
+        )
+    }
+
+    fn codes_and_paths(session: &Session, scoped: bool) -> Vec<(&'static str, String)> {
+        let opts = CheckOptions {
+            session,
+            package: PackageSource::Embedded(&[]),
+            strict: false,
+        };
+        let report = check_with(&opts, scoped).unwrap();
+        let mut found: Vec<(&'static str, String)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.id(), d.path.to_string()))
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn scopes_on_leave_out_the_findings_of_scopes_off() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let (project, home) = (root.join("project"), root.join("home"));
+        fs::create_dir_all(project.join(".pi/rules")).unwrap();
+        fs::create_dir_all(project.join("packages/api/.pi/rules")).unwrap();
+        fs::create_dir_all(project.join("src")).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        fs::write(project.join("src/a.ts"), "").unwrap();
+        fs::write(
+            project.join(".pi/rules/90-a.md"),
+            "---\npaths: src/**\n---\nA.\n",
+        )
+        .unwrap();
+        fs::write(project.join("packages/api/.pi/rules/90-a.md"), "B.\n").unwrap();
+        let session = session_in(&project, &home);
+        let nested = "packages/api/.pi/rules";
+        let rule = ".pi/rules/90-a.md";
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [
+                ("PR1006", format!("{nested}/90-a.md")),
+                ("PR1007", rule.to_owned()),
+                ("PR1008", nested.to_owned()),
+            ]
+        );
+        assert_eq!(
+            codes_and_paths(&session, true),
+            [("PR1006", format!("{nested}/90-a.md"))]
+        );
+    }
+
+    #[test]
+    fn home_is_not_walked() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = fs::canonicalize(tmp.path()).unwrap();
+        fs::create_dir_all(home.join(".pi/agent/rules")).unwrap();
+        fs::create_dir_all(home.join("code/x/.pi/rules")).unwrap();
+        fs::write(home.join("code/x/.pi/rules/90-x.md"), "X.\n").unwrap();
+        let session = session_in(&home, &home);
+        assert_eq!(codes_and_paths(&session, false), []);
+        // The same tree below a project directory is walked.
+        fs::create_dir_all(home.join("code/.pi")).unwrap();
+        let session = session_in(&home.join("code"), &home);
+        assert_eq!(
+            codes_and_paths(&session, false),
+            [("PR1008", "x/.pi/rules".to_owned())]
+        );
     }
 
     #[test]

@@ -227,6 +227,7 @@ fn lint_alone(
         schema,
         features: lint::FEATURES,
         collate: &|a: &str, b: &str| a.cmp(b),
+        scoped: false,
     };
     lint::lint(input)
         .diagnostics

@@ -26,6 +26,7 @@ pub mod ide;
 pub mod loader;
 pub mod notes;
 pub mod repo;
+pub mod scoped;
 pub mod selection;
 pub mod session;
 pub mod settings_source;

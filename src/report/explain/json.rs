@@ -149,6 +149,10 @@ impl<'r> Json<'_, 'r> {
             tokens: estimate_tokens(self.block_bytes()),
             warnings: self.warning_count(),
         })?;
+        if let Some(scope) = &run.scope {
+            out.raw(b",\"scope\":")?;
+            out.value(&crate::report::scope::ScopeJson::new(scope))?;
+        }
         out.raw(b"}")?;
         out.end_line()
     }

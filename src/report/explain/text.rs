@@ -92,6 +92,9 @@ impl<'r> Text<'_, 'r> {
             line.push_str(&escape(message));
             writeln!(out, "{}", paint.paint("33", line))?;
         }
+        if let Some(scope) = &run.scope {
+            crate::report::scope::write_text(scope, out)?;
+        }
         writeln!(
             out,
             "total: {} of {total} files included, {} bytes, ~{} tokens, {} warnings",

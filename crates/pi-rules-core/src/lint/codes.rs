@@ -5,8 +5,9 @@
 //! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
 //! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
 //! `PR6xx` links, `PR7xx` settings files, `PR8xx` what evaluation can produce (reasoning over the
-//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents. An id, once published, never changes meaning; a retired
-//! check keeps its id unused.
+//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents, `PR10xx` rule scopes (`paths:`, `agents:`)
+//! and nested rule directories. An id, once published, never changes meaning; a retired check
+//! keeps its id unused.
 
 use std::fmt;
 
@@ -617,6 +618,83 @@ bytes), and `pi-rules check` reports each exported file of the project that does
 
 Fix: shorten the rules, gate the ones an agent does not need with `requires_setting:`, move
 hand-written text out of the file, or export a smaller set of layers (`--layers`).";
+
+    InvalidGlob = "PR1001" "invalid-glob" Error
+        "A glob in `paths:` that cannot be used."
+        "`paths:` lists gitignore-style globs, relative to the directory the rule's scope belongs to
+(the project directory for `.pi/rules`, the nested directory for a nested `.pi/rules`). A glob
+that does not compile (an unclosed `[` or `{`, a `\\` at the end), an empty glob, a negation
+(`!src/**`: a scope lists what a rule is for), a glob that climbs out of its directory with `..`,
+or one that names the whole directory (`/`) is not used: the rule's scope is narrower than it
+reads, and with scopes on the rule may never be added.
+
+Fix: correct the glob as the message says, or delete it.";
+
+    ScopeOverBounds = "PR1002" "scope-over-bounds" Error
+        "A `paths:` or `agents:` with more items, or a longer item, than a scope may hold."
+        "A scope reads at most 1,000 items from one `paths:` or `agents:`, and an item of at most
+1,024 bytes; the rest is dropped and not used, so that a rule file cannot make every command
+slow. A scope that long is almost always a generated file or a mistake.
+
+Fix: use fewer, broader globs (`src/api/**` rather than one glob per file), or split the rule.";
+
+    UnknownAgent = "PR1003" "unknown-agent" Error
+        "`agents:` names an agent pi-rules does not know."
+        "`agents:` limits a rule to some agents: `pi`, and the agents whose files `export`
+writes (`claude`, `codex`, `gemini`, `copilot`, `cursor`, `windsurf`, `cline`, `kiro` and
+others). A name that is none of them matches no agent, so the rule would reach none through it;
+it is usually a misspelling (`claud`) or a product name for an agent's vendor.
+
+Fix: correct the name; the message suggests the closest known agent.";
+
+    GlobMatchesNothing = "PR1004" "glob-matches-nothing" Warning
+        "A glob in `paths:` that matches no file of the repository."
+        "`check` walks the project directory (honouring `.gitignore` and `.git/info/exclude`, as
+git does, and never following links) and tries every glob of every project and nested rule on
+every file. A glob that matches none is usually a typo, a directory that was renamed, or a
+pattern for files that are ignored (ignored files are not counted): with scopes on, the rule is
+never added for it. Rules of the user layer are not tried, as they serve every project.
+
+Fix: correct the glob, or delete it if the files are gone.";
+
+    GlobNotPortable = "PR1005" "glob-not-portable" Info
+        "A glob in `paths:` that some agent's rule format cannot hold as it is."
+        "`export` writes scopes into other agents' rule files, and each agent's format holds its
+globs in its own way. Cursor's `globs` and Windsurf's `globs` are one comma-separated value, so a
+glob that holds a comma (`src/**/*.{ts,tsx}`) is cut in two there; Copilot's `applyTo` is
+comma-separated too, but keeps a comma inside `{}` or `[]` with its glob. Claude Code's and
+Cline's `paths` are lists, and Kiro's `fileMatchPattern` holds one pattern, so any glob fits. The
+finding names the agents and why.
+
+Fix: write the alternatives as separate globs (`src/**/*.ts` and `src/**/*.tsx`), or leave it
+if you never export to those agents.";
+
+    NestedRuleReplaces = "PR1006" "nested-rule-replaces" Info
+        "A nested rule that replaces a root rule of the same name inside its directory."
+        "A `.pi/rules` directory below the project directory (`packages/api/.pi/rules`) holds
+rules for that subtree. A rule there with the same name as a rule of the project directory (of
+any layer) or of a nested directory above it replaces that rule for files in the subtree, as a
+project rule replaces a package rule of the same name. This is usually meant; the finding names
+the rule it replaces so that a name taken by accident is seen.
+
+Fix: nothing, if it is meant; otherwise give the nested rule a name of its own.";
+
+    ScopeHasNoEffect = "PR1007" "scope-has-no-effect" Warning
+        "A `paths:` or `agents:` that pi does not honour yet, because scopes are off."
+        "pi-config ignores `paths:` and `agents:`, and pi-rules gives pi's rules block byte for byte
+as pi-config does unless the project turns scopes on. With scopes off (the default), a rule with
+`paths: src/api/**` or `agents: claude` is in every pi prompt, whatever the agent is working on.
+`export` honours scopes always.
+
+Fix: turn scopes on for the project with `[rules] scoped = true` in `.pi/pi-rules.toml`.";
+
+    NestedRulesHaveNoEffect = "PR1008" "nested-rules-have-no-effect" Info
+        "A nested `.pi/rules` directory that pi does not read yet, because scopes are off."
+        "A `.pi/rules` directory below the project directory holds rules for that subtree, but
+with scopes off (the default) pi reads only the project directory's `.pi/rules`, as pi-config
+does: the nested rules reach pi only when it is started inside that directory.
+
+Fix: turn scopes on for the project with `[rules] scoped = true` in `.pi/pi-rules.toml`.";
 }
 
 #[cfg(test)]
@@ -638,7 +716,9 @@ mod tests {
             assert!(seen.insert(info.id), "{}", info.id);
             assert!(seen.insert(info.name), "{}", info.name);
             assert!(
-                info.id.len() == 5 && info.id.starts_with("PR"),
+                (5..=6).contains(&info.id.len())
+                    && info.id.starts_with("PR")
+                    && info.id[2..].bytes().all(|b| b.is_ascii_digit()),
                 "{}",
                 info.id
             );

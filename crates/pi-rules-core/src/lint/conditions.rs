@@ -19,6 +19,8 @@ use std::ops::Range;
 pub(crate) struct Context<'a> {
     pub schema: &'a SchemaInfo,
     pub features: &'a [&'a str],
+    /// Scopes are on for pi (`[rules] scoped`): `paths:` and `agents:` take effect in its block.
+    pub scoped: bool,
 }
 
 impl Context<'_> {
@@ -456,6 +458,7 @@ mod tests {
         let cx = Context {
             schema: &schema,
             features: crate::lint::FEATURES,
+            scoped: false,
         };
         let text = cond_text;
         let mut out = FileDiagnostics::new("x.md");

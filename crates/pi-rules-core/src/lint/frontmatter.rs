@@ -17,9 +17,13 @@ use std::ops::Range;
 /// The keys the loader reads.
 const GATE_KEYS: [&str; 2] = ["requires_setting", "requires"];
 
-/// Keys with which other agents' rule formats (Cursor, Claude Code, Copilot) scope a rule to
-/// some files, and which users take to do the same here.
-const SCOPE_KEYS: [&str; 4] = ["globs", "paths", "alwaysApply", "applyTo"];
+/// Keys with which other agents' rule formats (Cursor, Copilot) scope a rule to some files, and
+/// which users take to do the same here.
+const SCOPE_KEYS: [&str; 3] = ["globs", "alwaysApply", "applyTo"];
+
+/// The keys of a rule's own scope, checked by [`super::scope`]; their value may be a list of
+/// `- item` lines below the key.
+const RULE_SCOPE_KEYS: [&str; 2] = ["paths", "agents"];
 
 /// Keys tolerated as documentation (reported as info only).
 const DESCRIPTIVE_KEYS: [&str; 5] = ["description", "title", "name", "summary", "tags"];
@@ -74,6 +78,7 @@ fn check_header(
                     .help("give it a value, or delete the line");
                 }
             }
+            key if RULE_SCOPE_KEYS.contains(&key) => {}
             "requires_setting" => conditions::check_requires_setting(cx, text, attr.value, out),
             "requires" => conditions::check_requires(cx, text, attr.value, out),
             key if DESCRIPTIVE_KEYS.contains(&key) => {
@@ -113,7 +118,10 @@ fn check_header(
         }
     }
     // Lines the header reading skips although they are neither blank nor comments.
+    // The `- item` lines below an empty `paths:` or `agents:` are its list, as
+    // `rule_scope::parse` reads them.
     let mut start = header.start;
+    let mut in_list = false;
     for raw in text[header.clone()].split('\n') {
         let range = start..start + raw.len();
         start = range.end + 1;
@@ -121,7 +129,14 @@ fn check_header(
         if content.is_empty() || content.starts_with('#') {
             continue;
         }
-        if content.find(':').is_some_and(|i| i > 0) {
+        let item = content == "-" || content.starts_with("- ") || content.starts_with("-\t");
+        if in_list && item {
+            continue;
+        }
+        in_list = false;
+        if let Some(colon) = content.find(':').filter(|&i| i > 0) {
+            in_list = RULE_SCOPE_KEYS.contains(&js_trim(&content[..colon]))
+                && js_trim(&content[colon + 1..]).is_empty();
             continue;
         }
         let line = trim_line(text, range);
@@ -311,6 +326,7 @@ mod tests {
         let cx = Context {
             schema: &schema,
             features: crate::lint::FEATURES,
+            scoped: false,
         };
         let mut out = FileDiagnostics::new("x.md");
         check(&cx, text, &frontmatter::split(text), &mut out);

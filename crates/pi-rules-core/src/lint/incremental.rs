@@ -311,6 +311,7 @@ mod tests {
             schema: &schema,
             features: FEATURES,
             collate: &collate,
+            scoped: false,
         })
     }
 

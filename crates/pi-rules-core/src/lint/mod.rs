@@ -23,6 +23,7 @@ mod incremental;
 mod markers;
 mod reach;
 pub mod schema;
+pub mod scope;
 mod settings_files;
 mod sources;
 pub mod suggest;
@@ -33,6 +34,7 @@ pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, 
 pub use files::is_rule_name;
 pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindings};
 pub use schema::{KeyInfo, SchemaInfo};
+pub use scope::{NestedInput, ScopeGlob, ScopedRule};
 pub use sources::{SourceLines, Sources};
 
 use crate::settings::SettingsFile;
@@ -167,6 +169,9 @@ pub struct LintInput<'a> {
     pub features: &'a [&'a str],
     /// The order the loader sorts names in (ICU root collation, as `localeCompare`).
     pub collate: &'a dyn Fn(&str, &str) -> Ordering,
+    /// Scopes are on for pi (`[rules] scoped`); off (`false`, the default), `check` says where a
+    /// `paths:` or `agents:` has no effect in pi yet.
+    pub scoped: bool,
 }
 
 /// The findings, and the lines they point into.
@@ -204,13 +209,14 @@ impl Report {
 /// Checks everything in `input`: each rule file in the loader's order (layer by layer, names
 /// in `input.collate` order), then the layers as a whole and the settings files.
 pub fn lint(mut input: LintInput<'_>) -> Report {
-    let mut linter = Linter::new(input.schema, input.features);
+    let mut linter = Linter::new(input.schema, input.features).scoped(input.scoped);
     input.layers.sort_by_key(|layer| layer.kind);
     for layer in &mut input.layers {
+        let dir = (layer.kind == Layer::Project).then_some("");
         let mut entries: Vec<&mut Entry> = layer.entries.iter_mut().collect();
         entries.sort_by(|a, b| (input.collate)(&a.name, &b.name));
         for entry in entries {
-            linter.check_rule(entry);
+            linter.check_rule_in(entry, dir);
         }
     }
     linter.finish(&input.layers, input.settings, input.collate)
@@ -227,17 +233,34 @@ pub struct Linter<'a> {
     report: Report,
     /// Lists every file needs, kept from one file to the next.
     scratch: Scratch,
+    /// The project and nested rules with usable globs, for the host's walk of the repository.
+    scoped_rules: Vec<ScopedRule>,
+    /// The nested rule directories, checked across their files by [`Linter::finish`].
+    nested: Vec<NestedInput>,
 }
 
 impl<'a> Linter<'a> {
     /// A run against `schema`, with the feature predicates `features` (normally [`FEATURES`]).
     pub fn new(schema: &'a SchemaInfo, features: &'a [&'a str]) -> Linter<'a> {
         Linter {
-            cx: Context { schema, features },
+            cx: Context {
+                schema,
+                features,
+                scoped: false,
+            },
             files: IndexMap::new(),
             report: Report::default(),
             scratch: Scratch::default(),
+            scoped_rules: Vec::new(),
+            nested: Vec::new(),
         }
+    }
+
+    /// Whether scopes are on for pi (`[rules] scoped`; off by default): off, the checks say
+    /// where a `paths:`, an `agents:` or a nested rule directory has no effect in pi yet.
+    pub fn scoped(mut self, scoped: bool) -> Self {
+        self.cx.scoped = scoped;
+        self
     }
 
     /// Checks `entry` on its own when it is a rule file that was read, and takes its bytes
@@ -246,13 +269,42 @@ impl<'a> Linter<'a> {
     /// waits for [`Linter::finish`]. Two entries with the same path must come in layer order
     /// (package, user, project), as their findings are kept in the order they are found.
     pub fn check_rule(&mut self, entry: &mut Entry) {
+        self.check_rule_in(entry, None);
+    }
+
+    /// [`Linter::check_rule`] for a rule of the project directory (`dir` empty) or of a nested
+    /// rule directory (`dir` its directory from the project directory, `packages/api`): its
+    /// usable globs are kept for the host to try on the repository's files
+    /// ([`Linter::scoped_rules`]), with the lines they are on.
+    pub fn check_rule_in(&mut self, entry: &mut Entry, dir: Option<&str>) {
         let Some(bytes) = take_rule_bytes(entry) else {
             return;
         };
         let out = diagnostic::file(&mut self.files, &entry.path);
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
-        self.report.sources.insert(out, &text, exact);
+        let globs = &self.scratch.globs;
+        let kept = if dir.is_some() { &globs[..] } else { &[] };
+        self.report.sources.insert_with(out, kept, &text, exact);
+        if let Some(dir) = dir.filter(|_| !globs.is_empty()) {
+            let path = out.path().clone();
+            // Two copies at one path (one directory listed as two layers) come one after the
+            // other: the last one's globs count.
+            if self.scoped_rules.last().is_some_and(|r| r.path == path) {
+                self.scoped_rules.pop();
+            }
+            self.scoped_rules.push(ScopedRule {
+                path,
+                dir: dir.to_owned(),
+                globs: globs
+                    .iter()
+                    .map(|span| ScopeGlob {
+                        text: text[span.clone()].to_owned(),
+                        span: span.clone(),
+                    })
+                    .collect(),
+            });
+        }
         out.shrink();
         // A file without findings needs no list (most files of a layer have none): it is the
         // list just added, the last one.
@@ -260,6 +312,27 @@ impl<'a> Linter<'a> {
             self.files.pop();
         }
         self.report.files += 1;
+    }
+
+    /// The project and nested rules checked so far that have usable globs, in the order they
+    /// were checked: the host walks the repository once with all of them, and reports each glob
+    /// that matched no file with [`Linter::matched_nothing`].
+    pub fn scoped_rules(&self) -> &[ScopedRule] {
+        &self.scoped_rules
+    }
+
+    /// Reports glob `glob` of rule `rule` (indexes into [`Linter::scoped_rules`]) as matching
+    /// no file of the repository.
+    pub fn matched_nothing(&mut self, rule: usize, glob: usize) {
+        if let Some(scoped) = self.scoped_rules.get(rule) {
+            scope::matches_nothing(scoped, glob, &mut self.files);
+        }
+    }
+
+    /// Keeps a nested rule directory, whose rule files were checked with
+    /// [`Linter::check_rule_in`], for the checks across its files in [`Linter::finish`].
+    pub fn add_nested(&mut self, nested: NestedInput) {
+        self.nested.push(nested);
     }
 
     /// Runs the checks on the layers as a whole and on the settings files, and returns the
@@ -275,11 +348,18 @@ impl<'a> Linter<'a> {
             cx,
             mut files,
             mut report,
+            nested,
             ..
         } = self;
         let mut sorted: Vec<&LayerInput> = layers.iter().collect();
         sorted.sort_by_key(|layer| layer.kind);
         let shadowed = files::check_layers(collate, &sorted, &mut files);
+        // Each nested directory is a layer of its own; the names it shares with the layers
+        // above are replacements, not copies of one rule.
+        for dir in &nested {
+            files::check_layers(collate, &[&dir.layer], &mut files);
+        }
+        scope::check_nested(cx.scoped, &sorted, &nested, &mut files);
         for settings in settings {
             settings_files::check(cx.schema, settings, &mut files);
             if let Some(out) = files.get(settings.path.as_str()) {
@@ -290,14 +370,18 @@ impl<'a> Linter<'a> {
         // Sorted by layer (settings files last), then path; within a file by position.
         let rank: std::collections::HashMap<&str, Layer, foldhash::fast::RandomState> = sorted
             .iter()
+            .copied()
+            .chain(nested.iter().map(|n| &n.layer))
             .flat_map(|l| l.entries.iter().map(|e| (e.path.as_str(), l.kind)))
+            .chain(nested.iter().map(|n| (n.label.as_str(), Layer::Project)))
             .collect();
         let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
         for (path, out) in sorted_by_path(files, layer_rank) {
             let note = shadowed.get(path.as_str()).map(String::as_str);
             report.diagnostics.extend(out.finish(note));
         }
-        identify(&mut report.diagnostics, &file_ids(layers, settings));
+        let all = layers.iter().chain(nested.iter().map(|n| &n.layer));
+        identify(&mut report.diagnostics, &file_ids(all, settings));
         report
     }
 }
@@ -347,6 +431,8 @@ fn take_rule_bytes(entry: &mut Entry) -> Option<Vec<u8>> {
 struct Scratch {
     markers: Vec<crate::markers::Marker>,
     reach: reach::Scratch,
+    /// The spans of the usable globs of the file's `paths:`.
+    globs: Vec<Range<usize>>,
 }
 
 /// Checks one rule file's content; returns its text as the loader reads it, borrowed from
@@ -363,6 +449,9 @@ fn check_rule_text<'b>(
     let text: &str = &decoded;
     let front = crate::frontmatter::split(text);
     frontmatter::check(cx, text, &front, out);
+    scratch.globs.clear();
+    let rule_scope = crate::rule_scope::parse(text, &front);
+    scope::check(cx, text, &rule_scope, out, &mut scratch.globs);
     let body = front.body_start;
     let markers = &mut scratch.markers;
     markers.clear();
@@ -448,6 +537,7 @@ pub(crate) mod testing {
             schema: &schema,
             features: FEATURES,
             collate: collate.unwrap_or(&bytes),
+            scoped: false,
         };
         lint(input)
     }

@@ -72,9 +72,22 @@ impl Sources {
     /// decoded one, and otherwise the last text's lines win; a decoded text that loses still
     /// gives the lines that the exact one has not.
     pub(crate) fn insert(&mut self, out: &FileDiagnostics, text: &str, exact: bool) {
+        self.insert_with(out, &[], text, exact);
+    }
+
+    /// [`Sources::insert`], keeping also the lines that `spans` point into: those of findings
+    /// that may come once the text is let go (a glob that matches no file).
+    pub(crate) fn insert_with(
+        &mut self,
+        out: &FileDiagnostics,
+        spans: &[Range<usize>],
+        text: &str,
+        exact: bool,
+    ) {
         let mut offsets = std::mem::take(&mut self.offsets);
         offsets.clear();
         out.offsets(&mut offsets);
+        offsets.extend(spans.iter().flat_map(|s| [s.start, s.end]));
         if offsets.is_empty() {
             self.offsets = offsets;
             return;

@@ -423,6 +423,7 @@ mod properties {
                 schema: &schema,
                 features: FEATURES,
                 collate: &|a: &str, b: &str| a.cmp(b),
+                scoped: false,
             };
             let report = lint(input);
             let keys: Vec<(bool, &str, usize)> = report
@@ -481,6 +482,7 @@ mod properties {
                 schema: &schema,
                 features: FEATURES,
                 collate: &collate,
+                scoped: false,
             });
             // Layer by layer, each as listed, last entry first.
             let mut linter = Linter::new(&schema, FEATURES);

@@ -99,7 +99,7 @@ impl IncrementalCheck {
         let (mut layers, settings) = if shared {
             gather(opts)?
         } else {
-            gather_each(opts, &mut |entry| {
+            gather_each(opts, &mut |_, entry| {
                 if lint::is_rule_name(&entry.name) && matches!(entry.content, Content::Bytes(_)) {
                     let found = linter.lint_rule(&mut [entry]);
                     rules.insert(found.path.to_string(), found);

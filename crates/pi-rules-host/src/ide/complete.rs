@@ -22,6 +22,10 @@ pub enum CompletionKind {
     Feature,
     /// A block's closer.
     Closer,
+    /// An agent of `agents:`.
+    Agent,
+    /// A directory of `paths:`, as a glob.
+    Path,
 }
 
 /// One completion: `insert` replaces the bytes `replace` of the document.

@@ -17,6 +17,7 @@ mod hover;
 mod json;
 mod navigate;
 mod scan;
+mod scopes;
 mod symbols;
 #[cfg(test)]
 mod tests;
@@ -25,6 +26,7 @@ pub use complete::{completions, Completion, CompletionKind};
 pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverInfo};
 pub use navigate::{definition, materialize_package_rule, package_cache_dir, references, Target};
+pub use scopes::{scope_completions, scope_dir, scope_hover};
 pub use symbols::{symbols, Symbol};
 
 use crate::assembly::{self, LayerOptions, Run};
@@ -207,6 +209,7 @@ impl IdeContext {
                     coms_active: self.opts.coms_active.unwrap_or(false),
                     confine: self.opts.confine,
                     export_layers: None,
+                    scope: Default::default(),
                 };
                 let settings = SettingsRead {
                     resolved: self.resolved.clone(),
@@ -295,6 +298,7 @@ impl IdeContext {
             review_loop_max_cycles: self.review_loop_max_cycles.clone(),
             block: assembly::RulesBlock::default(),
             assembly: None,
+            scope: None,
             read_micros: 0,
             assemble_micros: 0,
         }
