@@ -96,6 +96,7 @@ impl Command {
             Command::Settings(args) => args.format == Json,
             Command::Explain(args) => args.format == Json,
             Command::Schema(args) => args.format == Json,
+            Command::Show(args) => args.format == Json,
             Command::Check(args) => {
                 matches!(
                     args.format,

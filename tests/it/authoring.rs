@@ -299,6 +299,138 @@ fn an_oversized_lower_copy_is_not_copied() {
     assert!(!world.project_rules().join("35-memory.md").exists());
 }
 
+/// A rule scoped in the list form Claude Code users write, CRLF and all.
+const SCOPED: &str = "---\r\nrequires_setting: dco\r\npaths:\r\n  - \"src/api/**\"\r\n  - '**/*.sql'\r\nagents: claude, pi\r\n---\r\n# API\r\n\r\nValidate input.\r\n";
+
+#[test]
+fn show_says_a_rule_s_scope_and_keeps_the_file_byte_for_byte() {
+    let world = World::new();
+    world.write(&world.project_rules(), "90-api.md", SCOPED);
+    let out = world.expect(&["show", "api"], 0);
+    assert_eq!(stdout(&out), SCOPED);
+    assert_eq!(
+        stderr(&out),
+        "pi-rules: note: `90-api.md` is scoped: paths `src/api/**`, `**/*.sql`; agents `claude`, `pi`\n"
+    );
+    // A rule without a scope: nothing more is said.
+    let out = world.expect(&["show", "critical-rules"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&world.expect(args, 0).stdout).unwrap()
+    };
+    let got = json(&["show", "api", "--format", "json"]);
+    assert_eq!(
+        got,
+        serde_json::json!({
+            "name": "90-api.md",
+            "layer": "project",
+            "path": world.project_rules().join("90-api.md").display().to_string(),
+            "text": SCOPED,
+            "scope": {"paths": ["src/api/**", "**/*.sql"], "agents": ["claude", "pi"]},
+        })
+    );
+    let got = json(&["show", "critical-rules", "--format", "json"]);
+    assert_eq!(got["path"], serde_json::Value::Null);
+    assert_eq!(got["layer"], "package");
+    assert_eq!(got["scope"], serde_json::json!({}));
+    assert_eq!(
+        got["text"].as_str().unwrap().as_bytes(),
+        shipped("40-critical-rules.md")
+    );
+}
+
+#[test]
+fn show_dir_shows_a_nested_rule_with_its_directory() {
+    let world = World::new();
+    let nested = world.project.join("packages/api/.pi/rules");
+    world.write(
+        &nested,
+        "90-handlers.md",
+        "---\npaths: src/**\n---\nHandlers.\n",
+    );
+    world.write(&nested, "91-plain.md", "Plain.\n");
+    let out = world.expect(&["show", "handlers", "--dir", "packages/api"], 0);
+    assert_eq!(stdout(&out), "---\npaths: src/**\n---\nHandlers.\n");
+    assert!(
+        stderr(&out).contains("is scoped: paths `src/**`; directory `packages/api` (a nested rule"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(
+        &[
+            "show",
+            "91-plain.md",
+            "--dir",
+            "packages/api",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got["scope"],
+        serde_json::json!({"dir": world.project.join("packages/api").display().to_string()})
+    );
+    assert_eq!(got["text"], "Plain.\n");
+    // Names it does not hold, and directories that are not below the project.
+    let out = world.expect(&["show", "nope", "--dir", "packages/api"], 2);
+    assert!(
+        stderr(&out).contains("no rule is named `nope`")
+            && stderr(&out).contains("`90-handlers.md`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["show", "handlers", "--dir", ".."], 2);
+    assert!(
+        stderr(&out).contains("leads out of the project directory"),
+        "{}",
+        stderr(&out)
+    );
+    world.expect(
+        &[
+            "show",
+            "handlers",
+            "--dir",
+            "packages/api",
+            "--layer",
+            "user",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn override_keeps_the_scope_lines_of_the_rule_it_copies() {
+    let world = World::new();
+    let package = world.package(&[
+        ("10-api.md", SCOPED),
+        ("20-web.md", "---\npaths: web/**, *.css\n---\nWeb.\n"),
+    ]);
+    for (name, text) in [
+        ("10-api", SCOPED),
+        ("20-web", "---\npaths: web/**, *.css\n---\nWeb.\n"),
+    ] {
+        let out = world.expect(&["override", name, "--user", "--package-dir", &package], 0);
+        let dest = world.user_rules().join(format!("{name}.md"));
+        assert_eq!(stdout(&out), format!("{}\n", dest.display()));
+        assert_eq!(fs::read_to_string(&dest).unwrap(), text);
+    }
+    // And from the user copy into the project, the scope still there, as `show` says.
+    world.expect(
+        &["override", "10-api", "--project", "--package-dir", &package],
+        0,
+    );
+    let out = world.expect(&["show", "10-api", "--package-dir", &package], 0);
+    assert_eq!(stdout(&out), SCOPED);
+    assert!(
+        stderr(&out).contains("paths `src/api/**`, `**/*.sql`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // new
 
