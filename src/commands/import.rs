@@ -4,6 +4,7 @@
 use crate::invocation::{Context, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
+use pi_rules_core::rule_scope;
 use pi_rules_host::authoring::next_free;
 use pi_rules_host::bail;
 use pi_rules_host::error::{Error, Result};
@@ -88,6 +89,19 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 cx.err,
                 format_args!("pi-rules: note: `{shown}`: {}", escape(kept)),
             );
+        }
+        for glob in &imported.paths {
+            if let Err(err) = rule_scope::compile_glob(glob) {
+                note(
+                    cx.err,
+                    format_args!(
+                        "pi-rules: warning: `{shown}`: `{}` is not a glob pi-rules can use ({}); \
+                         it is kept, and `pi-rules check` reports it",
+                        escape(glob),
+                        escape(&err.reason)
+                    ),
+                );
+            }
         }
         if let Some(warning) = &imported.warning {
             note(

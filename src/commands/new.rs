@@ -5,6 +5,7 @@ use crate::invocation::Context;
 use crate::invocation::{PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit, UsageError};
 use crate::terminal::{escape, is_unsafe};
+use pi_rules_core::rule_scope;
 use pi_rules_host::authoring::{
     name_without_prefix, next_free, prefix_of, scope_header, split_globs, Layers,
 };
@@ -34,6 +35,7 @@ relative to the rule's directory (the project directory for --project), and writ
 rule's `paths:` frontmatter; --agents (`claude,cursor`) writes `agents:`, the agents the rule is
 for (`pi` is pi). pi honours both when `[rules] scoped = true` is in .pi/pi-rules.toml; until
 then pi reads every rule everywhere, as pi-config does. `export` honours them always.
+`pi-rules docs scopes` says how globs match.
 
 --dir DIR creates the rule in DIR/.pi/rules, a nested rule directory (DIR is a directory below the
 project directory, e.g. `packages/api`). Its rules are for that subtree: they apply to files under
@@ -260,22 +262,47 @@ fn scope(args: &Args) -> Result<String> {
         .into());
     }
     for agent in &agents {
-        if agent
-            .chars()
-            .any(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-        {
+        if !rule_scope::is_known_agent(agent) {
+            let hint = match rule_scope::suggest_agent(agent) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("the agents are {}", rule_scope::KNOWN_AGENTS.join(", ")),
+            };
             return Err(UsageError(format!(
-                "`{}` is not an agent's name; give names such as `claude` or `cursor`",
+                "`{}` is not an agent pi-rules knows; {hint}",
                 escape(agent)
             ))
             .into());
         }
+    }
+    if paths.len() > rule_scope::MAX_ITEMS {
+        return Err(UsageError(format!(
+            "--paths holds {} globs; a rule's `paths:` holds at most {}",
+            paths.len(),
+            rule_scope::MAX_ITEMS
+        ))
+        .into());
     }
     for glob in &paths {
         if glob.chars().any(|c| is_unsafe(c) || c == '\n' || c == '\r') {
             return Err(UsageError(format!(
                 "`{}` cannot be a glob: it contains control characters",
                 escape(glob)
+            ))
+            .into());
+        }
+        if glob.len() > rule_scope::MAX_ITEM_LEN {
+            return Err(UsageError(format!(
+                "a glob of --paths is {} bytes long; a glob is at most {} bytes",
+                glob.len(),
+                rule_scope::MAX_ITEM_LEN
+            ))
+            .into());
+        }
+        if let Err(err) = rule_scope::compile_glob(glob) {
+            return Err(UsageError(format!(
+                "`{}` is not a glob pi-rules can use: {}",
+                escape(glob),
+                escape(&err.reason)
             ))
             .into());
         }

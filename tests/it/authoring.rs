@@ -701,6 +701,26 @@ fn new_paths_and_agents_write_the_scope_frontmatter() {
         let out = world.expect(args, 2);
         assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
     }
+    // Unknown agents get a "did you mean", and globs must compile.
+    let out = world.expect(&["new", "x", "--project", "--agents", "pi,claud"], 2);
+    assert!(
+        stderr(&out).contains("`claud` is not an agent pi-rules knows; did you mean `claude`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["new", "x", "--project", "--paths", "src/**, src/[a"], 2);
+    assert!(
+        stderr(&out).contains("`src/[a` is not a glob pi-rules can use: "),
+        "{}",
+        stderr(&out)
+    );
+    let long = "a".repeat(1025);
+    let out = world.expect(&["new", "x", "--project", "--paths", &long], 2);
+    assert!(
+        stderr(&out).contains("at most 1024 bytes"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(
         listing(&world.project_rules()),
         ["90-api-errors.md", "91-pi-only.md"]

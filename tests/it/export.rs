@@ -865,6 +865,29 @@ fn import_keeps_claude_code_copilot_and_cline_path_scopes_with_their_meaning() {
 }
 
 #[test]
+fn import_keeps_a_glob_pi_rules_cannot_use_and_says_so() {
+    let w = World::new();
+    put(
+        &w,
+        ".cursor/rules/odd.mdc",
+        "---\ndescription: Odd\nglobs: !src/generated/**, lib/**\nalwaysApply: false\n---\nOdd notes.\n",
+    );
+    let out = w.run(&["import", "--project", ".cursor/rules/odd.mdc"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(w.project_rules().join("90-odd.md")).unwrap(),
+        "---\npaths: !src/generated/**, lib/**\n---\nOdd notes.\n"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("pi-rules: warning: `.cursor/rules/odd.mdc`: `!src/generated/**` is not a glob pi-rules can use (")
+            && err.contains("`pi-rules check` reports it")
+            && !err.contains("`lib/**` is not"),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_migration_from_claude_md_keeps_the_hand_written_text_and_adds_the_section() {
     let (w, package) = world();
     let hand = "# How we work\r\n\r\nReview every change.\r\n";
