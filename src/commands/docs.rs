@@ -17,6 +17,8 @@ macro_rules! doc {
 pub const DOCS: &[(&str, &str)] = &[
     doc!("assemble-json"),
     doc!("check-json"),
+    doc!("config"),
+    doc!("config-json"),
     doc!("explain-json"),
     doc!("performance"),
     doc!("schema-json"),

@@ -7,6 +7,7 @@
 pub mod assemble;
 pub mod check;
 pub mod completions;
+pub mod config;
 pub mod diff;
 pub mod docs;
 pub mod eval;
@@ -83,6 +84,7 @@ pub enum Command {
     Completions(completions::Args),
     Man(man::Args),
     Docs(docs::Args),
+    Config(config::Args),
 }
 
 impl Command {
@@ -95,7 +97,7 @@ impl Command {
             Command::Assemble(args) => args.format == Json,
             Command::Settings(args) => args.format == Json,
             Command::Explain(args) => args.format == Json,
-            Command::Schema(args) => args.format == Json,
+            Command::Schema(args) => args.format == Json || args.config,
             Command::Show(args) => args.format == Json,
             Command::Check(args) => {
                 matches!(
@@ -104,6 +106,7 @@ impl Command {
                 )
             }
             Command::Eval(_) | Command::Serve(_) => true,
+            Command::Config(args) => args.format == Json,
             _ => false,
         }
     }
@@ -130,6 +133,7 @@ impl Command {
             Command::Completions(args) => apart(completions::run, &args, cx),
             Command::Man(args) => apart(man::run, &args, cx),
             Command::Docs(args) => apart(docs::run, &args, cx),
+            Command::Config(args) => apart(config::run, &args, cx),
         }
     }
 }

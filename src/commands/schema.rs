@@ -1,4 +1,5 @@
-//! `pi-rules schema`: the settings keys as the schema describes them.
+//! `pi-rules schema`: the settings keys as the schema describes them; with `--config`, the JSON
+//! schema of pi-rules' own configuration file.
 //!
 //! The JSON form is documented in `docs/schema-json.md`; its `format` version changes when a field
 //! changes meaning or goes away.
@@ -25,6 +26,7 @@ Examples:
   pi-rules schema                          # every key, in schema order
   pi-rules schema review_loop_max_cycles dco
   pi-rules schema --format json | jq '.keys[] | select(.group == \"Git\") | .key'
+  pi-rules schema --config > pi-rules.schema.json   # the JSON schema of .pi/pi-rules.toml
 
 The values a settings file may hold are checked against these types and ranges; a value that
 fails is ignored and a lower source supplies the key (see `pi-rules check`).")]
@@ -37,10 +39,19 @@ pub struct Args {
     pub schema: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
+    /// Print the JSON schema of pi-rules' configuration file (.pi/pi-rules.toml) instead.
+    #[arg(long, conflicts_with_all = ["keys", "schema"])]
+    pub config: bool,
 }
 
 /// `pi-rules schema`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
+    if args.config {
+        let schema = pi_rules_host::config::json_schema();
+        let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        output(writeln!(cx.out, "{text}"))?;
+        return Ok(Exit::Success);
+    }
     let session;
     let schema: &Schema = match &args.schema {
         None => Schema::embedded(),

@@ -181,6 +181,9 @@ fn extras(name: &str, t: &Tree) {
             std::os::unix::fs::symlink(&looped, &looped).expect("link loop");
             fs::create_dir_all(t.root.join("home/.pi/pi-config-settings.json")).expect("dir");
         }
+        "err_config_unreadable" => {
+            fs::create_dir_all(t.root.join("proj/.pi/pi-rules.toml")).expect("dir");
+        }
         _ => {}
     }
 }

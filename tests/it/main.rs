@@ -7,6 +7,7 @@ mod conformance_data;
 mod authoring;
 mod check;
 mod cli;
+mod config;
 mod confine;
 mod docs_command;
 mod engine_conformance;

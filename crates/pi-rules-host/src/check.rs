@@ -8,6 +8,10 @@
 //! file system goes through the session's [`Files`], so the editor's buffers stand in for the
 //! files at their paths, as they do for the loader. The checks themselves live in [`pi_rules_core::lint`].
 //!
+//! pi-rules' own configuration files ([`crate::config`]) join the report with their findings
+//! (PR751-PR755), and their `[check]` decides what every finding becomes: ignored, or at
+//! another severity, everywhere or for the files some globs match.
+//!
 //! [`IncrementalCheck`] keeps the same findings up to date as files change, for the language
 //! server: a change to one file checks that file again, not every layer.
 //!
@@ -19,6 +23,7 @@ pub mod walk;
 
 pub use incremental::{IncrementalCheck, Updated};
 
+use crate::config::{Config, LoadedConfig};
 use crate::env::Env;
 use crate::error::Result;
 use crate::files::{bounded, Files, Listed};
@@ -27,8 +32,8 @@ use crate::loader::{
 };
 use crate::session::Session;
 use pi_rules_core::lint::{
-    self, Content, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo, SettingsInput,
-    Severity,
+    self, Content, Diagnostic, Entry, LayerInput, Link, NestedInput, Report, SchemaInfo,
+    SettingsInput, Severity,
 };
 use pi_rules_core::settings::SettingsFile;
 use rustix::fs::FileType;
@@ -85,11 +90,20 @@ pub fn explain_code(code: &str) -> Option<&'static str> {
 /// is read, while its text is still in the cache; the checks on the layers as a whole and on
 /// the settings files come after.
 pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
-    check_with(opts, false)
+    // pi-rules' own configuration: whether scopes are on for pi, its files' findings, and
+    // `[check]` on every finding.
+    let loaded = Config::read(opts.session);
+    let mut report = check_with(opts, loaded.config.scoped())?;
+    let session = opts.session;
+    add_config_findings(&mut report, &loaded, session);
+    let root = session.project_root();
+    (loaded.config.check).apply(&mut report, &|d| relative_to_root(session, &root, d));
+    Ok(report)
 }
 
 /// [`check`], with scopes on or off for pi (`[rules] scoped`): off, the report says where a
-/// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet.
+/// `paths:`, an `agents:` or a nested rule directory has no effect in pi yet. The configuration
+/// files are not read: neither their findings nor `[check]` are in the report.
 ///
 /// Besides the layers, it walks the project directory once (see [`walk`]) when the directory is
 /// in a repository or has a `.pi` directory (never `$HOME` itself): it checks the nested rule
@@ -120,6 +134,56 @@ pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
         &session.cwd,
     ));
     Ok(report)
+}
+
+/// Adds the findings of the configuration files to `report`, each file's with the lines they
+/// point into, after every other finding.
+fn add_config_findings(report: &mut Report, loaded: &LoadedConfig, session: &Session) {
+    let display = PathLabels::new(&session.env);
+    for file in &loaded.files {
+        let mut found = loaded
+            .findings
+            .iter()
+            .filter(|f| f.path == file.path)
+            .peekable();
+        if found.peek().is_none() {
+            continue;
+        }
+        let shown = display.path(&file.path);
+        let id = session.files().id(&file.path);
+        let diagnostics = found
+            .map(|finding| {
+                let mut d = Diagnostic::new(finding.code, shown.as_str(), finding.span.clone());
+                d.message(finding.message.clone())
+                    .maybe_help(finding.help.clone());
+                d.file_id = Some(id);
+                d
+            })
+            .collect();
+        report.add_file(&shown, file.text.as_deref().unwrap_or(""), diagnostics);
+    }
+}
+
+/// The file of finding `d` relative to the project `root` (canonical), for `[[check.per-path]]`:
+/// `None` when it is not under the root (a user or embedded rule, `$HOME`'s settings).
+fn relative_to_root(session: &Session, root: &Path, d: &Diagnostic) -> Option<PathBuf> {
+    let files = session.files();
+    let path = match d.file_id.and_then(|id| files.path(id)) {
+        Some(path) => path.to_path_buf(),
+        None => PathBuf::from(d.path.as_str()),
+    };
+    let path = if path.is_relative() {
+        session.env.cwd().ok()?.join(path)
+    } else {
+        path
+    };
+    if let Ok(relative) = path.strip_prefix(root) {
+        return Some(relative.to_path_buf());
+    }
+    // The root is canonical, the path as found may go through a link: its directory's real
+    // path, with its own name (a rule that is a link is judged where it is listed).
+    let real = files.canonical(path.parent()?)?.join(path.file_name()?);
+    real.strip_prefix(root).ok().map(Path::to_path_buf)
 }
 
 /// Whether `check` walks the project directory: when it is in a repository whose root is not

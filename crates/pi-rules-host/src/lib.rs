@@ -14,6 +14,7 @@
 pub mod assembly;
 pub mod authoring;
 pub mod check;
+pub mod config;
 pub mod embedded;
 pub mod env;
 pub mod error;

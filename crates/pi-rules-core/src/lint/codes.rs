@@ -5,9 +5,10 @@
 //! Ids are `PR` and three digits, grouped by what they look at: `PR1xx` conditions, `PR2xx`
 //! markers and placeholders, `PR3xx` frontmatter, `PR4xx` files and names, `PR5xx` text,
 //! `PR6xx` links, `PR7xx` settings files, `PR8xx` what evaluation can produce (reasoning over the
-//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents, `PR10xx` rule scopes (`paths:`, `agents:`)
-//! and nested rule directories. An id, once published, never changes meaning; a retired check
-//! keeps its id unused.
+//! conditions on the way to each block), `PR9xx` the files `export` writes for other agents,
+//! `PR10xx` rule scopes (`paths:`, `agents:`) and nested rule directories; `PR75x` pi-rules' own
+//! configuration file (`.pi/pi-rules.toml`) and the codes it and a rule's `lint-ignore:` name. An
+//! id, once published, never changes meaning; a retired check keeps its id unused.
 
 use std::fmt;
 
@@ -261,9 +262,9 @@ break.";
 
     UnknownFrontmatterKey = "PR302" "unknown-frontmatter-key" Warning
         "A frontmatter key the loader does not read."
-        "Only `requires_setting` and `requires` mean anything in a rule's frontmatter. Any other
-key is ignored, which is usually a misspelling (`require`, `requires_settings`) that leaves the
-file ungated.
+        "Only `requires_setting` and `requires` mean anything in a rule's frontmatter (and
+`lint-ignore`, which silences `check`'s codes for that file). Any other key is ignored, which is
+usually a misspelling (`require`, `requires_settings`) that leaves the file ungated.
 
 Fix: correct the key; the message suggests the closest one.";
 
@@ -695,6 +696,52 @@ with scopes off (the default) pi reads only the project directory's `.pi/rules`,
 does: the nested rules reach pi only when it is started inside that directory.
 
 Fix: turn scopes on for the project with `[rules] scoped = true` in `.pi/pi-rules.toml`.";
+
+    ConfigParseError = "PR751" "config-parse-error" Error
+        "pi-rules' configuration file is not valid TOML, so none of it is read."
+        "`.pi/pi-rules.toml` (the project's) and `~/.pi/agent/pi-rules.toml` (a person's) hold
+pi-rules' own choices. A file that is not TOML (an unclosed string or table header, a key
+written twice, a value TOML does not know) is not read at all: every key it would set keeps the
+value of the other file or the default. The finding points at the place the TOML reader stopped.
+
+Fix: correct the TOML at the line and column given.";
+
+    ConfigUnknownKey = "PR752" "config-unknown-key" Error
+        "A key that pi-rules' configuration file does not have."
+        "The configuration file knows `[rules] scoped`, `[check]` with `ignore`, `severity` and
+`per-path` (each entry with `paths`, `ignore` and `severity`), and `[export] layers`. Any other
+key is ignored, which is usually a misspelling (`[rule]`, `ignores`, `per_path`) that leaves the
+setting at its default. `pi-rules schema --config` prints the whole file's JSON schema.
+
+Fix: correct the key; the message suggests the closest one.";
+
+    ConfigInvalidValue = "PR753" "config-invalid-value" Error
+        "A value of the wrong type in pi-rules' configuration file, or one it does not allow."
+        "Each key of the configuration file takes one type: `scoped` a boolean, `ignore` and
+`paths` lists of strings, a severity one of `\"error\"`, `\"warning\"`, `\"info\"` or `\"off\"`,
+`layers` a list of `\"package\"`, `\"user\"` and `\"project\"`; each glob of `paths` must be a
+valid glob. A value that is not allowed is ignored: the key keeps the value of the other file or
+the default.
+
+Fix: write the value as the message says.";
+
+    UnknownLintCode = "PR754" "unknown-lint-code" Error
+        "A diagnostic code that `check` does not have, in `[check]` or in a rule's `lint-ignore:`."
+        "`[check] ignore`, `[check.severity]`, a `[[check.per-path]]` entry and a rule file's
+frontmatter key `lint-ignore:` name diagnostic codes, by id (`PR804`) or by name (`blank-run`).
+A code that does not exist silences nothing, which is usually a typo (`PR8044`) or a code from
+another tool.
+
+Fix: correct the code; the message suggests the closest one, and `pi-rules check --list-codes`
+lists them all.";
+
+    ConfigUnreadable = "PR755" "config-unreadable" Error
+        "pi-rules' configuration file exists but cannot be read, so none of it is used."
+        "A configuration file over 1 MiB, one that is not a regular file (a directory, a FIFO), a
+link that leads nowhere, or one that cannot be opened is not read: every key keeps the value of
+the other file or the default.
+
+Fix: make the file a readable TOML file under 1 MiB, or remove it.";
 }
 
 #[cfg(test)]

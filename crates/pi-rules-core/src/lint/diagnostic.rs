@@ -361,6 +361,23 @@ impl FileDiagnostics {
         }
     }
 
+    /// Removes the findings of `codes` from the `from`th finding on, and the count of those of
+    /// them left out: what a rule file's `lint-ignore:` silences.
+    pub(crate) fn drop_codes(&mut self, codes: &[Code], from: usize) {
+        let mut index = 0;
+        self.items.retain(|d| {
+            index += 1;
+            index <= from || !codes.contains(&d.code)
+        });
+        self.suppressed.retain(|s| !codes.contains(&s.0));
+    }
+
+    /// Adds `diagnostic`, made elsewhere (a finding on a file the linter does not read, such as
+    /// pi-rules' configuration file), outside the bound per code.
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        self.items.push(diagnostic);
+    }
+
     /// Lets go of the room for findings beyond those kept so far, once a file is checked: a
     /// list grows to room for four findings at its first, and a layer of thousands of files
     /// with one or two findings each would hold half of it empty until the end of the run.

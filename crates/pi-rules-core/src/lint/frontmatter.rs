@@ -28,6 +28,74 @@ const RULE_SCOPE_KEYS: [&str; 2] = ["paths", "agents"];
 /// Keys tolerated as documentation (reported as info only).
 const DESCRIPTIVE_KEYS: [&str; 5] = ["description", "title", "name", "summary", "tags"];
 
+/// The frontmatter key with which a rule file silences some of `check`'s codes for itself
+/// (`lint-ignore: PR804, PR304`). Frontmatter never reaches the prompt, so neither does it.
+pub const LINT_IGNORE_KEY: &str = "lint-ignore";
+
+/// The items of a `lint-ignore:` value, each with its byte range in `value`: separated by commas
+/// or white space, a flow list's brackets and each item's quotes left out
+/// (`PR804, PR304`, `[PR804, "blank-run"]`).
+pub(crate) fn code_items(value: &str) -> Vec<(Range<usize>, &str)> {
+    let mut items = Vec::new();
+    let mut start = None;
+    let is_separator = |c: char| c == ',' || c == '[' || c == ']' || c.is_whitespace();
+    for (i, c) in value.char_indices().chain([(value.len(), ',')]) {
+        match (is_separator(c), start) {
+            (true, Some(from)) => {
+                let raw = &value[from..i];
+                let unquoted = raw.trim_matches(|c| c == '"' || c == '\'');
+                if !unquoted.is_empty() {
+                    let at = from + (raw.len() - raw.trim_start_matches(['"', '\'']).len());
+                    items.push((at..at + unquoted.len(), unquoted));
+                }
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    items
+}
+
+/// The codes the last `lint-ignore:` line of `front` names (unknown ones left out).
+pub(crate) fn ignored_codes(front: &Frontmatter<'_>) -> Vec<Code> {
+    let Some(value) = front.get(LINT_IGNORE_KEY) else {
+        return Vec::new();
+    };
+    code_items(value)
+        .into_iter()
+        .filter_map(|(_, item)| super::lookup(item).map(|info| info.code))
+        .collect()
+}
+
+/// Reports each item of `attr` (a `lint-ignore:` line) that names no code.
+fn check_lint_ignore(attr: &crate::frontmatter::Attribute<'_>, out: &mut FileDiagnostics) {
+    for (range, item) in code_items(attr.value) {
+        if super::lookup(item).is_some() {
+            continue;
+        }
+        let span = attr.value_span.start + range.start..attr.value_span.start + range.end;
+        if let Some(d) = out.report(Code::UnknownLintCode, Some(span)) {
+            d.message(format!("`{}` is not a diagnostic code", excerpt(item, 40)))
+                .label("silences nothing")
+                .help(suggest_code(item));
+        }
+    }
+}
+
+/// "Did you mean" for a word that is not a code: the closest id or name, else where the codes
+/// are listed.
+pub fn suggest_code(word: &str) -> String {
+    let ids = super::CODES.iter().map(|info| info.id);
+    let names = super::CODES.iter().map(|info| info.name);
+    match suggest::closest(word, ids).or_else(|| suggest::closest(word, names)) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => "codes look like `PR101` or `unknown-setting-key`; `pi-rules check --list-codes` \
+                 lists them"
+            .to_owned(),
+    }
+}
+
 /// Checks the header of `text`, already split into `front`.
 pub(crate) fn check(
     cx: &Context<'_>,
@@ -78,6 +146,7 @@ fn check_header(
                     .help("give it a value, or delete the line");
                 }
             }
+            LINT_IGNORE_KEY => check_lint_ignore(attr, out),
             key if RULE_SCOPE_KEYS.contains(&key) => {}
             "requires_setting" => conditions::check_requires_setting(cx, text, attr.value, out),
             "requires" => conditions::check_requires(cx, text, attr.value, out),
@@ -393,10 +462,82 @@ mod tests {
             ),
             ("---\nrequires: dco\n---\nb", &[UnknownFeature]),
             ("---\nrequires: coms\n---\nb", &[UnknownFeature]),
+            ("---\nlint-ignore: PR804, blank-run\n---\nb", &[]),
+            ("---\nlint-ignore: [\"PR804\", 'PR304']\n---\nb", &[]),
+            ("---\nlint-ignore: PR8044\n---\nb", &[UnknownLintCode]),
+            (
+                "---\nlint-ignore: PR804 nope PR304\n---\nb",
+                &[UnknownLintCode],
+            ),
+            ("---\nlint_ignore: PR804\n---\nb", &[UnknownFrontmatterKey]),
         ];
         for (text, expected) in cases {
             let got = check_text(text);
             assert_eq!(codes_of(&got), *expected, "{text:?}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn lint_ignore_items_and_their_spans() {
+        let cases: &[(&str, &[&str])] = &[
+            ("PR804, PR304", &["PR804", "PR304"]),
+            ("[\"PR804\",'blank-run']", &["PR804", "blank-run"]),
+            ("  PR804  ", &["PR804"]),
+            (",,", &[]),
+            ("\"\"", &[]),
+        ];
+        for (value, expected) in cases {
+            let items = code_items(value);
+            let texts: Vec<&str> = items.iter().map(|(_, t)| *t).collect();
+            assert_eq!(texts, *expected, "{value:?}");
+            for (range, text) in items {
+                assert_eq!(&value[range], text, "{value:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_lint_ignore_code_is_pointed_at_with_a_suggestion() {
+        let text = "---\nlint-ignore: PR804, PR8o4\n---\nb";
+        let schema = schema();
+        let cx = Context {
+            schema: &schema,
+            features: crate::lint::FEATURES,
+            scoped: false,
+        };
+        let mut out = FileDiagnostics::new("x.md");
+        check(&cx, text, &frontmatter::split(text), &mut out);
+        let found = out.finish(None);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let span = found[0].span.clone().unwrap();
+        assert_eq!(&text[span], "PR8o4");
+        assert_eq!(found[0].help.as_deref(), Some("did you mean `PR804`?"));
+    }
+
+    /// `paths:` and `agents:` are scope keys (their finding says the rule is in every prompt, as
+    /// long as pi does not honour scopes), and `lint-ignore:` is read: none of them is reported
+    /// as an unknown key.
+    #[test]
+    fn scope_and_lint_keys_are_not_unknown_keys() {
+        for text in [
+            "---\npaths: src/**\n---\nb",
+            "---\nagents: claude\n---\nb",
+            "---\nlint-ignore: PR804\n---\nb",
+        ] {
+            let mut out = FileDiagnostics::new("x.md");
+            let schema = schema();
+            let cx = Context {
+                schema: &schema,
+                features: crate::lint::FEATURES,
+                scoped: false,
+            };
+            check(&cx, text, &frontmatter::split(text), &mut out);
+            for d in out.finish(None) {
+                assert!(
+                    !d.message.starts_with("unknown frontmatter key"),
+                    "{text:?}: {d:?}"
+                );
+            }
         }
     }
 }

@@ -32,6 +32,7 @@ pub(crate) mod text;
 pub use codes::{explain, lookup, Code, CodeInfo, Severity, CODES};
 pub use diagnostic::{apply_edits, Diagnostic, Edit, FilePath, Fix, Label, Text, MAX_PER_CODE};
 pub use files::is_rule_name;
+pub use frontmatter::{suggest_code, LINT_IGNORE_KEY};
 pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindings};
 pub use schema::{KeyInfo, SchemaInfo};
 pub use scope::{NestedInput, ScopeGlob, ScopedRule};
@@ -197,6 +198,19 @@ impl Report {
         }
     }
 
+    /// Adds the findings of a file the linter does not read itself (pi-rules' configuration
+    /// file, checked by the host), all at `path`, after every other finding, and keeps the lines
+    /// of `text` they point into.
+    pub fn add_file(&mut self, path: &str, text: &str, diagnostics: Vec<Diagnostic>) {
+        let mut out = FileDiagnostics::new(path);
+        for d in diagnostics {
+            out.push(d);
+        }
+        self.sources.insert(&out, text, true);
+        self.files += 1;
+        self.diagnostics.extend(out.finish(None));
+    }
+
     /// How many findings have `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
@@ -233,6 +247,9 @@ pub struct Linter<'a> {
     report: Report,
     /// Lists every file needs, kept from one file to the next.
     scratch: Scratch,
+    /// The codes each rule file silences for itself with `lint-ignore:`, by path: the checks
+    /// across the layers honour them too.
+    ignored: HashMap<FilePath, Vec<Code>, foldhash::fast::RandomState>,
     /// The project and nested rules with usable globs, for the host's walk of the repository.
     scoped_rules: Vec<ScopedRule>,
     /// The nested rule directories, checked across their files by [`Linter::finish`].
@@ -251,6 +268,7 @@ impl<'a> Linter<'a> {
             files: IndexMap::new(),
             report: Report::default(),
             scratch: Scratch::default(),
+            ignored: HashMap::default(),
             scoped_rules: Vec::new(),
             nested: Vec::new(),
         }
@@ -283,6 +301,11 @@ impl<'a> Linter<'a> {
         let out = diagnostic::file(&mut self.files, &entry.path);
         let text = check_rule_text(&self.cx, &bytes, out, &mut self.scratch);
         let exact = matches!(text, Cow::Borrowed(_));
+        if !self.scratch.ignored.is_empty() {
+            let codes = std::mem::take(&mut self.scratch.ignored);
+            self.ignored
+                .insert(FilePath::from(entry.path.as_str()), codes);
+        }
         let globs = &self.scratch.globs;
         let kept = if dir.is_some() { &globs[..] } else { &[] };
         self.report.sources.insert_with(out, kept, &text, exact);
@@ -348,6 +371,7 @@ impl<'a> Linter<'a> {
             cx,
             mut files,
             mut report,
+            ignored,
             nested,
             ..
         } = self;
@@ -378,7 +402,11 @@ impl<'a> Linter<'a> {
         let layer_rank = |path: &str| rank.get(path).map_or(3, |k| *k as u8);
         for (path, out) in sorted_by_path(files, layer_rank) {
             let note = shadowed.get(path.as_str()).map(String::as_str);
-            report.diagnostics.extend(out.finish(note));
+            let mut found = out.finish(note);
+            if let Some(codes) = ignored.get(path.as_str()) {
+                found.retain(|d| !codes.contains(&d.code));
+            }
+            report.diagnostics.extend(found);
         }
         let all = layers.iter().chain(nested.iter().map(|n| &n.layer));
         identify(&mut report.diagnostics, &file_ids(all, settings));
@@ -431,6 +459,8 @@ fn take_rule_bytes(entry: &mut Entry) -> Option<Vec<u8>> {
 struct Scratch {
     markers: Vec<crate::markers::Marker>,
     reach: reach::Scratch,
+    /// The codes the last file checked silences for itself (`lint-ignore:`).
+    ignored: Vec<Code>,
     /// The spans of the usable globs of the file's `paths:`.
     globs: Vec<Range<usize>>,
 }
@@ -462,6 +492,7 @@ fn check_rule_text<'b>(
         conditions::check_condition(cx, text, marker, out);
     }
     reach::check(cx, text, &front, markers, out, &mut scratch.reach);
+    scratch.ignored = frontmatter::ignored_codes(&front);
     markers::check_near_misses(text, body, markers, out);
     // Repairing look-alike markers must not unbalance the file (a lone `{{if:x}}` would become
     // an unclosed block): then none of them is offered.
@@ -476,6 +507,9 @@ fn check_rule_text<'b>(
     }
     text::check_hidden(text, out);
     text::check_table_gaps(text, body, markers, out);
+    if !scratch.ignored.is_empty() {
+        out.drop_codes(&scratch.ignored, first);
+    }
     decoded
 }
 

@@ -542,3 +542,34 @@ fn findings_carry_the_ids_the_host_gave_their_files() {
         assert_eq!(id, want, "{path}");
     }
 }
+
+/// A rule's `lint-ignore:` silences the codes it names in that file only: its own findings and
+/// those the checks across the layers make on it.
+#[test]
+fn lint_ignore_silences_its_own_file_only() {
+    let blank = "text <!-- a comment -->\n";
+    let ignoring = "---\nlint-ignore: PR512, PR404 PR405\n---\ntext <!-- a comment -->\n";
+    let entry =
+        |name: &str, text: &str| Entry::new(name, name, Content::Bytes(text.as_bytes().to_vec()));
+    let layers = [LayerInput::new(
+        Layer::Project,
+        vec![entry("1-a.md", ignoring), entry("2-b.md", blank)],
+    )];
+    let report = testing::lint_layers(&layers, None);
+    let on = |path: &str| -> Vec<Code> {
+        let found = report.diagnostics.iter().filter(|d| d.path == path);
+        found.map(|d| d.code).collect()
+    };
+    for code in [
+        Code::HtmlComment,
+        Code::UnpaddedPrefix,
+        Code::NameOutOfRange,
+    ] {
+        assert!(
+            on("2-b.md").contains(&code),
+            "{code:?}: {:?}",
+            report.diagnostics
+        );
+    }
+    assert_eq!(on("1-a.md"), Vec::<Code>::new(), "{:?}", report.diagnostics);
+}
