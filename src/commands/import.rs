@@ -60,6 +60,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     // Read and convert every file first: one that cannot be imported stops the command before
     // anything is written.
     let mut rules: Vec<(String, String, String)> = Vec::new(); // (shown source, stem, text)
+    let mut scoped_any = false;
     for file in &args.files {
         let shown = escape(&file.display().to_string()).into_owned();
         let parts: Vec<String> = file
@@ -90,6 +91,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 format_args!("pi-rules: note: `{shown}`: {}", escape(kept)),
             );
         }
+        scoped_any |= !imported.paths.is_empty();
         for glob in &imported.paths {
             if let Err(err) = rule_scope::compile_glob(glob) {
                 note(
@@ -111,6 +113,16 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         rules.push((shown, host::stem(&name.unwrap_or_default()), imported.text));
+    }
+    if scoped_any && !pi_rules_host::scoped::enabled_for_pi(&layers.session) {
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: note: scopes are off for pi in this project, so pi reads the kept \
+                 `paths:` rules as any other until `[rules] scoped = true` is in \
+                 .pi/pi-rules.toml"
+            ),
+        );
     }
     let mut used = layers.used_prefixes();
     let dir_path = layers.writable_dir(target)?;

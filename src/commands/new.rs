@@ -206,13 +206,31 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let dir = layers
         .open_layer(target_layer)
         .map_err(|e| anyhow::anyhow!("cannot write `{shown_dest}`: {e:#}"))?;
-    write_rule(
+    let written = write_rule(
         cx,
         &dir,
         &dest,
         &file_name,
         &format!("{header}{}", template(stem)),
-    )
+    )?;
+    if !header.is_empty() {
+        scopes_off_note(cx, &layers);
+    }
+    Ok(written)
+}
+
+/// Says, when pi does not honour scopes in this project, that the new rule's scope has no
+/// effect in pi yet.
+fn scopes_off_note(cx: &mut Context<'_>, layers: &Layers) {
+    if !pi_rules_host::scoped::enabled_for_pi(&layers.session) {
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: note: scopes are off for pi in this project, so pi reads the rule as \
+                 any other until `[rules] scoped = true` is in .pi/pi-rules.toml"
+            ),
+        );
+    }
 }
 
 /// Writes the new rule `file_name` into `dir` (at `dest`), never over a file, and prints its path.
@@ -387,7 +405,7 @@ fn new_nested(
             note(
                 cx.err,
                 format_args!(
-                    "pi-rules: note: under `{}` it replaces the {} rule `{}` (when scoped rules are on)",
+                    "pi-rules: note: under `{}` it replaces the {} rule `{}`",
                     escape(&nested.dir.display().to_string()),
                     winner.layer.as_str(),
                     escape(&winner.display_path(&file_name))
@@ -395,6 +413,7 @@ fn new_nested(
             );
         }
     }
+    scopes_off_note(cx, layers);
     Ok(written)
 }
 

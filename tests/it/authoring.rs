@@ -664,6 +664,12 @@ fn new_paths_and_agents_write_the_scope_frontmatter() {
     );
     let path = world.project_rules().join("90-api-errors.md");
     assert_eq!(stdout(&out), format!("{}\n", path.display()));
+    assert!(
+        stderr(&out).contains("scopes are off for pi in this project")
+            && stderr(&out).contains("`[rules] scoped = true`"),
+        "{}",
+        stderr(&out)
+    );
     let text = fs::read_to_string(&path).unwrap();
     assert!(
         text.starts_with(
@@ -685,7 +691,18 @@ fn new_paths_and_agents_write_the_scope_frontmatter() {
             .unwrap(),
         "---\npaths:\n  - \"web/**/*.{ts,tsx}\"\n---\n"
     );
-    world.expect(&["new", "pi-only", "--project", "--agents", "pi"], 0);
+    // A rule without a scope gets no note about scopes; with scopes on, neither does one with.
+    let out = world.expect(&["new", "plain", "--project"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    fs::remove_file(world.project_rules().join("91-plain.md")).unwrap();
+    world.write(
+        &world.project.join(".pi"),
+        "pi-rules.toml",
+        "[rules]\nscoped = true\n",
+    );
+    let out = world.expect(&["new", "pi-only", "--project", "--agents", "pi"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    fs::remove_file(world.project.join(".pi/pi-rules.toml")).unwrap();
     assert!(
         fs::read_to_string(world.project_rules().join("91-pi-only.md"))
             .unwrap()

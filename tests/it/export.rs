@@ -755,7 +755,15 @@ fn import_turns_each_kind_of_file_into_a_rule() {
         }
     }
     assert!(!err.contains("warning"), "{err}");
-    assert_eq!(err.lines().count(), 3, "{err}");
+    assert_eq!(err.lines().count(), 4, "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .contains("scopes are off for pi in this project")
+            && err.contains("`[rules] scoped = true`"),
+        "{err}"
+    );
     // The rules load: the block holds each body, never its frontmatter.
     let block = stdout(&w.run(&["assemble"]));
     assert!(
@@ -829,7 +837,8 @@ fn import_keeps_claude_code_copilot_and_cline_path_scopes_with_their_meaning() {
     );
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 4, "{err}");
+    assert_eq!(lines.len(), 5, "{err}");
+    assert!(lines[4].contains("scopes are off for pi"), "{err}");
     assert!(
         lines[0].starts_with("pi-rules: note: `.claude/rules/frontend/react.md`: Claude Code applied it to files matching `src/components/**/*.{ts,tsx}`, `*.css`; kept as its `paths:`")
             && lines[0].contains("`*.css` as `/*.css`"),
@@ -862,6 +871,12 @@ fn import_keeps_claude_code_copilot_and_cline_path_scopes_with_their_meaning() {
         !block.contains("/*.css") && !block.contains("**/*.csproj"),
         "{block}"
     );
+    // With scopes on for pi, the note that they are off is not given.
+    put(&w, ".pi/pi-rules.toml", "[rules]\nscoped = true\n");
+    let out = w.run(&["import", "--project", ".clinerules/config.md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("scopes are off"), "{}", stderr(&out));
 }
 
 #[test]
