@@ -43,8 +43,10 @@ DIR, their own `paths:` are relative to DIR, and a rule there with the name of a
 replaces that rule for files under DIR only. They take effect in pi when `[rules] scoped = true`
 is in .pi/pi-rules.toml. Started inside DIR, pi reads DIR/.pi/rules as the project layer, as it
 always does. The prefix is the next free one of the project range (90-99), counting the root
-layers and DIR/.pi/rules. A DIR, or a directory on the way, that is a link leading out of the
-project is refused (exit 3), and nothing is written.
+layers and DIR/.pi/rules. A root rule's name is allowed (a note names the rule it replaces);
+a name already in DIR/.pi/rules, with or without its prefix, is refused unless --force. DIR must
+exist; a DIR, or a directory on the way, that is a link leading out of the project is refused
+(exit 3), and nothing is written.
 
 An existing file is never replaced. A name that is already a rule in any layer, with or without
 its prefix (`critical-rules` is `40-critical-rules.md` of the package), is refused with the path

@@ -1,6 +1,8 @@
 //! What the commands that read and write single rule files share (`show`, `override`, `new`):
 //! the arguments that locate the layers, finding a rule by name (with near names when there is
-//! none), reading one copy byte for byte, and the directory of a layer that can be written.
+//! none), reading one copy byte for byte, and the directory of a layer that can be written;
+//! nested rule directories (`DIR/.pi/rules`, [`NestedDir`]) for `new --dir` and `show --dir`; and
+//! a scope written as frontmatter ([`scope_header`]) for `new` and `import`.
 
 use crate::embedded;
 use crate::error::UsageError;
