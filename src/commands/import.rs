@@ -114,7 +114,11 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         rules.push((shown, host::stem(&name.unwrap_or_default()), imported.text));
     }
-    if scoped_any && !pi_rules_host::scoped::enabled_for_pi(&layers.session) {
+    if scoped_any
+        && !pi_rules_host::config::Config::read(&layers.session)
+            .config
+            .scoped()
+    {
         note(
             cx.err,
             format_args!(

@@ -224,7 +224,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
 /// Says, when pi does not honour scopes in this project, that the new rule's scope has no
 /// effect in pi yet.
 fn scopes_off_note(cx: &mut Context<'_>, layers: &Layers) {
-    if !pi_rules_host::scoped::enabled_for_pi(&layers.session) {
+    if !pi_rules_host::config::Config::read(&layers.session)
+        .config
+        .scoped()
+    {
         note(
             cx.err,
             format_args!(
