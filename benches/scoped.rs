@@ -50,7 +50,7 @@ impl Project {
         let server = LineServer::new(env, Duration::from_secs(2));
         let request = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "rules_for_paths",
-            "params": {"cwd": folder, "paths": [file], "agent": "claude"},
+            "params": {"cwd": folder, "paths": [file]},
         });
         let mut request = serde_json::to_vec(&request).expect("json");
         request.push(b'\n');

@@ -45,19 +45,29 @@ pub struct ScopeOptions {
 impl ScopeOptions {
     /// The query to narrow the rules to, when scopes are honoured for this agent in `session`.
     pub fn query(&self, session: &Session) -> Option<scoped::Query> {
+        self.resolve(session).0
+    }
+
+    /// [`ScopeOptions::query`], with what the user should hear of pi-rules' configuration files
+    /// when they were read (a broken file's findings).
+    pub fn resolve(&self, session: &Session) -> (Option<scoped::Query>, Vec<Note>) {
         let agent = self
             .agent
             .as_deref()
             .unwrap_or(scoped::PI)
             .to_ascii_lowercase();
+        let mut notes = Vec::new();
         let on = agent != scoped::PI
-            || self
-                .scoped_in_pi
-                .unwrap_or_else(|| scoped::enabled_for_pi(session));
-        on.then(|| scoped::Query {
+            || self.scoped_in_pi.unwrap_or_else(|| {
+                let config = crate::config::Config::read(session);
+                notes = config.notes();
+                config.config.scoped()
+            });
+        let query = on.then(|| scoped::Query {
             agent,
             paths: self.paths.clone(),
-        })
+        });
+        (query, notes)
     }
 }
 
@@ -296,7 +306,9 @@ fn run_with(
         notes.push(Note::info(text.clone()));
         loaded.notes.push(text);
     }
-    let scope = match args.scope.query(&session) {
+    let (query, config_notes) = args.scope.resolve(&session);
+    notes.extend(config_notes);
+    let scope = match query {
         Some(query) if args.export_layers.is_none() => {
             let report = scoped::apply(&mut loaded, &session, &policy, &query);
             notes.extend(report.notes.iter().map(|n| Note::warning(n.clone())));

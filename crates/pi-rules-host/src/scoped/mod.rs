@@ -31,12 +31,6 @@ pub const PI: &str = "pi";
 /// At most this many paths are taken from one query; the rest are ignored.
 pub const MAX_PATHS: usize = 256;
 
-/// Whether pi honours scopes in `session`'s project: `[rules] scoped` in pi-rules' configuration
-/// (`.pi/pi-rules.toml` at the project root over `~/.pi/agent/pi-rules.toml`; off by default).
-pub fn enabled_for_pi(session: &Session) -> bool {
-    crate::config::Config::read(session).config.scoped()
-}
-
 /// What an assembly is for: an agent, and the files it works on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
