@@ -395,7 +395,7 @@ impl IdeContext {
     fn not_in_prompt(&self, kind: &DocumentKind) -> Option<String> {
         if let DocumentKind::NestedRule { .. } = kind {
             // Only pi's own start in that directory reads it, while scopes are off.
-            return (!crate::scoped::enabled_for_pi(&self.session)).then(|| {
+            return (!crate::config::Config::read(&self.session).config.scoped()).then(|| {
                 "pi does not read nested rules yet: scopes are off for this project \
                  (`[rules] scoped = true` in `.pi/pi-rules.toml` turns them on)"
                     .to_owned()
