@@ -25,6 +25,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("scopes"),
     doc!("serve"),
     doc!("settings-json"),
+    doc!("show-json"),
 ];
 
 /// Print the documentation that ships with pi-rules: the list, or one document.

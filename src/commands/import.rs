@@ -4,6 +4,7 @@
 use crate::invocation::{Context, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
+use pi_rules_core::rule_scope;
 use pi_rules_host::authoring::next_free;
 use pi_rules_host::bail;
 use pi_rules_host::error::{Error, Result};
@@ -20,9 +21,18 @@ Examples:
 
 What each file gives: AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md and
 .goosehints, the text outside any pi-rules section; .cursor/rules/*.mdc, .windsurf/rules/*.md,
-.clinerules/*.md and .kiro/steering/*.md, the body without the agent's frontmatter. A rule that
-the agent applied to some paths only, or on request, is imported with a warning: pi-rules rules
-apply everywhere.
+.clinerules/*.md, .kiro/steering/*.md, .claude/rules/*.md and
+.github/instructions/*.instructions.md, the body without the agent's frontmatter.
+
+A rule that the agent applied to some paths only keeps them as its `paths:` frontmatter: Cursor's
+`globs:`, Windsurf's `globs:` (with `trigger: glob`), Kiro's `fileMatchPattern:` (with
+`inclusion: fileMatch`), Cline's and Claude Code's `paths:`, Copilot's `applyTo:`. Each glob keeps
+its meaning: Claude Code, Cline and Copilot match a glob without `/` at the project root only, so
+`*.md` is written `/*.md` (pi-rules' globs, as .gitignore's, match `*.md` at any depth); a note
+says so. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; other agents'
+files (`export`) always do. A rule the agent applied on request only (Cursor's description-only
+rules, Windsurf's `model_decision` and `manual`, Kiro's `manual` and `auto`) is imported with a
+warning: it applies to every request then.
 
 Each rule is named as `new` names one: the next free prefix of the layer's range, then the
 source file's name (`CLAUDE.md` becomes `90-claude.md` in the project layer). An existing file is
@@ -50,6 +60,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     // Read and convert every file first: one that cannot be imported stops the command before
     // anything is written.
     let mut rules: Vec<(String, String, String)> = Vec::new(); // (shown source, stem, text)
+    let mut scoped_any = false;
     for file in &args.files {
         let shown = escape(&file.display().to_string()).into_owned();
         let parts: Vec<String> = file
@@ -74,6 +85,26 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
                 escape(&err.to_string())
             ))
         })?;
+        if let Some(kept) = &imported.kept {
+            note(
+                cx.err,
+                format_args!("pi-rules: note: `{shown}`: {}", escape(kept)),
+            );
+        }
+        scoped_any |= !imported.paths.is_empty();
+        for glob in &imported.paths {
+            if let Err(err) = rule_scope::compile_glob(glob) {
+                note(
+                    cx.err,
+                    format_args!(
+                        "pi-rules: warning: `{shown}`: `{}` is not a glob pi-rules can use ({}); \
+                         it is kept, and `pi-rules check` reports it",
+                        escape(glob),
+                        escape(&err.reason)
+                    ),
+                );
+            }
+        }
         if let Some(warning) = &imported.warning {
             note(
                 cx.err,
@@ -82,6 +113,20 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         }
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         rules.push((shown, host::stem(&name.unwrap_or_default()), imported.text));
+    }
+    if scoped_any
+        && !pi_rules_host::config::Config::read(&layers.session)
+            .config
+            .scoped()
+    {
+        note(
+            cx.err,
+            format_args!(
+                "pi-rules: note: scopes are off for pi in this project, so pi reads the kept \
+                 `paths:` rules as any other until `[rules] scoped = true` is in \
+                 .pi/pi-rules.toml"
+            ),
+        );
     }
     let mut used = layers.used_prefixes();
     let dir_path = layers.writable_dir(target)?;

@@ -98,6 +98,7 @@ impl Command {
             Command::Settings(args) => args.format == Json,
             Command::Explain(args) => args.format == Json,
             Command::Schema(args) => args.format == Json || args.config,
+            Command::Show(args) => args.format == Json,
             Command::Check(args) => {
                 matches!(
                     args.format,

@@ -20,8 +20,8 @@ use pi_rules_host::loader::READ_LIMIT;
 use std::path::Path;
 
 /// The hover at `at` of the document at `path`: the host's Markdown and the range it is about.
-/// On an item of a rule's `paths:` or `agents:`, the scope's hover; else the rule's or settings
-/// file's.
+/// On an item of a rule's `paths:` or `agents:`, the scope's hover; in pi-rules' configuration
+/// file, its own; else the rule's or settings file's.
 pub fn hover(
     ctx: &IdeContext,
     kind: &DocumentKind,
@@ -31,8 +31,11 @@ pub fn hover(
     at: Position,
 ) -> Option<Hover> {
     let offset = lines.offset(at);
-    let info = ide::scope_hover(ctx, kind, path, text, offset)
-        .or_else(|| ide::hover(ctx, kind, text, offset))?;
+    let info = match kind {
+        DocumentKind::Config { .. } => ide::config_hover(ctx, text, offset),
+        _ => ide::scope_hover(ctx, kind, path, text, offset)
+            .or_else(|| ide::hover(ctx, kind, text, offset)),
+    }?;
     Some(Hover {
         contents: HoverContents::Markup(markdown(info.markdown)),
         range: Some(lines.range(info.range)),
@@ -41,7 +44,8 @@ pub fn hover(
 
 /// The completions at `at` of the document at `path`, each a text edit of the range it
 /// replaces, in the host's order: on an item of a rule's `paths:` or `agents:`, the scope's
-/// (directories, agents); else the rule's or settings file's.
+/// (directories, agents); in pi-rules' configuration file, its sections, keys and values; else
+/// the rule's or settings file's.
 pub fn completion(
     ctx: &IdeContext,
     kind: &DocumentKind,
@@ -51,8 +55,12 @@ pub fn completion(
     at: Position,
 ) -> Vec<CompletionItem> {
     let offset = lines.offset(at);
-    ide::scope_completions(ctx, kind, path, text, offset)
-        .unwrap_or_else(|| ide::completions(ctx, kind, text, offset))
+    let items = match kind {
+        DocumentKind::Config { .. } => ide::config_completions(text, offset),
+        _ => ide::scope_completions(ctx, kind, path, text, offset)
+            .unwrap_or_else(|| ide::completions(ctx, kind, text, offset)),
+    };
+    items
         .into_iter()
         .enumerate()
         .map(|(i, item)| {
@@ -111,7 +119,8 @@ pub fn inlay_hints(
         .collect()
 }
 
-/// The outline: a rule file's frontmatter and blocks, nested; a settings file's keys.
+/// The outline: a rule file's frontmatter and blocks, nested; a settings file's keys; the
+/// configuration file's sections.
 pub fn document_symbols(kind: &DocumentKind, text: &str, lines: &LineIndex) -> Vec<DocumentSymbol> {
     let symbol_kind = match kind {
         DocumentKind::Settings { .. } => SymbolKind::KEY,
@@ -142,7 +151,11 @@ pub fn document_symbols(kind: &DocumentKind, text: &str, lines: &LineIndex) -> V
             }),
         }
     }
-    ide::symbols(kind, text)
+    let symbols = match kind {
+        DocumentKind::Config { .. } => ide::config_symbols(text),
+        _ => ide::symbols(kind, text),
+    };
+    symbols
         .into_iter()
         .map(|symbol| convert(symbol, symbol_kind, lines))
         .collect()

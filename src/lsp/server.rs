@@ -707,7 +707,7 @@ impl Server {
                 workspace.forget();
                 continue;
             }
-            let result = workspace.refresh(&self.env, &overlay, &self.options, &changed);
+            let result = workspace.refresh(&self.env, &overlay, &self.options, &changed, &mine);
             for path in mine {
                 let Some(doc) = self.documents.get(&path) else {
                     continue;

@@ -2,7 +2,8 @@
 
 use pi_rules_core::lint::Diagnostic;
 use pi_rules_core::settings::SETTINGS_FILE_NAMES;
-use pi_rules_host::check::{CheckOptions, IncrementalCheck};
+use pi_rules_host::check::{nested_dir, CheckOptions, IncrementalCheck};
+use pi_rules_host::config;
 use pi_rules_host::env::Env;
 use pi_rules_host::files::{FileTable, Overlay};
 use pi_rules_host::ide::package_cache_dir;
@@ -80,6 +81,8 @@ pub struct Workspace {
     layers: Vec<(Layer, PathBuf)>,
     /// The directories of the two settings files.
     settings_dirs: Vec<PathBuf>,
+    /// pi-rules' configuration files: the project's, and the user's when there is a `$HOME`.
+    config_files: Vec<PathBuf>,
     /// What discovery found, reused by every check.
     location: Location,
     /// Where the embedded package rules have copies an editor opens, when they are the package.
@@ -114,12 +117,15 @@ impl Workspace {
         layers.extend(package.map(|dir| (Layer::Package, dir)));
         let mut settings_dirs = vec![session.project_settings_dir()];
         settings_dirs.extend(session.global_settings_dir());
+        let mut config_files = vec![config::project_config_path(&session)];
+        config_files.extend(config::user_config_path(&session));
         Workspace {
             location: session.location(),
             home: session.home.clone(),
             folder,
             layers,
             settings_dirs,
+            config_files,
             embedded_copies,
             checker: None,
             file_ids: Arc::default(),
@@ -151,13 +157,32 @@ impl Workspace {
             && SETTINGS_FILE_NAMES.iter().any(|n| name == *n)
     }
 
+    /// Whether `path` is a rule file of a nested rule directory, `D/.pi/rules/NAME.md` for a
+    /// directory `D` below the folder (the project directory).
+    pub fn is_nested_rule(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "md")
+            && path
+                .parent()
+                .and_then(|dir| nested_dir(&self.folder, dir))
+                .is_some()
+    }
+
+    /// Whether `path` is one of pi-rules' configuration files.
+    pub fn is_config(&self, path: &Path) -> bool {
+        self.config_files.iter().any(|file| file == path)
+    }
+
     /// Whether the server keeps and checks `path` for this workspace.
     pub fn serves(&self, path: &Path) -> bool {
-        self.layer_of(path).is_some() || self.is_settings(path)
+        self.layer_of(path).is_some()
+            || self.is_settings(path)
+            || self.is_nested_rule(path)
+            || self.is_config(path)
     }
 
     /// Glob patterns of every file a check here reads: each layer's rule files, the settings
-    /// files.
+    /// files, pi-rules' configuration files, and the rule files of nested rule directories
+    /// below the folder.
     pub fn watched(&self) -> Vec<String> {
         let glob = |dir: &Path, name: &str| {
             let mut pattern = dir.display().to_string();
@@ -177,6 +202,12 @@ impl Workspace {
         for dir in &self.settings_dirs {
             patterns.push(glob(dir, "pi-config-settings.json*"));
         }
+        for file in &self.config_files {
+            if let (Some(dir), Some(name)) = (file.parent(), file.file_name()) {
+                patterns.push(glob(dir, &name.to_string_lossy()));
+            }
+        }
+        patterns.push(glob(&self.folder, "**/.pi/rules/*.md"));
         patterns
     }
 
@@ -196,13 +227,15 @@ impl Workspace {
 
     /// Brings the check on this folder up to date with the open documents' texts (`overlay`)
     /// and the files at `changed` (edited, opened, closed, or changed on disk): the first time,
-    /// and after a failure or [`Workspace::forget`], a whole check.
+    /// and after a failure or [`Workspace::forget`], a whole check, which takes in the nested
+    /// rule directories of the documents in `open`.
     pub fn refresh(
         &mut self,
         env: &Env,
         overlay: &Arc<Overlay>,
         options: &Options,
         changed: &[PathBuf],
+        open: &[PathBuf],
     ) -> Result<(), String> {
         let session = self.session(env, overlay);
         let package = session.layer_dirs(options.package_dir.as_deref()).package;
@@ -213,11 +246,27 @@ impl Workspace {
         };
         let message = |err: pi_rules_host::error::Error| err.message().to_owned();
         let result = match self.checker.take() {
-            None => IncrementalCheck::new(&opts)
-                .map(|checker| checker.with_embedded_copies(self.embedded_copies.clone())),
+            None => IncrementalCheck::new(&opts).and_then(|checker| {
+                let mut checker = checker.with_embedded_copies(self.embedded_copies.clone());
+                // The whole check walks nothing: the nested directories come from their
+                // documents.
+                for path in open.iter().filter(|path| self.is_nested_rule(path)) {
+                    checker.update(&opts, path)?;
+                }
+                Ok(checker)
+            }),
             Some(mut checker) => changed
                 .iter()
-                .try_for_each(|path| checker.update(&opts, path).map(drop))
+                .try_for_each(|path| {
+                    // A nested rule directory is taken in for an open document of it only.
+                    let skip = self.is_nested_rule(path)
+                        && !open.contains(path)
+                        && !path.parent().is_some_and(|dir| checker.has_nested(dir));
+                    match skip {
+                        true => Ok(()),
+                        false => checker.update(&opts, path).map(drop),
+                    }
+                })
                 .map(|()| checker),
         };
         self.checker = Some(result.map_err(message)?);
@@ -291,5 +340,23 @@ mod tests {
         assert!(!w.serves(Path::new("/w/.pi/rules/a.txt")));
         assert!(!w.serves(Path::new("/w/README.md")));
         assert!(!w.serves(Path::new("/w/.pi/rules/sub/a.md")));
+        // A nested rule directory's files, below the folder only.
+        assert!(w.serves(Path::new("/w/packages/api/.pi/rules/10-a.md")));
+        assert!(w.is_nested_rule(Path::new("/w/a/b/.pi/rules/x.md")));
+        assert!(!w.serves(Path::new("/w/packages/api/.pi/rules/a.txt")));
+        assert!(!w.serves(Path::new("/elsewhere/.pi/rules/10-a.md")));
+        assert!(!w.serves(Path::new("/w/packages/.pi/rules/sub/a.md")));
+        assert!(w.watched().contains(&"/w/**/.pi/rules/*.md".to_owned()));
+        // pi-rules' configuration files, the project's and the user's.
+        assert!(w.serves(Path::new("/w/.pi/pi-rules.toml")));
+        assert!(w.serves(Path::new("/home/u/.pi/agent/pi-rules.toml")));
+        assert!(!w.serves(Path::new("/w/pi-rules.toml")));
+        assert!(!w.serves(Path::new("/home/u/.pi/pi-rules.toml")));
+        let watched = w.watched();
+        assert!(
+            watched.contains(&"/w/.pi/pi-rules.toml".to_owned()),
+            "{watched:?}"
+        );
+        assert!(watched.contains(&"/home/u/.pi/agent/pi-rules.toml".to_owned()));
     }
 }

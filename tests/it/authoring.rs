@@ -299,6 +299,138 @@ fn an_oversized_lower_copy_is_not_copied() {
     assert!(!world.project_rules().join("35-memory.md").exists());
 }
 
+/// A rule scoped in the list form Claude Code users write, CRLF and all.
+const SCOPED: &str = "---\r\nrequires_setting: dco\r\npaths:\r\n  - \"src/api/**\"\r\n  - '**/*.sql'\r\nagents: claude, pi\r\n---\r\n# API\r\n\r\nValidate input.\r\n";
+
+#[test]
+fn show_says_a_rule_s_scope_and_keeps_the_file_byte_for_byte() {
+    let world = World::new();
+    world.write(&world.project_rules(), "90-api.md", SCOPED);
+    let out = world.expect(&["show", "api"], 0);
+    assert_eq!(stdout(&out), SCOPED);
+    assert_eq!(
+        stderr(&out),
+        "pi-rules: note: `90-api.md` is scoped: paths `src/api/**`, `**/*.sql`; agents `claude`, `pi`\n"
+    );
+    // A rule without a scope: nothing more is said.
+    let out = world.expect(&["show", "critical-rules"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&world.expect(args, 0).stdout).unwrap()
+    };
+    let got = json(&["show", "api", "--format", "json"]);
+    assert_eq!(
+        got,
+        serde_json::json!({
+            "name": "90-api.md",
+            "layer": "project",
+            "path": world.project_rules().join("90-api.md").display().to_string(),
+            "text": SCOPED,
+            "scope": {"paths": ["src/api/**", "**/*.sql"], "agents": ["claude", "pi"]},
+        })
+    );
+    let got = json(&["show", "critical-rules", "--format", "json"]);
+    assert_eq!(got["path"], serde_json::Value::Null);
+    assert_eq!(got["layer"], "package");
+    assert_eq!(got["scope"], serde_json::json!({}));
+    assert_eq!(
+        got["text"].as_str().unwrap().as_bytes(),
+        shipped("40-critical-rules.md")
+    );
+}
+
+#[test]
+fn show_dir_shows_a_nested_rule_with_its_directory() {
+    let world = World::new();
+    let nested = world.project.join("packages/api/.pi/rules");
+    world.write(
+        &nested,
+        "90-handlers.md",
+        "---\npaths: src/**\n---\nHandlers.\n",
+    );
+    world.write(&nested, "91-plain.md", "Plain.\n");
+    let out = world.expect(&["show", "handlers", "--dir", "packages/api"], 0);
+    assert_eq!(stdout(&out), "---\npaths: src/**\n---\nHandlers.\n");
+    assert!(
+        stderr(&out).contains("is scoped: paths `src/**`; directory `packages/api` (a nested rule"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(
+        &[
+            "show",
+            "91-plain.md",
+            "--dir",
+            "packages/api",
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got["scope"],
+        serde_json::json!({"dir": world.project.join("packages/api").display().to_string()})
+    );
+    assert_eq!(got["text"], "Plain.\n");
+    // Names it does not hold, and directories that are not below the project.
+    let out = world.expect(&["show", "nope", "--dir", "packages/api"], 2);
+    assert!(
+        stderr(&out).contains("no rule is named `nope`")
+            && stderr(&out).contains("`90-handlers.md`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["show", "handlers", "--dir", ".."], 2);
+    assert!(
+        stderr(&out).contains("leads out of the project directory"),
+        "{}",
+        stderr(&out)
+    );
+    world.expect(
+        &[
+            "show",
+            "handlers",
+            "--dir",
+            "packages/api",
+            "--layer",
+            "user",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn override_keeps_the_scope_lines_of_the_rule_it_copies() {
+    let world = World::new();
+    let package = world.package(&[
+        ("10-api.md", SCOPED),
+        ("20-web.md", "---\npaths: web/**, *.css\n---\nWeb.\n"),
+    ]);
+    for (name, text) in [
+        ("10-api", SCOPED),
+        ("20-web", "---\npaths: web/**, *.css\n---\nWeb.\n"),
+    ] {
+        let out = world.expect(&["override", name, "--user", "--package-dir", &package], 0);
+        let dest = world.user_rules().join(format!("{name}.md"));
+        assert_eq!(stdout(&out), format!("{}\n", dest.display()));
+        assert_eq!(fs::read_to_string(&dest).unwrap(), text);
+    }
+    // And from the user copy into the project, the scope still there, as `show` says.
+    world.expect(
+        &["override", "10-api", "--project", "--package-dir", &package],
+        0,
+    );
+    let out = world.expect(&["show", "10-api", "--package-dir", &package], 0);
+    assert_eq!(stdout(&out), SCOPED);
+    assert!(
+        stderr(&out).contains("paths `src/api/**`, `**/*.sql`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // new
 
@@ -513,6 +645,225 @@ fn new_checks_the_name() {
     let out = world.expect(&["new", "10-early", "--user"], 0);
     assert!(stdout(&out).ends_with("/10-early.md\n"));
     assert!(stderr(&out).contains("range 70-89"), "{}", stderr(&out));
+}
+
+#[test]
+fn new_paths_and_agents_write_the_scope_frontmatter() {
+    let world = World::new();
+    let out = world.expect(
+        &[
+            "new",
+            "api-errors",
+            "--project",
+            "--paths",
+            "src/api/**, **/*.sql",
+            "--agents",
+            "claude,cursor",
+        ],
+        0,
+    );
+    let path = world.project_rules().join("90-api-errors.md");
+    assert_eq!(stdout(&out), format!("{}\n", path.display()));
+    assert!(
+        stderr(&out).contains("scopes are off for pi in this project")
+            && stderr(&out).contains("`[rules] scoped = true`"),
+        "{}",
+        stderr(&out)
+    );
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with(
+            "---\npaths: src/api/**, **/*.sql\nagents: claude, cursor\n---\n## Api errors\n\n- "
+        ),
+        "{text}"
+    );
+    // The frontmatter never reaches the block (with scopes off, the rule is in it as any rule).
+    let block = stdout(&world.expect(&["assemble"], 0));
+    assert!(block.contains("## Api errors\n"), "{block}");
+    assert!(!block.contains("src/api/**"), "{block}");
+    // A glob holding a comma is written in the list form; agents alone.
+    world.expect(&["new", "web", "--user", "--paths", "web/**/*.{ts,tsx}"], 0);
+    assert_eq!(
+        fs::read_to_string(world.user_rules().join("70-web.md"))
+            .unwrap()
+            .split("## ")
+            .next()
+            .unwrap(),
+        "---\npaths:\n  - \"web/**/*.{ts,tsx}\"\n---\n"
+    );
+    // A rule without a scope gets no note about scopes; with scopes on, neither does one with.
+    let out = world.expect(&["new", "plain", "--project"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    fs::remove_file(world.project_rules().join("91-plain.md")).unwrap();
+    world.write(
+        &world.project.join(".pi"),
+        "pi-rules.toml",
+        "[rules]\nscoped = true\n",
+    );
+    let out = world.expect(&["new", "pi-only", "--project", "--agents", "pi"], 0);
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    fs::remove_file(world.project.join(".pi/pi-rules.toml")).unwrap();
+    assert!(
+        fs::read_to_string(world.project_rules().join("91-pi-only.md"))
+            .unwrap()
+            .starts_with("---\nagents: pi\n---\n## Pi only\n")
+    );
+    // Empty lists and names that are not names are usage errors, and nothing is written.
+    for args in [
+        &["new", "x", "--project", "--paths", " , "][..],
+        &["new", "x", "--project", "--agents", ","][..],
+        &["new", "x", "--project", "--agents", "claude code"][..],
+        &["new", "x", "--project", "--paths", "a\u{1b}[2J"][..],
+    ] {
+        let out = world.expect(args, 2);
+        assert!(!stderr(&out).contains('\u{1b}'), "{}", stderr(&out));
+    }
+    // Unknown agents get a "did you mean", and globs must compile.
+    let out = world.expect(&["new", "x", "--project", "--agents", "pi,claud"], 2);
+    assert!(
+        stderr(&out).contains("`claud` is not an agent pi-rules knows; did you mean `claude`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["new", "x", "--project", "--paths", "src/**, src/[a"], 2);
+    assert!(
+        stderr(&out).contains("`src/[a` is not a glob pi-rules can use: "),
+        "{}",
+        stderr(&out)
+    );
+    let long = "a".repeat(1025);
+    let out = world.expect(&["new", "x", "--project", "--paths", &long], 2);
+    assert!(
+        stderr(&out).contains("at most 1024 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        listing(&world.project_rules()),
+        ["90-api-errors.md", "91-pi-only.md"]
+    );
+}
+
+#[test]
+fn new_dir_writes_a_nested_rule_directory() {
+    let world = World::new();
+    fs::create_dir_all(world.project.join("packages/api")).unwrap();
+    let nested = world.project.join("packages/api/.pi/rules");
+    let out = world.expect(
+        &[
+            "new",
+            "handlers",
+            "--dir",
+            "packages/api",
+            "--paths",
+            "src/**",
+        ],
+        0,
+    );
+    assert_eq!(
+        stdout(&out),
+        format!("{}\n", nested.join("90-handlers.md").display())
+    );
+    assert!(fs::read_to_string(nested.join("90-handlers.md"))
+        .unwrap()
+        .starts_with("---\npaths: src/**\n---\n## Handlers\n"));
+    assert!(!world.project_rules().exists());
+    // The prefix counts the root layers and the nested directory; `./` and an absolute path
+    // inside the project name the same directory.
+    world.write(&world.project_rules(), "93-root.md", "root\n");
+    world.expect(&["new", "db", "--dir", "./packages/api/"], 0);
+    let absolute = world.project.join("packages/api");
+    world.expect(&["new", "cache", "--dir", absolute.to_str().unwrap()], 0);
+    assert_eq!(
+        listing(&nested),
+        ["90-handlers.md", "94-db.md", "95-cache.md"]
+    );
+    // A root rule's name: written, with a note that it replaces that rule under the directory.
+    let out = world.expect(&["new", "40-critical-rules", "--dir", "packages/api"], 0);
+    assert!(
+        stderr(&out).contains(
+            "under `packages/api` it replaces the package rule `<embedded>/40-critical-rules.md`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The same name there again: refused, unless --force for another prefix.
+    let out = world.expect(&["new", "handlers", "--dir", "packages/api"], 3);
+    assert!(
+        stderr(&out).contains("a rule named `handlers` already exists there"),
+        "{}",
+        stderr(&out)
+    );
+    let out = world.expect(&["new", "90-handlers", "--dir", "packages/api"], 3);
+    assert!(stderr(&out).contains("already exists"), "{}", stderr(&out));
+    // The help says what a nested directory is.
+    let help = stdout(&world.expect(&["new", "--help"], 0));
+    assert!(
+        help.contains("Its rules are for that subtree")
+            && help.contains("replaces that rule for files under DIR only")
+            && help.contains("[rules] scoped = true"),
+        "{help}"
+    );
+}
+
+#[test]
+fn new_dir_refusals() {
+    let world = World::new();
+    fs::create_dir_all(world.project.join("packages/api")).unwrap();
+    let outside = world.root().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    symlink(&outside, world.project.join("packages/linked")).unwrap();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["new", "x", "--dir", "../outside"],
+            2,
+            "leads out of the project directory",
+        ),
+        (
+            &["new", "x", "--dir", "."],
+            2,
+            "is the project directory itself",
+        ),
+        (
+            &["new", "x", "--dir", "/somewhere/else"],
+            2,
+            "is not inside the project directory",
+        ),
+        (
+            &["new", "x", "--dir", "packages/nope"],
+            3,
+            "is not a directory of the project",
+        ),
+        (
+            &["new", "x", "--dir", "packages/linked"],
+            3,
+            "outside the project",
+        ),
+        (
+            &["new", "x", "--dir", "packages/api", "--user"],
+            2,
+            "cannot be used with",
+        ),
+        (
+            &["new", "x", "--dir", "packages/api", "--project"],
+            2,
+            "cannot be used with",
+        ),
+    ];
+    for (args, code, why) in cases {
+        let out = world.expect(args, *code);
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+    }
+    // A `.pi` in the nested directory that is a link out of the project.
+    symlink(&outside, world.project.join("packages/api/.pi")).unwrap();
+    let out = world.expect(&["new", "x", "--dir", "packages/api"], 3);
+    assert!(
+        stderr(&out).contains("refusing to write through"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(listing(&outside), Vec::<String>::new());
+    assert!(!world.project.join("packages/nope").exists());
 }
 
 // ---------------------------------------------------------------------------------------------

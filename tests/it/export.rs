@@ -701,13 +701,13 @@ fn import_turns_each_kind_of_file_into_a_rule() {
             ".cursor/rules/ts.mdc",
             "---\ndescription: TS\nglobs: src/**/*.ts\nalwaysApply: false\n---\nCursor notes.\n",
             "95-ts.md",
-            Some("src/**/*.ts"),
+            Some("paths: src/**/*.ts\n"),
         ),
         (
             ".windsurf/rules/py.md",
             "---\ntrigger: glob\nglobs: \"*.py\"\n---\nWindsurf notes.\n",
             "96-py.md",
-            Some("*.py"),
+            Some("paths: *.py\n"),
         ),
         (
             ".clinerules/style.md",
@@ -719,7 +719,7 @@ fn import_turns_each_kind_of_file_into_a_rule() {
             ".kiro/steering/rust.md",
             "---\ninclusion: fileMatch\nfileMatchPattern: \"*.rs\"\n---\nKiro notes.\n",
             "98-rust.md",
-            Some("*.rs"),
+            Some("paths: *.rs\n"),
         ),
     ];
     for (path, content, _, _) in sources {
@@ -735,23 +735,43 @@ fn import_turns_each_kind_of_file_into_a_rule() {
         let rule = w.project_rules().join(name);
         assert_eq!(printed[i], rule.display().to_string());
         let body = fs::read_to_string(&rule).unwrap();
+        assert!(!body.contains("generated"), "{name}: {body}");
         assert!(
-            !body.contains("---") && !body.contains("generated"),
+            body.ends_with("\nnotes.\n") || body.ends_with(" notes.\n"),
             "{name}: {body}"
         );
-        assert!(body.ends_with("notes.\n"), "{name}: {body}");
-        if let Some(scope) = scope {
-            assert!(
-                err.contains(&format!("`{path}`"))
-                    && err.contains(scope)
-                    && err.contains("apply to every request, everywhere"),
-                "{err}"
-            );
+        match scope {
+            // The scope is the rule's frontmatter, and a note says so.
+            Some(line) => {
+                assert_eq!(body.matches("---\n").count(), 2, "{body}");
+                assert!(body.starts_with(&format!("---\n{line}---\n")), "{body}");
+                assert!(
+                    err.contains(&format!("pi-rules: note: `{path}`: "))
+                        && err.contains("kept as its `paths:`"),
+                    "{err}"
+                );
+            }
+            None => assert!(!body.contains("---"), "{name}: {body}"),
         }
     }
-    assert_eq!(err.lines().count(), 3, "{err}");
-    let out = w.run(&["check", "--strict"]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(err.lines().count(), 4, "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .contains("scopes are off for pi in this project")
+            && err.contains("`[rules] scoped = true`"),
+        "{err}"
+    );
+    // The rules load: the block holds each body, never its frontmatter.
+    let block = stdout(&w.run(&["assemble"]));
+    assert!(
+        block.contains("Cursor notes.")
+            && block.contains("Kiro notes.")
+            && !block.contains("paths:"),
+        "{block}"
+    );
     // Never replaces, and a file it does not know is refused before anything is written.
     let out = w.run(&["import", "--project", "README.md"]);
     assert_eq!(code(&out), 3);
@@ -763,6 +783,123 @@ fn import_turns_each_kind_of_file_into_a_rule() {
     let out = w.run(&["import", "--project", "CLAUDE.md"]);
     assert_eq!(code(&out), 0);
     assert!(stdout(&out).ends_with("99-claude.md\n"), "{}", stdout(&out));
+}
+
+#[test]
+fn import_keeps_claude_code_copilot_and_cline_path_scopes_with_their_meaning() {
+    let w = World::new();
+    put(
+        &w,
+        ".claude/rules/frontend/react.md",
+        "---\npaths:\n  - \"src/components/**/*.{ts,tsx}\"\n  - \"*.css\"\n---\n\n# React\n\n- Function components only.\n",
+    );
+    put(
+        &w,
+        ".github/instructions/csharp.instructions.md",
+        "---\napplyTo: \"**/*.cs,**/*.csproj\"\ndescription: C# conventions\n---\n# C#\n\nUse file-scoped namespaces.\n",
+    );
+    put(
+        &w,
+        ".clinerules/config.md",
+        "---\npaths:\n  - \"*.config.js\"\n---\nKeep config files small.\n",
+    );
+    put(
+        &w,
+        ".windsurf/rules/review.md",
+        "---\ntrigger: model_decision\ndescription: When reviewing\n---\nReview slowly.\n",
+    );
+    let out = w.run(&[
+        "import",
+        "--project",
+        ".claude/rules/frontend/react.md",
+        ".github/instructions/csharp.instructions.md",
+        ".clinerules/config.md",
+        ".windsurf/rules/review.md",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rules = w.project_rules();
+    assert_eq!(
+        fs::read_to_string(rules.join("90-react.md")).unwrap(),
+        "---\npaths:\n  - \"src/components/**/*.{ts,tsx}\"\n  - \"/*.css\"\n---\n# React\n\n- Function components only.\n"
+    );
+    assert_eq!(
+        fs::read_to_string(rules.join("91-csharp.md")).unwrap(),
+        "---\npaths: **/*.cs, **/*.csproj\n---\n# C#\n\nUse file-scoped namespaces.\n"
+    );
+    assert_eq!(
+        fs::read_to_string(rules.join("92-config.md")).unwrap(),
+        "---\npaths: /*.config.js\n---\nKeep config files small.\n"
+    );
+    // A rule Windsurf applied on request has no path scope: no frontmatter, and the warning.
+    assert_eq!(
+        fs::read_to_string(rules.join("93-review.md")).unwrap(),
+        "Review slowly.\n"
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 5, "{err}");
+    assert!(lines[4].contains("scopes are off for pi"), "{err}");
+    assert!(
+        lines[0].starts_with("pi-rules: note: `.claude/rules/frontend/react.md`: Claude Code applied it to files matching `src/components/**/*.{ts,tsx}`, `*.css`; kept as its `paths:`")
+            && lines[0].contains("`*.css` as `/*.css`"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "pi-rules: note: `.github/instructions/csharp.instructions.md`: Copilot applied it"
+        ) && !lines[1].contains(" as `"),
+        "{err}"
+    );
+    assert!(
+        lines[2].contains("`*.config.js` as `/*.config.js`"),
+        "{err}"
+    );
+    assert!(
+        lines[3].starts_with("pi-rules: warning: `.windsurf/rules/review.md`: Windsurf applied it on request (`trigger: model_decision`)"),
+        "{err}"
+    );
+    // The block is unchanged by the scopes (off by default): each body is in it.
+    let block = stdout(&w.run(&["assemble"]));
+    for body in [
+        "Function components only.",
+        "file-scoped namespaces",
+        "config files small",
+    ] {
+        assert!(block.contains(body), "{block}");
+    }
+    assert!(
+        !block.contains("/*.css") && !block.contains("**/*.csproj"),
+        "{block}"
+    );
+    // With scopes on for pi, the note that they are off is not given.
+    put(&w, ".pi/pi-rules.toml", "[rules]\nscoped = true\n");
+    let out = w.run(&["import", "--project", ".clinerules/config.md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("scopes are off"), "{}", stderr(&out));
+}
+
+#[test]
+fn import_keeps_a_glob_pi_rules_cannot_use_and_says_so() {
+    let w = World::new();
+    put(
+        &w,
+        ".cursor/rules/odd.mdc",
+        "---\ndescription: Odd\nglobs: !src/generated/**, lib/**\nalwaysApply: false\n---\nOdd notes.\n",
+    );
+    let out = w.run(&["import", "--project", ".cursor/rules/odd.mdc"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(w.project_rules().join("90-odd.md")).unwrap(),
+        "---\npaths: !src/generated/**, lib/**\n---\nOdd notes.\n"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("pi-rules: warning: `.cursor/rules/odd.mdc`: `!src/generated/**` is not a glob pi-rules can use (")
+            && err.contains("`pi-rules check` reports it")
+            && !err.contains("`lib/**` is not"),
+        "{err}"
+    );
 }
 
 #[test]

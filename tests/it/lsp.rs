@@ -1105,3 +1105,110 @@ fn diagnostics_stay_those_of_a_fresh_check_through_edits_opens_closes_and_disk_c
     );
     assert_eq!(client.exit(true), Ending::Clean);
 }
+
+/// A nested rule directory's file is served: its own findings at their lines, the rule of the
+/// project's layer it replaces, kept up to date as the root's rule comes and goes on disk; a
+/// change on disk in a nested directory with no open document is left alone.
+#[test]
+fn a_nested_rule_file_is_checked_as_check_checks_it() {
+    let (_root, folder, home) = project();
+    let root_rule = folder.join(".pi/rules/10-api.md");
+    let nested = folder.join("packages/api/.pi/rules/10-api.md");
+    let other = folder.join("packages/web/.pi/rules/10-web.md");
+    std::fs::create_dir_all(nested.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(&root_rule, "The root's rule.\n").unwrap();
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    let u = uri(&nested);
+    client.open(
+        &nested,
+        "---\nagents: claude, claud\n---\n{{IF:dcoo}}\nx\n{{/IF}}\n",
+    );
+    let params = client.diagnostics(&u);
+    let unknown = find(&params, "PR1003");
+    assert_eq!(
+        unknown["range"],
+        json!({"start": {"line": 1, "character": 16}, "end": {"line": 1, "character": 21}})
+    );
+    assert_eq!(find(&params, "PR101")["range"]["start"]["line"], 3);
+    let replaces = find(&params, "PR1006");
+    let message = replaces["message"].as_str().unwrap();
+    assert!(
+        message.contains(".pi/rules/10-api.md") && message.contains("packages/api"),
+        "{message}"
+    );
+    // The root's rule removed on disk: nothing to replace.
+    std::fs::remove_file(&root_rule).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root_rule), "type": 3}]}),
+    );
+    let params = client.diagnostics(&u);
+    assert!(!codes(&params).contains(&"PR1006".to_owned()), "{params:#}");
+    assert!(codes(&params).contains(&"PR1003".to_owned()), "{params:#}");
+    // Another nested directory's file changed on disk: not opened, not read; the open one's
+    // diagnostics stand.
+    std::fs::write(&other, "{{/IF}}\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&other), "type": 1}]}),
+    );
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 3, "character": 6}}),
+    );
+    let hover = hover.response_result.expect("hover");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("dcoo"),
+        "{hover:#}"
+    );
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// pi-rules' configuration file: checked as it is typed, and what it says (`[check]`) followed
+/// by the open rules' diagnostics once it changes, in the editor or on disk.
+#[test]
+fn the_configuration_file_is_checked_and_its_check_section_followed() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let toml = folder.join(".pi/pi-rules.toml");
+    std::fs::write(&rule, BROKEN).unwrap();
+    let capabilities =
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::initialized(&folder, &home, capabilities, Value::Null);
+    let r = uri(&rule);
+    client.open(&rule, BROKEN);
+    assert_eq!(find(&client.diagnostics(&r), "PR101")["severity"], 1);
+    let t = uri(&toml);
+    client.open(&toml, "[check]\nignroe = []\n");
+    let params = client.diagnostics(&t);
+    let unknown = find(&params, "PR752");
+    assert_eq!(
+        unknown["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    // `[check.severity]` typed: the open rule's finding is a warning now.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": t, "version": 2},
+               "contentChanges": [{"text": "[check.severity]\nPR101 = \"warning\"\n"}]}),
+    );
+    assert_eq!(codes(&client.diagnostics(&t)), Vec::<String>::new());
+    assert_eq!(find(&client.diagnostics(&r), "PR101")["severity"], 2);
+    // Written by another program with `ignore`, and closed unsaved: the file on disk counts,
+    // and the finding goes.
+    std::fs::write(&toml, "[check]\nignore = [\"PR101\"]\n").unwrap();
+    client.notify("textDocument/didClose", json!({"textDocument": {"uri": t}}));
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": t, "type": 1}]}),
+    );
+    let params = client.diagnostics(&r);
+    assert!(!codes(&params).contains(&"PR101".to_owned()), "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}

@@ -1,6 +1,8 @@
 //! What the commands that read and write single rule files share (`show`, `override`, `new`):
 //! the arguments that locate the layers, finding a rule by name (with near names when there is
-//! none), reading one copy byte for byte, and the directory of a layer that can be written.
+//! none), reading one copy byte for byte, and the directory of a layer that can be written;
+//! nested rule directories (`DIR/.pi/rules`, [`NestedDir`]) for `new --dir` and `show --dir`; and
+//! a scope written as frontmatter ([`scope_header`]) for `new` and `import`.
 
 use crate::embedded;
 use crate::error::UsageError;
@@ -10,7 +12,7 @@ use crate::notes::Note;
 use crate::session::Session;
 use crate::writing::{LayerDir, Place, WriteError};
 use pi_rules_core::lint::suggest;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The three layers as listed and read now.
 pub struct Layers {
@@ -237,6 +239,139 @@ impl Layers {
     }
 }
 
+/// A nested rule directory that `new --dir` writes to: `<project dir>/<dir>/.pi/rules`, whose
+/// rules are for the subtree `dir`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NestedDir {
+    /// `dir`, relative to the project directory, its components plain (no `.`, `..` or root).
+    pub dir: PathBuf,
+    /// The rule directory: the project directory joined with `dir` and `.pi/rules`.
+    pub rules: PathBuf,
+}
+
+impl Layers {
+    /// The nested rule directory of `dir`, a directory below the project directory (the
+    /// working directory, whose `.pi/rules` is the project layer): relative to it, or absolute
+    /// and inside it; `..` and the project directory itself are refused (usage errors).
+    pub fn nested_dir(&self, dir: &Path) -> Result<NestedDir> {
+        let shown = dir.display();
+        let relative = if dir.is_absolute() {
+            dir.strip_prefix(&self.session.cwd).map_err(|_| {
+                UsageError(format!(
+                    "`{shown}` is not inside the project directory `{}`; give a directory \
+                     below it, e.g. `packages/api`",
+                    self.session.cwd.display()
+                ))
+            })?
+        } else {
+            dir
+        };
+        let mut plain = PathBuf::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(name) => plain.push(name),
+                Component::CurDir => {}
+                _ => {
+                    return Err(UsageError(format!(
+                        "`{shown}` leads out of the project directory; give a directory below \
+                         it, e.g. `packages/api`"
+                    ))
+                    .into())
+                }
+            }
+        }
+        if plain.as_os_str().is_empty() {
+            return Err(UsageError(format!(
+                "`{shown}` is the project directory itself, whose rules are the project layer; \
+                 use --project, or give a directory below it"
+            ))
+            .into());
+        }
+        let rules = self.session.cwd.join(&plain).join(".pi").join("rules");
+        Ok(NestedDir { dir: plain, rules })
+    }
+
+    /// Opens the nested rule directory for writing, creating `.pi/rules` in it if needed, after
+    /// checking, as for the project layer, that no directory on the way is a link leading out of
+    /// the project. The directory `dir` itself must exist.
+    pub fn open_nested(&self, nested: &NestedDir) -> Result<LayerDir> {
+        let components: Vec<std::ffi::OsString> = nested
+            .dir
+            .components()
+            .map(|c| c.as_os_str().to_owned())
+            .collect();
+        let place = Place::nested(&self.session.cwd, self.session.project_root(), &components)?;
+        let resolved = place.resolve()?;
+        // Only `.pi` and `rules` may be missing: a directory to hold rules for is not made up.
+        if resolved.missing.len() > 2 {
+            return Err(Error::input(format!(
+                "`{}` is not a directory of the project `{}`; nested rules are for a directory \
+                 that exists",
+                nested.dir.display(),
+                self.session.cwd.display()
+            )));
+        }
+        Ok(place.open(true)?)
+    }
+
+    /// The rule files in the nested rule directory, by name, each as a project-layer candidate
+    /// that [`Layers::read_copy`] reads (none when the directory does not exist yet).
+    pub fn nested_rules(&self, nested: &NestedDir) -> Vec<(String, Candidate)> {
+        self.session
+            .files()
+            .list_dir(&nested.rules, loader::is_rule_name)
+            .entries
+            .into_iter()
+            .filter_map(|entry| {
+                let entry = entry.ok().filter(|e| !e.invalid_name)?;
+                let candidate = Candidate {
+                    layer: Layer::Project,
+                    is_symlink: entry.file_type == Ok(rustix::fs::FileType::Symlink),
+                    path: Some(entry.path),
+                };
+                Some((entry.name, candidate))
+            })
+            .collect()
+    }
+
+    /// The rule of the nested rule directory that `query` names, as [`Layers::find`] takes a
+    /// name: the file name, without `.md`, or without its prefix when one rule there has it.
+    pub fn find_nested(&self, nested: &NestedDir, query: &str) -> Result<(String, Candidate)> {
+        let mut rules = self.nested_rules(nested);
+        rules.sort_by(|a, b| a.0.cmp(&b.0));
+        let stem = query.strip_suffix(".md").unwrap_or(query);
+        let shown = nested.rules.display();
+        if let Some(at) = rules
+            .iter()
+            .position(|(name, _)| name == query || name.strip_suffix(".md") == Some(stem))
+        {
+            return Ok(rules.swap_remove(at));
+        }
+        let mut unprefixed: Vec<(String, Candidate)> = rules
+            .iter()
+            .filter(|(name, _)| name_without_prefix(name) == stem)
+            .cloned()
+            .collect();
+        match unprefixed.len() {
+            1 => Ok(unprefixed.remove(0)),
+            0 => {
+                let names = backticked(rules.iter().map(|(n, _)| n.as_str()));
+                Err(UsageError(if rules.is_empty() {
+                    format!("no rule is named `{query}` in `{shown}`, which holds no rule")
+                } else {
+                    format!("no rule is named `{query}` in `{shown}`; it holds {names}")
+                })
+                .into())
+            }
+            _ => Err(UsageError(format!(
+                "`{query}` names several rules in `{shown}`: {}; give the whole file name",
+                backticked(unprefixed.iter().map(|(n, _)| n.as_str()))
+            ))
+            .into()),
+        }
+    }
+}
+
 /// The prefix a new rule in `lo..=hi` gets (`new`, `import`): the one after the highest used in
 /// the range, or the lowest free one when the highest is `hi`; `None` when all are used.
 pub fn next_free(used: &[u64], lo: u64, hi: u64) -> Option<u64> {
@@ -262,6 +397,63 @@ pub fn prefix_of(name: &str) -> Option<(&str, &str)> {
     let digits = name.bytes().take_while(u8::is_ascii_digit).count();
     let rest = name[digits..].strip_prefix('-')?;
     (digits > 0).then(|| (&name[..digits], rest))
+}
+
+/// The items of a comma-separated list of globs (`src/api/**, **/*.sql`), each trimmed, empty
+/// ones left out; a comma inside braces, brackets or quotes (`*.{ts,tsx}`, `"a,b"`) is part of
+/// its item. Quotes are kept.
+pub fn split_globs(list: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (at, c) in list.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                items.push(&list[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&list[start..]);
+    items
+        .into_iter()
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A rule's scope as frontmatter, in pi-rules' form: `paths:` on one line, comma-separated, each
+/// glob as written (or, when a glob holds a comma or a quote or starts with `[`, as a list of
+/// `  - "glob"` lines), then `agents:` on one line; fenced by `---` lines. Empty when both are
+/// empty.
+pub fn scope_header(paths: &[String], agents: &[String]) -> String {
+    if paths.is_empty() && agents.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("---\n");
+    let listed = |g: &String| g.contains([',', '"', '\'']) || g.starts_with('[');
+    if paths.iter().any(listed) {
+        out.push_str("paths:\n");
+        for glob in paths {
+            let q = if glob.contains('"') { '\'' } else { '"' };
+            out.push_str(&format!("  - {q}{glob}{q}\n"));
+        }
+    } else if !paths.is_empty() {
+        out.push_str(&format!("paths: {}\n", paths.join(", ")));
+    }
+    if !agents.is_empty() {
+        out.push_str(&format!("agents: {}\n", agents.join(", ")));
+    }
+    out.push_str("---\n");
+    out
 }
 
 /// `` `a`, `b` `` for messages.
@@ -295,6 +487,40 @@ mod tests {
             "critical-rules"
         );
         assert_eq!(name_without_prefix("notes.md"), "notes");
+    }
+
+    #[test]
+    fn split_globs_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("src/api/**, **/*.sql", &["src/api/**", "**/*.sql"]),
+            ("a,,b ,", &["a", "b"]),
+            ("src/**/*.{ts,tsx}, x", &["src/**/*.{ts,tsx}", "x"]),
+            ("[a,b]*.c,d", &["[a,b]*.c", "d"]),
+            ("\"a,b\", 'c,d'", &["\"a,b\"", "'c,d'"]),
+            ("", &[]),
+        ];
+        for (list, expected) in cases {
+            assert_eq!(split_globs(list), *expected, "{list:?}");
+        }
+    }
+
+    #[test]
+    fn scope_headers() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(scope_header(&[], &[]), "");
+        assert_eq!(
+            scope_header(&s(&["src/api/**", "**/*.sql"]), &[]),
+            "---\npaths: src/api/**, **/*.sql\n---\n"
+        );
+        assert_eq!(
+            scope_header(&s(&["*.{ts,tsx}", "b"]), &s(&["claude", "cursor"])),
+            "---\npaths:\n  - \"*.{ts,tsx}\"\n  - \"b\"\nagents: claude, cursor\n---\n"
+        );
+        assert_eq!(
+            scope_header(&s(&["[ab]/**"]), &[]),
+            "---\npaths:\n  - \"[ab]/**\"\n---\n"
+        );
+        assert_eq!(scope_header(&[], &s(&["pi"])), "---\nagents: pi\n---\n");
     }
 
     #[test]

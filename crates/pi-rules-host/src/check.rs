@@ -21,7 +21,7 @@
 mod incremental;
 pub mod walk;
 
-pub use incremental::{IncrementalCheck, Updated};
+pub use incremental::{nested_dir, IncrementalCheck, Updated};
 
 use crate::config::{Config, LoadedConfig};
 use crate::env::Env;

@@ -143,6 +143,13 @@ impl Place {
     /// resolves; when it is not inside the project root (it can only be reached through a link
     /// then), it is its own bound.
     pub fn project(cwd: &Path, root: PathBuf) -> Result<Place, WriteError> {
+        Place::nested(cwd, root, &[])
+    }
+
+    /// A nested rule directory, `<cwd>/<dir>/.pi/rules`, where `dir` is the plain components
+    /// of a directory below the working directory: bound by the project `root` as the project
+    /// layer is ([`Place::project`] is this with no `dir`).
+    pub fn nested(cwd: &Path, root: PathBuf, dir: &[OsString]) -> Result<Place, WriteError> {
         let cwd = fs::canonicalize(cwd).map_err(io(format!(
             "resolve the project directory `{}`",
             shown(cwd)
@@ -155,6 +162,7 @@ impl Place {
             .components()
             .map(|c| c.as_os_str().to_owned())
             .collect();
+        below.extend(dir.iter().cloned());
         below.extend([".pi".into(), "rules".into()]);
         Ok(Place::new(Bound::Project, root, below))
     }
@@ -495,6 +503,26 @@ mod tests {
         assert_eq!(leftovers(&root.join(".pi/rules")), ["70-x.md"]);
         assert_eq!(dir.read("70-x.md", 100).unwrap(), b"one\r\ntwo");
         assert_eq!(dir.read("70-x.md", 3).unwrap(), b"one");
+    }
+
+    #[test]
+    fn a_nested_place_is_below_the_working_directory_and_bound_by_the_root() {
+        let (tmp, root, _) = project();
+        let cwd = root.join("sub");
+        fs::create_dir_all(cwd.join("packages/api")).unwrap();
+        let place = Place::nested(&cwd, root.clone(), &["packages".into(), "api".into()]).unwrap();
+        let dir = place.open(true).unwrap();
+        assert_eq!(dir.real(), cwd.join("packages/api/.pi/rules"));
+        // A link inside the project is followed; one out of it is refused.
+        let outside = fs::canonicalize(tmp.path()).unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        symlink(&outside, cwd.join("packages/out")).unwrap();
+        let place = Place::nested(&cwd, root.clone(), &["packages".into(), "out".into()]).unwrap();
+        assert!(matches!(place.open(true), Err(WriteError::Refused(_))));
+        assert_eq!(leftovers(&outside), Vec::<String>::new());
+        // A missing directory is missing with its `.pi/rules`.
+        let place = Place::nested(&cwd, root, &["nope".into()]).unwrap();
+        assert_eq!(place.resolve().unwrap().missing, ["nope", ".pi", "rules"]);
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     /// How many files were read and checked (copies of a rule at one path count each).
     pub files: usize,
+    /// The codes the file silences for itself (`lint-ignore:`): the checks across the layers
+    /// honour them too ([`LayerFindings::of`]).
+    pub ignored: Vec<super::Code>,
     sources: Arc<Sources>,
 }
 
@@ -58,11 +61,17 @@ impl Linter<'_> {
         let mut out = FileDiagnostics::new(path.clone());
         let mut sources = Sources::default();
         let mut files = 0;
+        let mut ignored = Vec::new();
         for entry in copies.iter_mut() {
             let Some(bytes) = take_rule_bytes(entry) else {
                 continue;
             };
             let text = check_rule_text(&self.cx, &bytes, &mut out, &mut self.scratch);
+            // As a whole run keeps them: the last copy's that names any.
+            let codes = std::mem::take(&mut self.scratch.ignored);
+            if !codes.is_empty() {
+                ignored = codes;
+            }
             let exact = matches!(text, Cow::Borrowed(_));
             sources.insert(&out, &text, exact);
             files += 1;
@@ -75,6 +84,7 @@ impl Linter<'_> {
             path,
             diagnostics,
             files,
+            ignored,
             sources: Arc::new(sources),
         }
     }
@@ -100,6 +110,7 @@ pub fn lint_settings(schema: &SchemaInfo, settings: &SettingsInput) -> FileLint 
         path: FilePath::from(settings.path.as_str()),
         diagnostics,
         files: 1,
+        ignored: Vec::new(),
         sources: Arc::new(sources),
     }
 }
@@ -153,7 +164,12 @@ impl LayerFindings {
     pub fn of(&self, path: &str, own: Option<&FileLint>) -> Vec<Diagnostic> {
         let mut found: Vec<Diagnostic> = own.map(|o| o.diagnostics.clone()).unwrap_or_default();
         if let Some(across) = self.files.get(path) {
-            found.extend(across.iter().cloned());
+            let ignored = own.map_or(&[][..], |o| &o.ignored[..]);
+            found.extend(
+                (across.iter())
+                    .filter(|d| !ignored.contains(&d.code))
+                    .cloned(),
+            );
         }
         if let Some(note) = self.shadowed.get(path) {
             for d in found.iter_mut().filter(|d| d.span.is_some()) {

@@ -392,24 +392,26 @@ fn read_file(
         message,
         help: None,
     };
+    let unreadable = |source, reason: String| {
+        let finding = whole_file(
+            Code::ConfigUnreadable,
+            format!("configuration file is not read: {reason}"),
+        );
+        let file = ConfigFile {
+            source,
+            path: path.clone(),
+            state: FileState::Unreadable { reason },
+            text: None,
+        };
+        (file, file::Settings::default(), vec![finding])
+    };
     match session.files().read_text(&path, MAX_CONFIG_BYTES) {
         Ok(None) => {
             // A link that leads nowhere reads as missing; say so, as for a settings file.
             let dangling = !session.files().overlay().contains(&path)
                 && session.files().symlink_metadata(&path).is_some();
             if dangling {
-                let reason = "it is a link that leads nowhere".to_owned();
-                let finding = whole_file(
-                    Code::ConfigUnreadable,
-                    format!("configuration file is not read: {reason}"),
-                );
-                let file = ConfigFile {
-                    source,
-                    path,
-                    state: FileState::Unreadable { reason },
-                    text: None,
-                };
-                return (file, file::Settings::default(), vec![finding]);
+                return unreadable(source, "it is a link that leads nowhere".to_owned());
             }
             let file = ConfigFile {
                 source,
@@ -419,19 +421,7 @@ fn read_file(
             };
             (file, file::Settings::default(), Vec::new())
         }
-        Err(reason) => {
-            let finding = whole_file(
-                Code::ConfigUnreadable,
-                format!("configuration file is not read: {reason}"),
-            );
-            let file = ConfigFile {
-                source,
-                path,
-                state: FileState::Unreadable { reason },
-                text: None,
-            };
-            (file, file::Settings::default(), vec![finding])
-        }
+        Err(reason) => unreadable(source, reason),
         Ok(Some(text)) => {
             let (set, found, parsed) = file::read(&text, &path, source);
             let state = if parsed {

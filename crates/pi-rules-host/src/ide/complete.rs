@@ -49,9 +49,12 @@ pub fn completions(
 ) -> Vec<Completion> {
     let offset = clamp(text, offset);
     match kind {
-        DocumentKind::Rule { .. } => rule_completions(ctx, text, offset),
+        DocumentKind::Rule { .. } | DocumentKind::NestedRule { .. } => {
+            rule_completions(ctx, text, offset)
+        }
         DocumentKind::Settings { .. } => settings_completions(ctx, text, offset),
-        DocumentKind::Other => Vec::new(),
+        // [`super::config_completions`].
+        DocumentKind::Config { .. } | DocumentKind::Other => Vec::new(),
     }
 }
 

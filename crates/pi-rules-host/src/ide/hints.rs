@@ -15,7 +15,10 @@ pub struct InlayHint {
 
 /// One hint after each opener of the rule document `text`, in order.
 pub fn inlay_hints(ctx: &IdeContext, kind: &DocumentKind, text: &str) -> Vec<InlayHint> {
-    if !matches!(kind, DocumentKind::Rule { .. }) {
+    if !matches!(
+        kind,
+        DocumentKind::Rule { .. } | DocumentKind::NestedRule { .. }
+    ) {
         return Vec::new();
     }
     let evaluation = ctx.evaluate(kind, text);

@@ -28,9 +28,12 @@ pub fn hover(
 ) -> Option<HoverInfo> {
     let offset = clamp(text, offset);
     match kind {
-        DocumentKind::Rule { .. } => rule_hover(ctx, kind, text, offset),
+        DocumentKind::Rule { .. } | DocumentKind::NestedRule { .. } => {
+            rule_hover(ctx, kind, text, offset)
+        }
         DocumentKind::Settings { scope } => settings_hover(ctx, *scope, text, offset),
-        DocumentKind::Other => None,
+        // [`super::config_hover`].
+        DocumentKind::Config { .. } | DocumentKind::Other => None,
     }
 }
 

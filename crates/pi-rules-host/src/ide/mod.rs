@@ -12,6 +12,7 @@
 //! block's state and reason are explain's, not a second reading of the rules.
 
 mod complete;
+mod config_file;
 mod hints;
 mod hover;
 mod json;
@@ -23,6 +24,7 @@ mod symbols;
 mod tests;
 
 pub use complete::{completions, Completion, CompletionKind};
+pub use config_file::{config_completions, config_hover, config_symbols};
 pub use hints::{inlay_hints, InlayHint};
 pub use hover::{hover, HoverInfo};
 pub use navigate::{definition, materialize_package_rule, package_cache_dir, references, Target};
@@ -30,6 +32,7 @@ pub use scopes::{scope_completions, scope_dir, scope_hover};
 pub use symbols::{symbols, Symbol};
 
 use crate::assembly::{self, LayerOptions, Run};
+use crate::config::{self, ConfigSource};
 use crate::escape::escape;
 use crate::explain::{Explanation, Recorder, Scratch, State};
 use crate::loader::{Candidate, Layer, Loaded, NameReport, PackageSource, Pick, RuleFile};
@@ -47,6 +50,13 @@ pub enum DocumentKind {
     /// A rule file of a layer: `NAME.md` in the layer's directory (for the embedded package
     /// rules, their copy in the cache, [`materialize_package_rule`]).
     Rule { layer: Layer, name: String },
+    /// A rule file of a nested rule directory, `NAME.md` in `D/.pi/rules` for a directory `D`
+    /// below the project directory: its scope is `dir` (`D`, absolute), and it replaces the
+    /// layers' rule of the same name for the files there.
+    NestedRule { dir: PathBuf, name: String },
+    /// pi-rules' configuration file: `<project root>/.pi/pi-rules.toml` or
+    /// `$HOME/.pi/agent/pi-rules.toml`.
+    Config { source: ConfigSource },
     /// A settings file, `pi-config-settings.json` or `.jsonc`, global or of the project.
     Settings { scope: SettingsScope },
     /// Anything else: every query answers nothing.
@@ -91,7 +101,8 @@ pub fn classify(session: &Session, path: &Path) -> DocumentKind {
 /// Which layer or settings file `path` is: a `*.md` file directly in the project, user or
 /// package layer's directory (the package layer from `package_dir`, else as
 /// [`Session::layer_dirs`] says; the embedded rules' cache copies count as the package layer),
-/// or one of the two settings files. Paths are compared as given, then by their real
+/// or one of the two settings files or pi-rules' two configuration files, or a `*.md` file in a nested rule directory
+/// (`D/.pi/rules` for a directory `D` below the project directory, [`DocumentKind::NestedRule`]). Paths are compared as given, then by their real
 /// directories, so a layer reached through a link is recognised.
 pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path) -> DocumentKind {
     let (Some(name), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())
@@ -104,6 +115,20 @@ pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path)
             real(dir).is_some_and(|d| Some(d) == real(parent))
         }
     };
+    if name == config::CONFIG_FILE_NAME {
+        let path_is = |file: &Path| file == path || file.parent().is_some_and(same_dir);
+        if path_is(&config::project_config_path(session)) {
+            return DocumentKind::Config {
+                source: ConfigSource::Project,
+            };
+        }
+        if config::user_config_path(session).is_some_and(|file| path_is(&file)) {
+            return DocumentKind::Config {
+                source: ConfigSource::User,
+            };
+        }
+        return DocumentKind::Other;
+    }
     if SETTINGS_FILE_NAMES.contains(&name) {
         if same_dir(&session.project_settings_dir()) {
             return DocumentKind::Settings {
@@ -141,7 +166,13 @@ pub fn classify_with(session: &Session, package_dir: Option<&Path>, path: &Path)
     if package {
         return rule(Layer::Package);
     }
-    DocumentKind::Other
+    match crate::check::nested_dir(&session.cwd, parent) {
+        Some(dir) => DocumentKind::NestedRule {
+            dir: session.cwd.join(dir),
+            name: name.to_owned(),
+        },
+        None => DocumentKind::Other,
+    }
 }
 
 /// What the queries of one request read: the session's settings, resolved now, and (when a
@@ -261,6 +292,8 @@ impl IdeContext {
     fn single_run(&self, kind: &DocumentKind, text: &str) -> Run {
         let (name, layer) = match kind {
             DocumentKind::Rule { layer, name } => (name.clone(), *layer),
+            // As the project's rules, with the same settings.
+            DocumentKind::NestedRule { name, .. } => (name.clone(), Layer::Project),
             _ => ("document.md".to_owned(), Layer::Project),
         };
         let candidate = Candidate {
@@ -360,6 +393,14 @@ impl IdeContext {
     /// Why the rule document of `kind` (as saved in its layer) is not in the prompt at all now,
     /// when it is not: another layer's copy is taken, or the layers could not take it.
     fn not_in_prompt(&self, kind: &DocumentKind) -> Option<String> {
+        if let DocumentKind::NestedRule { .. } = kind {
+            // Only pi's own start in that directory reads it, while scopes are off.
+            return (!crate::config::Config::read(&self.session).config.scoped()).then(|| {
+                "pi does not read nested rules yet: scopes are off for this project \
+                 (`[rules] scoped = true` in `.pi/pi-rules.toml` turns them on)"
+                    .to_owned()
+            });
+        }
         let DocumentKind::Rule { layer, name } = kind else {
             return None;
         };

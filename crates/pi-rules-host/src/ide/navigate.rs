@@ -23,23 +23,26 @@ pub struct Target {
 /// Where what is at `offset` is defined: on a settings key (in a condition or
 /// `requires_setting`), the settings file lines that set it, the one whose value counts first;
 /// elsewhere in a rule file, the lower layers' copies of the file that this one overrides,
-/// highest first.
+/// highest first; in a nested rule, the layers' copies of the name, which it replaces for the
+/// files of its directory.
 pub fn definition(ctx: &IdeContext, kind: &DocumentKind, text: &str, offset: usize) -> Vec<Target> {
-    let DocumentKind::Rule { layer, name } = kind else {
-        return Vec::new();
+    let (name, below): (&str, &dyn Fn(Layer) -> bool) = match kind {
+        DocumentKind::Rule { layer, name } => (name, &move |l| l < *layer),
+        DocumentKind::NestedRule { name, .. } => (name, &|_| true),
+        _ => return Vec::new(),
     };
     let offset = clamp(text, offset);
     if let Some(key) = key_at(text, offset) {
         return setting_lines(ctx, &key);
     }
-    copies(ctx, name, |l| l < *layer)
+    copies(ctx, name, below)
 }
 
 /// Every place that has what is at `offset`: on a settings key, the settings file lines that set
 /// it; elsewhere in a rule file, every copy of the file's name in every layer (this one
-/// included), highest precedence first.
+/// included; for a nested rule, the layers' copies), highest precedence first.
 pub fn references(ctx: &IdeContext, kind: &DocumentKind, text: &str, offset: usize) -> Vec<Target> {
-    let DocumentKind::Rule { name, .. } = kind else {
+    let (DocumentKind::Rule { name, .. } | DocumentKind::NestedRule { name, .. }) = kind else {
         return Vec::new();
     };
     let offset = clamp(text, offset);

@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 pub const MAX_WALK_ENTRIES: usize = 2_000;
 /// A walk finds entries at most this many parts deep (`a/b/c` is three).
 pub const MAX_WALK_DEPTH: usize = 6;
+
+/// A glob's hover looks at most this many files (the repository as `check` walks it).
+pub const HOVER_WALK_FILES: usize = 100_000;
 /// A glob's hover lists at most this many of the files it matches.
 pub const HOVER_FILES: usize = 5;
 
@@ -40,8 +43,10 @@ enum Key {
 /// else.
 pub fn scope_dir(ctx: &IdeContext, kind: &DocumentKind, path: &Path) -> Option<PathBuf> {
     let cwd = &ctx.session.cwd;
-    if matches!(kind, DocumentKind::Rule { .. }) {
-        return Some(cwd.clone());
+    match kind {
+        DocumentKind::Rule { .. } => return Some(cwd.clone()),
+        DocumentKind::NestedRule { dir, .. } => return Some(dir.clone()),
+        _ => {}
     }
     let name = path.file_name()?.to_str()?;
     if !crate::loader::is_rule_name(name) {
@@ -252,8 +257,21 @@ fn glob_words(ctx: &IdeContext, dir: &Path, glob: &str) -> String {
         return md;
     }
     let matcher = builder.build();
-    let walk = walk(ctx.session.files(), dir);
-    let matched: Vec<&String> = walk.files.iter().filter(|f| matcher.is_match(f)).collect();
+    // The files `check` tries globs on: `.gitignore` honoured, so that hover and PR1004 agree.
+    let limits = crate::check::walk::Limits {
+        max_files: HOVER_WALK_FILES,
+        ..Default::default()
+    };
+    let mut shown: Vec<String> = Vec::new();
+    let mut count = 0usize;
+    let walked = crate::check::walk::walk(dir, limits, |file| {
+        if matcher.is_match(file) {
+            count += 1;
+            if shown.len() < HOVER_FILES {
+                shown.push(file.to_owned());
+            }
+        }
+    });
     let place = if dir == ctx.session.cwd {
         "the project directory".to_owned()
     } else {
@@ -262,7 +280,7 @@ fn glob_words(ctx: &IdeContext, dir: &Path, glob: &str) -> String {
             Err(_) => code(&dir.to_string_lossy()),
         }
     };
-    match matched.len() {
+    match count {
         0 => {
             let _ = write!(md, "Matches no file in {place}.");
         }
@@ -272,7 +290,7 @@ fn glob_words(ctx: &IdeContext, dir: &Path, glob: &str) -> String {
                 "Matches {n} file{} in {place}:",
                 if n == 1 { "" } else { "s" }
             );
-            for file in matched.iter().take(HOVER_FILES) {
+            for file in &shown {
                 let _ = write!(md, "\n- {}", code(file));
             }
             if n > HOVER_FILES {
@@ -280,11 +298,10 @@ fn glob_words(ctx: &IdeContext, dir: &Path, glob: &str) -> String {
             }
         }
     }
-    if walk.truncated {
+    if walked.truncated {
         let _ = write!(
             md,
-            "\n\nOnly the first {MAX_WALK_ENTRIES} entries, at most {MAX_WALK_DEPTH} \
-             directories down, were looked at: there may be more."
+            "\n\nOnly the first {HOVER_WALK_FILES} files were looked at: there may be more."
         );
     }
     md

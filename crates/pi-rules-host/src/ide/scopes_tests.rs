@@ -201,12 +201,13 @@ fn hover_on_a_glob_counts_and_lists_what_it_matches() {
         "{md}"
     );
 
-    // `*.md` matches at any depth, the rule files under `.pi` left out.
+    // `*.md` matches at any depth, in the files `check` walks (the rule file under `.pi`
+    // too, as PR1004 counts it).
     let md = scope_hover(&ctx, &kind, &path, text, after(text, "\"*"))
         .unwrap()
         .markdown;
     assert!(
-        md.contains("Matches 1 file in") && md.contains("`docs/x.md`"),
+        md.contains("Matches 2 files in") && md.contains("`docs/x.md`"),
         "{md}"
     );
     let md = scope_hover(&ctx, &kind, &path, text, after(text, "noth"))
@@ -239,6 +240,15 @@ fn hover_lists_five_files_and_counts_the_rest() {
     assert!(md.contains("Matches 8 files"), "{md}");
     assert_eq!(md.matches("\n- `gen/").count(), HOVER_FILES, "{md}");
     assert!(md.contains("and 3 more"), "{md}");
+    // A file `.gitignore` hides is not counted, as `check` does not count it (PR1004).
+    p.write(".gitignore", "gen/f7.rs\n");
+    let md = scope_hover(&ctx, &kind, &path, text, after(text, ": g"))
+        .unwrap()
+        .markdown;
+    assert!(
+        md.contains("Matches 7 files") && !md.contains("f7.rs"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -253,12 +263,6 @@ fn the_walk_is_bounded_and_says_so() {
     let walked = walk(ctx.session.files(), &p.cwd);
     assert!(walked.truncated);
     assert_eq!(walked.dirs.len() + walked.files.len(), MAX_WALK_ENTRIES);
-    let (kind, path) = p.rule();
-    let text = "---\npaths: many/**\n---\n";
-    let md = scope_hover(&ctx, &kind, &path, text, after(text, ": m"))
-        .unwrap()
-        .markdown;
-    assert!(md.contains("there may be more"), "{md}");
 
     fs::remove_dir_all(p.cwd.join("many")).unwrap();
     let walked = walk(ctx.session.files(), &p.cwd);
@@ -302,4 +306,70 @@ fn any_offset_of_any_header_is_answered_without_a_panic() {
             let _ = scope_hover(&ctx, &kind, &path, text, at);
         }
     }
+}
+
+#[test]
+fn a_nested_rule_is_classified_and_served_as_a_rule() {
+    let p = Project::new();
+    let ctx = p.ctx();
+    let session = ctx.session();
+    let path = p.cwd.join("src/api/.pi/rules/10-n.md");
+    let kind = crate::ide::classify(session, &path);
+    assert_eq!(
+        kind,
+        DocumentKind::NestedRule {
+            dir: p.cwd.join("src/api"),
+            name: "10-n.md".to_owned()
+        }
+    );
+    // The project's own layer, a directory that is not `.pi/rules`, and a `.pi/rules` outside
+    // the project are not nested rules.
+    assert!(matches!(
+        crate::ide::classify(session, &p.cwd.join(".pi/rules/10-n.md")),
+        DocumentKind::Rule {
+            layer: Layer::Project,
+            ..
+        }
+    ));
+    for other in [
+        p.cwd.join("src/api/.pi/other/10-n.md"),
+        p.cwd.join("src/api/.pi/rules/notes.txt"),
+        p.cwd.parent().unwrap().join("elsewhere/.pi/rules/10-n.md"),
+    ] {
+        assert_eq!(crate::ide::classify(session, &other), DocumentKind::Other);
+    }
+    // Its globs are relative to its directory.
+    assert_eq!(scope_dir(&ctx, &kind, &path), Some(p.cwd.join("src/api")));
+    let text = "---\npaths: *.ts\n---\n{{IF:dc}}\nx\n{{/IF}}\n";
+    let hover = scope_hover(&ctx, &kind, &path, text, after(text, ": *")).unwrap();
+    assert!(
+        hover.markdown.contains("Matches 2 files"),
+        "{}",
+        hover.markdown
+    );
+    // The rule queries answer as in a project rule.
+    let items = crate::ide::completions(&ctx, &kind, text, after(text, "{{IF:dc"));
+    assert!(labels(&items).contains(&"dco"), "{:?}", labels(&items));
+    assert_eq!(
+        crate::ide::symbols(&kind, text).len(),
+        crate::ide::symbols(&p.rule().0, text).len()
+    );
+    assert!(!crate::ide::symbols(&kind, text).is_empty());
+    assert_eq!(crate::ide::inlay_hints(&ctx, &kind, text).len(), 1);
+    // With scopes off, the hover says pi does not read it yet; on, it does not.
+    let text = "{{IF:dco}}\nx\n{{/IF}}\n";
+    let words = |ctx: &IdeContext| {
+        crate::ide::hover(ctx, &kind, text, 6)
+            .map(|h| h.markdown)
+            .unwrap_or_default()
+    };
+    assert!(
+        words(&ctx).contains("pi does not read nested rules yet"),
+        "{}",
+        words(&ctx)
+    );
+    p.write(".pi/pi-rules.toml", "[rules]\nscoped = true\n");
+    let ctx = p.ctx();
+    assert!(words(&ctx).contains("dco"), "{}", words(&ctx));
+    assert!(!words(&ctx).contains("does not read"), "{}", words(&ctx));
 }

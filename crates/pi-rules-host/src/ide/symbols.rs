@@ -26,7 +26,7 @@ pub struct Symbol {
 /// are (an opener without a closer is a leaf); a settings file's top-level keys.
 pub fn symbols(kind: &DocumentKind, text: &str) -> Vec<Symbol> {
     match kind {
-        DocumentKind::Rule { .. } => rule_symbols(text),
+        DocumentKind::Rule { .. } | DocumentKind::NestedRule { .. } => rule_symbols(text),
         DocumentKind::Settings { .. } => json::top_level_keys(text)
             .into_iter()
             .map(|key| Symbol {
@@ -37,7 +37,8 @@ pub fn symbols(kind: &DocumentKind, text: &str) -> Vec<Symbol> {
                 children: Vec::new(),
             })
             .collect(),
-        DocumentKind::Other => Vec::new(),
+        // [`super::config_symbols`].
+        DocumentKind::Config { .. } | DocumentKind::Other => Vec::new(),
     }
 }
 
