@@ -227,24 +227,43 @@ fn strip_comment(item: &str) -> &str {
     }
 }
 
-/// Splits a one-line value on the commas outside quotes, `{}` and `[]`.
-fn split_items<'a>(text: &'a str, base: usize, value: &'a str, items: &mut Vec<Item<'a>>) {
+/// The pieces of a one-line list, as byte ranges of `value`: split on the commas outside quotes,
+/// `{}` and `[]` (`**/*.{ts,tsx}, "a,b"` is two pieces), untrimmed.
+pub fn list_pieces(value: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let bytes = value.as_bytes();
     let (mut depth, mut quote, mut start) = (0usize, 0u8, 0usize);
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'"' | b'\'' if quote == 0 => quote = b,
-            q if q == quote && quote != 0 => quote = 0,
-            b'{' | b'[' if quote == 0 => depth += 1,
-            b'}' | b']' if quote == 0 => depth = depth.saturating_sub(1),
-            b',' if quote == 0 && depth == 0 => {
-                push_piece(text, base, value, start..i, items);
-                start = i + 1;
-            }
-            _ => {}
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if start > bytes.len() {
+            return None;
         }
+        while at < bytes.len() {
+            let b = bytes[at];
+            at += 1;
+            match b {
+                b'"' | b'\'' if quote == 0 => quote = b,
+                q if q == quote && quote != 0 => quote = 0,
+                b'{' | b'[' if quote == 0 => depth += 1,
+                b'}' | b']' if quote == 0 => depth = depth.saturating_sub(1),
+                b',' if quote == 0 && depth == 0 => {
+                    let piece = start..at - 1;
+                    start = at;
+                    return Some(piece);
+                }
+                _ => {}
+            }
+        }
+        let piece = start..bytes.len();
+        start = bytes.len() + 1;
+        Some(piece)
+    })
+}
+
+/// Splits a one-line value into items (see [`list_pieces`]).
+fn split_items<'a>(text: &'a str, base: usize, value: &'a str, items: &mut Vec<Item<'a>>) {
+    for piece in list_pieces(value) {
+        push_piece(text, base, value, piece, items);
     }
-    push_piece(text, base, value, start..bytes.len(), items);
 }
 
 fn push_piece<'a>(

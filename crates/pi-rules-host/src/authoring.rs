@@ -403,28 +403,8 @@ pub fn prefix_of(name: &str) -> Option<(&str, &str)> {
 /// ones left out; a comma inside braces, brackets or quotes (`*.{ts,tsx}`, `"a,b"`) is part of
 /// its item. Quotes are kept.
 pub fn split_globs(list: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    for (at, c) in list.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '{' | '[') => depth += 1,
-            (None, '}' | ']') => depth = depth.saturating_sub(1),
-            (None, ',') if depth == 0 => {
-                items.push(&list[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(&list[start..]);
-    items
-        .into_iter()
-        .map(str::trim)
+    pi_rules_core::rule_scope::list_pieces(list)
+        .map(|piece| list[piece].trim())
         .filter(|item| !item.is_empty())
         .map(str::to_owned)
         .collect()
