@@ -27,6 +27,8 @@ struct Rule {
 struct Input {
     rules: Vec<Rule>,
     settings: Option<String>,
+    /// Whether pi honours scopes (`[rules] scoped`): the scope checks differ.
+    scoped: bool,
 }
 
 fuzz_target!(|input: Input| {
@@ -73,6 +75,7 @@ fuzz_target!(|input: Input| {
         schema: &schema,
         features: FEATURES,
         collate: &bytes,
+        scoped: input.scoped,
     });
     for diagnostic in &report.diagnostics {
         let Some(text) = texts.get(diagnostic.path.as_str()) else {
