@@ -172,6 +172,8 @@ fn json_and_explain_say_why_each_scoped_rule_is_in_or_out() {
     assert_eq!(why("cursor.md", false)["why"], "not-for-agent");
     assert_eq!(why("napi.md", true)["why"], "in-directory");
     assert_eq!(why("plain.md", false)["why"], "replaced");
+    // A replaced root rule with no scope of its own belongs to the project directory.
+    assert_eq!(why("plain.md", false)["dir"], w.project.to_str().unwrap());
     assert_eq!(why("sql.md", true)["why"], "no-glob-matched");
     assert_eq!(why("api.md", false)["paths"][1], "**/*.sql");
 

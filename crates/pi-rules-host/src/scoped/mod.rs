@@ -332,14 +332,14 @@ pub fn apply(
         for (k, root_file) in loaded.files.iter().enumerate() {
             if keep[k] && root_file.name == file.name {
                 keep[k] = false;
-                mark_replaced(&mut report, root_file, &by);
+                mark_replaced(&mut report, root_file, cwd, &by);
             }
         }
         // A shallower nested rule of the same name (found earlier) is replaced too.
         for j in 0..i {
             if extra[j].0.name == file.name && !replaced_extra[j] {
                 replaced_extra[j] = true;
-                mark_replaced(&mut report, &extra[j].0, &by);
+                mark_replaced(&mut report, &extra[j].0, &extra_dirs[j], &by);
             }
         }
     }
@@ -377,7 +377,7 @@ pub fn apply(
     report
 }
 
-fn mark_replaced(report: &mut ScopeReport, file: &RuleFile, by: &Path) {
+fn mark_replaced(report: &mut ScopeReport, file: &RuleFile, dir: &Path, by: &Path) {
     if let Some(rule) = report
         .rules
         .iter_mut()
@@ -393,7 +393,7 @@ fn mark_replaced(report: &mut ScopeReport, file: &RuleFile, by: &Path) {
             name: file.name.clone(),
             layer: file.layer,
             path: file.path.clone(),
-            dir: PathBuf::new(),
+            dir: dir.to_path_buf(),
             nested: false,
             globs,
             agents,
