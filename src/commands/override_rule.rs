@@ -15,11 +15,13 @@ Examples:
   pi-rules override 40-critical-rules --user       # start from the package copy
   pi-rules override critical-rules --project       # start from the user copy if there is one
   \"$EDITOR\" \"$(pi-rules override 10-agent-routing --user)\"
+  pi-rules override critical-rules --dir packages/api   # for packages/api only
 
 A file in a higher layer replaces the lower file of the same name whole; there is no merge. So an
 override starts as an exact copy of the copy that wins below the target layer: for --user the
-package copy, for --project the user copy when there is one, else the package copy. The path
-written is printed on stdout.
+package copy, for --project the user copy when there is one, else the package copy. With --dir
+DIR, it starts from the copy that wins in the three layers. The path written is printed on
+stdout.
 
 The write is atomic (a temporary file in the same directory, then a rename), the layer directory
 is created if needed, and an existing file is never replaced without --force. A layer directory
@@ -30,6 +32,11 @@ pub struct Args {
     pub name: String,
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Copy the rule into DIR/.pi/rules, a nested rule directory (DIR is a directory below the
+    /// project directory): the copy there replaces the rule for the files under DIR. Scopes
+    /// take effect in pi with `[rules] scoped = true` in .pi/pi-rules.toml.
+    #[arg(long, value_name = "DIR", group = "TargetArgs")]
+    pub dir: Option<std::path::PathBuf>,
     /// Replace the copy already in the target layer.
     #[arg(long)]
     pub force: bool,
@@ -41,7 +48,11 @@ pub struct Args {
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let layers = args.place.read(cx.env)?;
     let target = args.target.layer();
-    let done = match layers.override_rule(&args.name, target, args.force) {
+    let done = match &args.dir {
+        Some(dir) => layers.override_into_nested(&args.name, &layers.nested_dir(dir)?, args.force),
+        None => layers.override_rule(&args.name, target, args.force),
+    };
+    let done = match done {
         Ok(done) => done,
         Err(OverrideError::Exists { dest, from }) => bail!(
             "`{}` already exists; pass --force to replace it with the {} copy",

@@ -350,3 +350,57 @@ fn serve_sees_a_rule_added_between_requests() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn override_copies_the_winning_rule_into_a_nested_directory() {
+    let w = world();
+    // The project's copy of `plain.md` wins over the package's, so it is the one copied.
+    let package = w.package(&[("plain.md", "PACKAGE PLAIN\n"), ("solo.md", "SOLO\n")]);
+    fs::create_dir_all(w.project.join("services/web")).unwrap();
+    let args = |name: &str, force: bool| {
+        let mut a = vec![
+            "override",
+            name,
+            "--dir",
+            "services/web",
+            "--package-dir",
+            package.as_str(),
+        ];
+        if force {
+            a.push("--force");
+        }
+        a.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| {
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        w.run(&refs)
+    };
+    let out = run(args("plain", false));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let dest = w.project.join("services/web/.pi/rules/plain.md");
+    assert_eq!(stdout(&out).trim(), dest.to_str().unwrap());
+    assert_eq!(fs::read_to_string(&dest).unwrap(), "PLAIN RULE\n");
+    // A rule only the package has is copied from there.
+    let out = run(args("solo", false));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let solo = w.project.join("services/web/.pi/rules/solo.md");
+    assert_eq!(fs::read_to_string(solo).unwrap(), "SOLO\n");
+    // Never over a file without --force.
+    fs::write(&dest, "EDITED\n").unwrap();
+    let out = run(args("plain", false));
+    assert_ne!(code(&out), 0);
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+    assert_eq!(fs::read_to_string(&dest).unwrap(), "EDITED\n");
+    let out = run(args("plain", true));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(fs::read_to_string(&dest).unwrap(), "PLAIN RULE\n");
+    // The copy is what an agent sees for files there.
+    let b = block(&w, &["--agent", "claude", "--path", "services/web/x.ts"]);
+    has(&b, &["SOLO"], &[]);
+    // A directory outside the project, or one that does not exist, is refused.
+    let out = w.run(&["override", "plain", "--dir", "../elsewhere"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let out = w.run(&["override", "plain", "--dir", "no/such/dir"]);
+    assert_ne!(code(&out), 0);
+    assert!(!w.project.join("no").exists());
+}

@@ -575,33 +575,76 @@ impl Layers {
         let report = self.find(query)?;
         let name = report.name.as_str();
         let layer = target.as_str();
-        let mut below = report
+        let below: Vec<&Candidate> = report
             .candidates
             .iter()
             .filter(|c| c.layer < target)
-            .peekable();
-        if below.peek().is_none() {
+            .collect();
+        if below.is_empty() {
             return Err(Error::input(format!(
                 "`{name}` has no copy below the {layer} layer to start from; \
                  `pi-rules new` writes a new rule from a template"
             ))
             .into());
         }
+        let (candidate, copy, notes) =
+            self.first_readable(name, &below, &format!("below the {layer} layer"))?;
+        let dest = self.writable_dir(target)?.join(name);
+        let dir = self
+            .open_layer(target)
+            .map_err(|err| Error::input(format!("cannot write `{}`: {err}", dest.display())))?;
+        write_copy(&dir, &dest, name, &copy, candidate.layer, force)?;
+        Ok(Overridden {
+            dest,
+            from: candidate.layer,
+            masked: copy.masked,
+            still_shadowed_by: report.candidates.iter().find(|c| c.layer > target).cloned(),
+            notes,
+        })
+    }
+
+    /// Copies the rule that wins in the three layers into the nested rule directory `nested`
+    /// (`override --dir`), where it replaces that rule for the files of its subtree.
+    pub fn override_into_nested(
+        &self,
+        query: &str,
+        nested: &NestedDir,
+        force: bool,
+    ) -> Result<Overridden, OverrideError> {
+        let report = self.find(query)?;
+        let name = report.name.as_str();
+        let all: Vec<&Candidate> = report.candidates.iter().collect();
+        let (candidate, copy, notes) = self.first_readable(name, &all, "in the layers")?;
+        let dest = nested.rules.join(name);
+        let dir = self.open_nested(nested)?;
+        write_copy(&dir, &dest, name, &copy, candidate.layer, force)?;
+        Ok(Overridden {
+            dest,
+            from: candidate.layer,
+            masked: copy.masked,
+            still_shadowed_by: None,
+            notes,
+        })
+    }
+
+    /// The first of `candidates` (highest precedence first) that can be read, with a note for
+    /// each passed over; an oversized copy ends the search, as it ends the loader's.
+    fn first_readable<'c>(
+        &self,
+        name: &str,
+        candidates: &[&'c Candidate],
+        place: &str,
+    ) -> Result<(&'c Candidate, RuleCopy, Vec<Note>)> {
         let mut notes = Vec::new();
-        let mut source = None;
-        for candidate in below {
+        for &candidate in candidates {
             match self.read_copy(name, candidate) {
-                Ok(copy) => {
-                    source = Some((candidate, copy));
-                    break;
-                }
+                Ok(copy) => return Ok((candidate, copy, notes)),
                 Err(unusable) if unusable.oversized => {
                     return Err(Error::input(format!(
                         "cannot copy `{}`: {}",
                         candidate.display_path(name),
                         unusable.reason
-                    ))
-                    .into())
+                    )))
                 }
                 Err(unusable) => notes.push(Note::info(format!(
                     "the {} copy `{}` cannot be read ({}); trying the next lower layer",
@@ -611,36 +654,28 @@ impl Layers {
                 ))),
             }
         }
-        let Some((candidate, copy)) = source else {
-            return Err(Error::input(format!(
-                "no copy of `{name}` below the {layer} layer can be read"
-            ))
-            .into());
-        };
-        let dest = self.writable_dir(target)?.join(name);
-        let dir = self
-            .open_layer(target)
-            .map_err(|err| Error::input(format!("cannot write `{}`: {err}", dest.display())))?;
-        match dir.write(name, &copy.bytes, force) {
-            Ok(()) => {}
-            Err(WriteError::Exists) => {
-                return Err(OverrideError::Exists {
-                    dest,
-                    from: candidate.layer,
-                })
-            }
-            Err(err) => {
-                return Err(
-                    Error::input(format!("cannot write `{}`: {err}", dest.display())).into(),
-                )
-            }
-        }
-        Ok(Overridden {
-            dest,
-            from: candidate.layer,
-            masked: copy.masked,
-            still_shadowed_by: report.candidates.iter().find(|c| c.layer > target).cloned(),
-            notes,
-        })
+        Err(Error::input(format!(
+            "no copy of `{name}` {place} can be read"
+        )))
+    }
+}
+
+/// Writes `copy` as `name` in `dir` (at `dest`), refusing to replace a file there without
+/// `force`.
+fn write_copy(
+    dir: &LayerDir,
+    dest: &Path,
+    name: &str,
+    copy: &RuleCopy,
+    from: Layer,
+    force: bool,
+) -> Result<(), OverrideError> {
+    match dir.write(name, &copy.bytes, force) {
+        Ok(()) => Ok(()),
+        Err(WriteError::Exists) => Err(OverrideError::Exists {
+            dest: dest.to_path_buf(),
+            from,
+        }),
+        Err(err) => Err(Error::input(format!("cannot write `{}`: {err}", dest.display())).into()),
     }
 }
