@@ -472,8 +472,9 @@ fn is_candidate(content: &Content, name: &str) -> bool {
         )
 }
 
-/// The directories above `dir` (`a/b/c`: `a/b`, then `a`), nearest first.
-fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
+/// The directories above `dir` (`a/b/c`: `a/b`, then `a`), nearest first: `dir` is a path
+/// from the project directory with `/` between its parts, as [`ScopedRule::dir`] is.
+pub fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     let mut rest = dir;
     std::iter::from_fn(move || {
         let cut = rest.rfind('/')?;

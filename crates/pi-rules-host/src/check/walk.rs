@@ -11,6 +11,7 @@
 //! directories deep. The globs are compiled once per walk into one [`ScopeMatcher`], each glob
 //! its own owner, so that a file is tried against all of them at once.
 
+use pi_rules_core::lint::scope::ancestors;
 use pi_rules_core::lint::ScopedRule;
 use pi_rules_core::rule_scope::{ScopeMatcher, ScopeMatcherBuilder};
 use std::collections::HashSet;
@@ -212,16 +213,6 @@ pub fn try_nested(
         truncated |= walked.truncated;
     }
     (files, truncated)
-}
-
-/// The directories above `dir` (`a/b/c`: `a/b`, then `a`).
-fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
-    let mut rest = dir;
-    std::iter::from_fn(move || {
-        let cut = rest.rfind('/')?;
-        rest = &rest[..cut];
-        Some(rest)
-    })
 }
 
 #[cfg(test)]
