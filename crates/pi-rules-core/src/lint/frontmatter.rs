@@ -390,7 +390,8 @@ mod tests {
     use crate::frontmatter;
     use crate::lint::testing::{codes_of, schema};
 
-    fn check_text(text: &str) -> Vec<(Code, Option<String>)> {
+    /// The findings of this check on `text`, as the file `x.md`.
+    fn diagnostics_of(text: &str) -> Vec<crate::lint::Diagnostic> {
         let schema = schema();
         let cx = Context {
             schema: &schema,
@@ -400,6 +401,10 @@ mod tests {
         let mut out = FileDiagnostics::new("x.md");
         check(&cx, text, &frontmatter::split(text), &mut out);
         out.finish(None)
+    }
+
+    fn check_text(text: &str) -> Vec<(Code, Option<String>)> {
+        diagnostics_of(text)
             .into_iter()
             .map(|d| (d.code, Some(d.label.into_owned())))
             .collect()
@@ -499,15 +504,7 @@ mod tests {
     #[test]
     fn an_unknown_lint_ignore_code_is_pointed_at_with_a_suggestion() {
         let text = "---\nlint-ignore: PR804, PR8o4\n---\nb";
-        let schema = schema();
-        let cx = Context {
-            schema: &schema,
-            features: crate::lint::FEATURES,
-            scoped: false,
-        };
-        let mut out = FileDiagnostics::new("x.md");
-        check(&cx, text, &frontmatter::split(text), &mut out);
-        let found = out.finish(None);
+        let found = diagnostics_of(text);
         assert_eq!(found.len(), 1, "{found:?}");
         let span = found[0].span.clone().unwrap();
         assert_eq!(&text[span], "PR8o4");

@@ -850,7 +850,7 @@ mod tests {
 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
-mod nested_tests {
+mod scope_tests {
     use super::super::check;
     use super::*;
     use crate::env::Env;
@@ -972,24 +972,6 @@ mod nested_tests {
             if i == 4 {
                 assert!(!codes(&b).contains(&"PR1006"), "step {i}: {:?}", codes(&b));
             }
-        }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::disallowed_methods)]
-mod config_tests {
-    use super::super::check;
-    use super::*;
-    use crate::env::Env;
-    use crate::files::{FileTable, Overlay};
-    use std::fs;
-
-    fn opts(session: &Session) -> CheckOptions<'_> {
-        CheckOptions {
-            session,
-            package: PackageSource::Embedded(&[("90-pkg.md", "package\n")]),
-            strict: false,
         }
     }
 
