@@ -521,15 +521,7 @@ mod tests {
             "---\nagents: claude\n---\nb",
             "---\nlint-ignore: PR804\n---\nb",
         ] {
-            let mut out = FileDiagnostics::new("x.md");
-            let schema = schema();
-            let cx = Context {
-                schema: &schema,
-                features: crate::lint::FEATURES,
-                scoped: false,
-            };
-            check(&cx, text, &frontmatter::split(text), &mut out);
-            for d in out.finish(None) {
+            for d in diagnostics_of(text) {
                 assert!(
                     !d.message.starts_with("unknown frontmatter key"),
                     "{text:?}: {d:?}"
