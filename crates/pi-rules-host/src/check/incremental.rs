@@ -371,14 +371,7 @@ impl IncrementalCheck {
             entry
         });
         let entries = &mut self.layers[index].input.entries;
-        match (old, new) {
-            (Some(i), Some(entry)) => entries[i] = entry,
-            (None, Some(entry)) => entries.push(entry),
-            (Some(i), None) => {
-                entries.remove(i);
-            }
-            (None, None) => {}
-        }
+        replace_entry(entries, old, new);
         if !same_across {
             self.check_across();
         }
@@ -496,14 +489,7 @@ impl IncrementalCheck {
             entry
         });
         let entries = &mut self.nested[index].input.layer.entries;
-        match (old, new) {
-            (Some(i), Some(entry)) => entries[i] = entry,
-            (None, Some(entry)) => entries.push(entry),
-            (Some(i), None) => {
-                entries.remove(i);
-            }
-            (None, None) => {}
-        }
+        replace_entry(entries, old, new);
         if !same_across {
             self.check_nested();
         }
@@ -720,6 +706,19 @@ type AcrossKey<'e> = (
 /// Empty; for each other copy, whether this one is under a quarter of it and it under a quarter
 /// of this one; the size when either is.
 type SizeClass = (bool, Vec<(bool, bool)>, Option<usize>);
+
+/// Puts `new` where the entry at `old` was (pushed when there was none; the old one removed when
+/// there is no new one).
+fn replace_entry(entries: &mut Vec<Entry>, old: Option<usize>, new: Option<Entry>) {
+    match (old, new) {
+        (Some(i), Some(entry)) => entries[i] = entry,
+        (None, Some(entry)) => entries.push(entry),
+        (Some(i), None) => {
+            entries.remove(i);
+        }
+        (None, None) => {}
+    }
+}
 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
