@@ -530,8 +530,16 @@ fn group_end(bytes: &[u8], open: usize) -> Option<(usize, Vec<usize>)> {
 pub fn read_value(dialect: Dialect, value: &str) -> (Vec<String>, Vec<String>) {
     let mut warnings = Vec::new();
     let mut items = Vec::new();
-    for raw in value_items(dialect, value) {
-        items.extend(split_pieces(&raw));
+    for (raw, quoted) in value_items(dialect, value) {
+        // A quoted item is one glob, but where the agent splits the string on commas (and Kiro,
+        // whose users mean several); an unquoted one is split on blanks too.
+        if !quoted {
+            items.extend(split_pieces(&raw, true));
+        } else if dialect.comma_separated() || dialect == Dialect::Kiro {
+            items.extend(split_pieces(&raw, false));
+        } else {
+            items.push(raw);
+        }
     }
     let one_line = value.trim();
     if dialect == Dialect::Kiro
@@ -634,8 +642,9 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
 }
 
 /// The items of a frontmatter value: the lines of a block list (`- item`), the items of a flow
-/// list, or the comma-separated items of a one-line value, each unquoted, comments cut.
-fn value_items(dialect: Dialect, value: &str) -> Vec<String> {
+/// list, or the comma-separated items of a one-line value, each unquoted (and whether it was
+/// quoted), comments cut.
+fn value_items(dialect: Dialect, value: &str) -> Vec<(String, bool)> {
     let mut items = Vec::new();
     let lines: Vec<&str> = value.lines().collect();
     for line in lines {
@@ -657,7 +666,8 @@ fn value_items(dialect: Dialect, value: &str) -> Vec<String> {
             let piece = inner[piece].trim();
             let unquoted = unquote(piece);
             if !unquoted.is_empty() {
-                items.push(unquoted.to_string());
+                let quoted = unquoted.len() != piece.len();
+                items.push((unquoted, quoted));
             }
         }
     }
@@ -710,9 +720,9 @@ fn unquote(s: &str) -> String {
     s.to_string()
 }
 
-/// One item split on the commas and the blanks outside `{}` and `[]` (`**/*.{rs,toml},crates/**`
-/// is two; `src/** lib/**` is two).
-fn split_pieces(item: &str) -> Vec<String> {
+/// One item split on the commas (and with `blanks`, the blanks) outside `{}` and `[]`
+/// (`**/*.{rs,toml},crates/**` is two; `src/** lib/**` is two).
+fn split_pieces(item: &str, blanks: bool) -> Vec<String> {
     let mut pieces = Vec::new();
     let (mut depth, mut escaped) = (0usize, false);
     let mut current = String::new();
@@ -735,7 +745,7 @@ fn split_pieces(item: &str) -> Vec<String> {
                 depth = depth.saturating_sub(1);
                 current.push(c);
             }
-            ',' | ' ' | '\t' if depth == 0 => {
+            ',' | ' ' | '\t' if depth == 0 && (c == ',' || blanks) => {
                 let piece = unquote(current.trim());
                 if !piece.is_empty() {
                     pieces.push(piece);
