@@ -712,7 +712,7 @@ proptest! {
             back.extend(t.patterns);
         }
         let always = ours.iter().any(|g| matches_everything(g));
-        let before = agent_matcher(d, &[pattern.clone()]);
+        let before = agent_matcher(d, std::slice::from_ref(&pattern));
         let after = agent_matcher(d, &back);
         for path in &paths {
             let (was, is) = (before(path), always || after(path));
