@@ -230,13 +230,13 @@ fn frontmatter(d: Dialect, name: &str, patterns: &[String], warnings: &mut Vec<S
                 "pi-rules rule {name}, for the files its globs match"
             )));
             out.push_str("\nglobs: ");
-            out.push_str(&patterns.join(","));
+            out.push_str(&unquoted(d, name, &patterns.join(","), warnings));
             out.push_str("\nalwaysApply: false\n");
         }
         // `trigger: glob` with `globs:` (Windsurf docs, "Memories & Rules", activation modes).
         Dialect::Windsurf => {
             out.push_str("trigger: glob\nglobs: ");
-            out.push_str(&patterns.join(","));
+            out.push_str(&unquoted(d, name, &patterns.join(","), warnings));
             out.push('\n');
         }
         // `applyTo:` one comma-separated string, quoted (GitHub docs, path-specific custom
@@ -271,6 +271,24 @@ fn frontmatter(d: Dialect, name: &str, patterns: &[String], warnings: &mut Vec<S
     }
     out.push_str("---\n");
     out
+}
+
+/// `value` as Cursor and Windsurf want `globs:`, unquoted (issue 35; Cursor's own rules write
+/// `globs: **/*.ts`); a warning where a YAML reader would take it for something else than a
+/// string (a leading `[`, `{`, a quote, `!`, `&`, `|`, `>`, `%`, `@` or a backtick, or a `: `).
+fn unquoted(d: Dialect, name: &str, value: &str, warnings: &mut Vec<String>) -> String {
+    let risky = value.starts_with(['[', '{', '"', '\'', '!', '&', '|', '>', '%', '@', '`'])
+        || value.contains(": ")
+        || value.chars().any(char::is_control);
+    if risky {
+        warnings.push(format!(
+            "rule `{name}`, for {}: `globs: {value}` is written unquoted, as {} reads it, and \
+             may be misread there",
+            d.agent(),
+            d.agent()
+        ));
+    }
+    value.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// A rule in a file that an agent reads whole: a headed subsection, or plain text in a nested

@@ -475,3 +475,18 @@ fn a_glob_with_a_backtick_is_a_code_span_still() {
         section("AGENTS.md", Some("For files matching ``src/`x`/**``"))
     );
 }
+
+#[test]
+fn an_unquoted_value_a_yaml_reader_would_misread_is_a_warning() {
+    for target in [Target::Cursor, Target::Windsurf] {
+        for glob in ["[ab]/x/**", "'q/**", "a: b/**"] {
+            let p = placed(target, "", &[glob]);
+            assert!(
+                p.warnings.iter().any(|w| w.contains("unquoted")),
+                "{target:?} {glob}: {:?}",
+                p.warnings
+            );
+        }
+        assert!(placed(target, "", &["src/**", "*.ts"]).warnings.is_empty());
+    }
+}
