@@ -198,8 +198,9 @@ impl Ours {
     fn matches_everything(&self) -> bool {
         self.patterns().iter().any(|p| {
             let parts: Vec<&str> = p.split('/').collect();
-            let (last, init) = parts.split_last().expect("split yields one part at least");
-            init.iter().all(|&s| s == "**") && (*last == "**" || *last == "*")
+            parts.split_last().is_some_and(|(last, init)| {
+                init.iter().all(|&s| s == "**") && (*last == "**" || *last == "*")
+            })
         })
     }
 
@@ -238,7 +239,9 @@ pub fn literal_dir(glob: &str) -> (String, bool) {
         return (String::new(), false);
     };
     let parts: Vec<&str> = ours.base.split('/').collect();
-    let (last, init) = parts.split_last().expect("split yields one part at least");
+    let Some((last, init)) = parts.split_last() else {
+        return (String::new(), false);
+    };
     let mut dir: Vec<&str> = Vec::new();
     let mut whole = false;
     let literal = |s: &str| {
@@ -340,12 +343,12 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             };
             // `[!x]` matches nothing in Claude Code (measured, issue 35); `[^x]` is the same
             // class in gitignore's and the `ignore` package's syntax.
-            patterns.push(p.replace("[!", "[^"));
-            if glob.bytes().any(|b| b.is_ascii_alphabetic()) {
+            if p.bytes().any(|b| b.is_ascii_alphabetic()) {
                 lost.push(format!(
                     "Claude Code matches `{glob}` ignoring case (pi-rules does not)"
                 ));
             }
+            patterns.push(p.replace("[!", "[^"));
         }
         _ => {
             for p in ours.file_patterns() {
@@ -410,7 +413,7 @@ fn dedup(items: &mut Vec<String>) {
     items.retain(|i| seen.insert(i.clone()));
 }
 
-/// Whether `p` has a comma outside `{}` and `[]` (a `\\` does not keep one: Copilot's split does
+/// Whether `p` has a comma outside `{}` and `[]` (a `\` does not keep one: Copilot's split does
 /// not read escapes).
 fn top_level_comma(p: &str) -> bool {
     let mut depth = 0usize;
