@@ -345,7 +345,7 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             // class in gitignore's and the `ignore` package's syntax.
             if p.bytes().any(|b| b.is_ascii_alphabetic()) {
                 lost.push(format!(
-                    "Claude Code matches `{glob}` ignoring case (pi-rules does not)"
+                    "Claude Code matches `{p}` ignoring case (pi-rules does not)"
                 ));
             }
             patterns.push(p.replace("[!", "[^"));

@@ -101,31 +101,19 @@ fn place_owned(
     warnings: &mut Vec<String>,
 ) -> Placement {
     let path = owned_path(d, dir, name);
-    if d == Dialect::Cline && !dir.is_empty() {
-        // Cline's CLI reads only its working directory's `.clinerules/` (issue 35): a nested
-        // rule sits in `D/.clinerules/`, its globs relative to `D`, and a rule for the whole of
-        // `D` has no `paths:` (a file without frontmatter always applies: Cline docs, "Cline
-        // Rules").
-        if whole_dir {
-            return Placement::Owned {
-                path,
-                frontmatter: String::new(),
-            };
-        }
-        let patterns = translated(d, "", name, globs, warnings);
-        if patterns.is_empty() {
-            return nowhere(d, name, warnings);
-        }
+    // Cline's CLI reads only its working directory's `.clinerules/` (issue 35): a nested rule
+    // sits in `D/.clinerules/`, its globs relative to `D`, and a rule for the whole of `D` has
+    // no `paths:` (a file without frontmatter always applies: Cline docs, "Cline Rules").
+    let nested_cline = d == Dialect::Cline && !dir.is_empty();
+    if nested_cline && whole_dir {
         return Placement::Owned {
             path,
-            frontmatter: frontmatter(d, name, &patterns, warnings),
+            frontmatter: String::new(),
         };
     }
-    let patterns = if whole_dir {
-        translated(d, dir, name, &["**"], warnings)
-    } else {
-        translated(d, dir, name, globs, warnings)
-    };
+    let within = if nested_cline { "" } else { dir };
+    let globs = if whole_dir { &["**"][..] } else { globs };
+    let patterns = translated(d, within, name, globs, warnings);
     if patterns.is_empty() {
         return nowhere(d, name, warnings);
     }
