@@ -546,16 +546,16 @@ fn scrub(s: &str, dash: bool) -> (String, bool) {
 
 /// A rule name as safe as a file name: unchanged when it is (`50-api`); else its unsafe
 /// characters (`/`, `\`, control characters, those Windows refuses) made `_`, `..`, a Windows
-/// device name, a trailing dot or blank, or a name longer than 96 bytes made safe, a `--` (the
-/// directory separator of [`owned_path`]) made `__`, and a hash of the name as written added
-/// (`a_b-1f2e3d4c5b6a` for `a/b`), so that two names never become one.
+/// device name, a trailing dot or blank, or a name longer than 96 bytes made safe, the dashes of
+/// a name with `--` (the directory separator of [`owned_path`]) made `_`, and a hash of the name
+/// as written added (`a_b-1f2e3d4c5b6a` for `a/b`), so that two names never become one and the
+/// result never holds `--`.
 pub fn safe_name(name: &str) -> Cow<'_, str> {
-    let (mut out, mut changed) = scrub(name, false);
-    if out.contains("--") {
-        out = out.replace('-', "_");
-        changed = true;
-    }
-    if changed {
+    let (mut out, changed) = scrub(name, false);
+    if changed || out.contains("--") {
+        if out.contains("--") || out.ends_with('-') {
+            out = out.replace('-', "_");
+        }
         Cow::Owned(format!("{out}-{}", short_hash(name)))
     } else {
         Cow::Borrowed(name)

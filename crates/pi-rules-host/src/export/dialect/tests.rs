@@ -726,3 +726,26 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
+
+    /// Any text, as a glob or as an agent's value: no panic, bounded output, and every glob
+    /// `read_value` gives is one a scope can use or is said to be unusable.
+    #[test]
+    fn any_text_is_read_and_translated_without_a_panic(
+        text in "[a-z/*?{},\\[\\]!\\\\ #'\"\n.-]{0,40}|\\PC{0,20}",
+        dir in "|packages|a/b",
+    ) {
+        for d in Dialect::ALL {
+            let t = translate(d, &dir, &text);
+            prop_assert!(t.patterns.len() <= MAX_EXPANSION * 2);
+            prop_assert!(!t.always || t.patterns.is_empty());
+            let (globs, warnings) = read_value(d, &text);
+            for glob in &globs {
+                let usable = rule_scope::compile_glob(glob).is_ok();
+                prop_assert!(usable || warnings.iter().any(|w| w.contains(glob.as_str())));
+            }
+        }
+    }
+}
