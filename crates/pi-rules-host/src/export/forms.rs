@@ -424,6 +424,7 @@ pub fn section_text(unscoped: &str, headed: &[(Option<String>, &str)]) -> String
     for (heading, text) in headed {
         let text = text.trim_end_matches(['\n', '\r']);
         match heading {
+            Some(h) if text.is_empty() => parts.push(Cow::Owned(format!("## {h}"))),
             Some(h) => parts.push(Cow::Owned(format!("## {h}\n\n{text}"))),
             None if text.is_empty() => {}
             None => parts.push(Cow::Borrowed(text)),

@@ -463,6 +463,7 @@ fn section_text_joins_the_block_and_the_headed_rules() {
     assert_eq!(section_text("The block.\n", &[]), "The block.\n");
     assert_eq!(section_text("", &[]), "");
     assert_eq!(section_text("", &[(None, "")]), "");
+    assert_eq!(section_text("", &[(Some("h".into()), "\n")]), "## h\n");
 }
 
 #[test]
