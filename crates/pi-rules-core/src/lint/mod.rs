@@ -37,6 +37,7 @@ pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindi
 pub use schema::{KeyInfo, SchemaInfo};
 pub use scope::{NestedInput, ScopeGlob, ScopedRule};
 pub use sources::{SourceLines, Sources};
+pub use text::html_comments;
 
 use crate::settings::SettingsFile;
 use crate::FileId;
