@@ -49,12 +49,13 @@ pub fn chains_over_limit(files: &[AgentFile<'_>]) -> Vec<Diagnostic> {
         while !file.text.is_char_boundary(cut) {
             cut -= 1;
         }
-        let line_end = file.text[cut..]
-            .find('\n')
-            .map_or(file.text.len(), |i| cut + i);
+        let next = file.text[cut..]
+            .chars()
+            .next()
+            .map_or(cut, |c| cut + c.len_utf8());
         let names: Vec<String> = chain.iter().map(|f| format!("`{}`", f.path)).collect();
         let shown = if dir.is_empty() { "." } else { dir };
-        let mut d = Diagnostic::new(Code::ExportChainOverLimit, file.path, Some(cut..line_end));
+        let mut d = Diagnostic::new(Code::ExportChainOverLimit, file.path, Some(cut..next));
         d.message(format!(
             "Codex working in `{shown}` joins {} holding {total} bytes; it reads at most {max} \
              bytes, and the rest is cut without a word",
