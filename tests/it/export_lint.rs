@@ -99,7 +99,7 @@ fn cline_and_gemini_read_their_files_with_agents_md() {
     );
     let got = findings(&w, None, "PR902");
     assert!(
-        got.iter().any(|l| l.starts_with("GEMINI.md:3:1: warning[PR902]: Gemini CLI reads the same rule text from `AGENTS.md` and from `GEMINI.md`")),
+        got.iter().any(|l| l.starts_with("GEMINI.md:3:1: warning[PR902]: Copilot and Gemini CLI read the same rule text from `AGENTS.md` and from `GEMINI.md`")),
         "{got:#?}"
     );
 }

@@ -96,12 +96,17 @@ impl Exported {
         let Some(prefix) = &self.prefix else {
             return;
         };
+        // Most files are none of these: asked first of the path as it comes, without making
+        // the path from the root (the names it matches by are the same from either).
+        if self.paths.len() >= MAX_FILES || !lint::is_agent_file(relative, &self.gemini_names) {
+            return;
+        }
         let path = if prefix.is_empty() {
             relative.to_owned()
         } else {
             format!("{prefix}/{relative}")
         };
-        if self.paths.len() < MAX_FILES && lint::is_agent_file(&path, &self.gemini_names) {
+        if lint::is_agent_file(&path, &self.gemini_names) {
             self.paths.insert(path);
         }
     }

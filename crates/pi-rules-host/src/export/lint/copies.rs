@@ -81,8 +81,9 @@ struct Pair {
     paragraphs: usize,
 }
 
-/// The PR902 findings of `files`: once for each agent and pair of files, at the first rule that
-/// reaches it from both, on the file read second (at its import line when it was imported).
+/// The PR902 findings of `files`: once for each pair of files, naming every agent that reads
+/// both, at the first rule that reaches it from both, on the file read second (at its import
+/// line when it was imported).
 /// `gemini_names` are the file names Gemini CLI reads ([`super::gemini_names`]).
 pub fn read_twice(files: &[AgentFile<'_>], gemini_names: &[String]) -> Vec<Diagnostic> {
     let units: Vec<Vec<Unit>> = files.iter().map(|f| units(f.text)).collect();
@@ -93,7 +94,26 @@ pub fn read_twice(files: &[AgentFile<'_>], gemini_names: &[String]) -> Vec<Diagn
         let reads = expand(set, files, &index);
         compare((number, set.agent), &reads, &units, &mut pairs, &mut seen);
     }
-    pairs.iter().map(|pair| diagnostic(pair, files)).collect()
+    // One finding for a pair of reads, naming every agent that makes it.
+    let mut grouped: Vec<(Vec<&'static str>, &Pair)> = Vec::new();
+    let mut at: HashMap<(&Read, &Read), usize> = HashMap::new();
+    for pair in &pairs {
+        match at.get(&(&pair.first.0, &pair.second.0)) {
+            Some(&i) => {
+                if !grouped[i].0.contains(&pair.agent) {
+                    grouped[i].0.push(pair.agent);
+                }
+            }
+            None => {
+                at.insert((&pair.first.0, &pair.second.0), grouped.len());
+                grouped.push((vec![pair.agent], pair));
+            }
+        }
+    }
+    grouped
+        .iter()
+        .map(|(agents, pair)| diagnostic(agents, pair, files))
+        .collect()
 }
 
 /// The files each agent reads together.
@@ -385,7 +405,7 @@ fn describe(read: &Read, files: &[AgentFile<'_>]) -> String {
 }
 
 /// The finding of one pair.
-fn diagnostic(pair: &Pair, files: &[AgentFile<'_>]) -> Diagnostic {
+fn diagnostic(agents: &[&str], pair: &Pair, files: &[AgentFile<'_>]) -> Diagnostic {
     let (first, first_span) = &pair.first;
     let (second, second_span) = &pair.second;
     let (at_file, at_span) = match &second.via {
@@ -394,10 +414,14 @@ fn diagnostic(pair: &Pair, files: &[AgentFile<'_>]) -> Diagnostic {
     };
     let first_file = &files[first.file];
     let line = line_col(first_file.text, first_span.start).line;
+    let who = match agents {
+        [one] => format!("{one} reads"),
+        [init @ .., last] => format!("{} and {last} read", init.join(", ")),
+        [] => "an agent reads".to_owned(),
+    };
     let mut d = Diagnostic::new(Code::ExportReadTwice, files[at_file].path, Some(at_span));
     d.message(format!(
-        "{} reads the same rule text from {} and from {}",
-        pair.agent,
+        "{who} the same rule text from {} and from {}",
         describe(first, files),
         describe(second, files)
     ))
@@ -409,7 +433,7 @@ fn diagnostic(pair: &Pair, files: &[AgentFile<'_>]) -> Diagnostic {
         ));
     }
     d.help(
-        "keep each rule in one of the files this agent reads: export with `--pointer`, leave \
+        "keep each rule in one of the files these agents read: export with `--pointer`, leave \
          out a target whose agent reads another of these files, or delete the hand-written copy",
     );
     d

@@ -52,10 +52,12 @@ pub fn is_agent_file(path: &str, gemini_names: &[String]) -> bool {
         name,
         "AGENTS.md" | "AGENTS.override.md" | "CLAUDE.md" | "GEMINI.md"
     ) || gemini_names.iter().any(|n| n == name)
-        || Target::ALL.iter().any(|t| t.path() == path)
-        || (path.starts_with(".claude/rules/") && path.ends_with(".md"))
-        || (path.starts_with(".github/instructions/") && path.ends_with(".instructions.md"))
-        || path.starts_with(".clinerules/")
+        || (path.starts_with('.')
+            && (Target::ALL.iter().any(|t| t.path() == path)
+                || (path.starts_with(".claude/rules/") && path.ends_with(".md"))
+                || (path.starts_with(".github/instructions/")
+                    && path.ends_with(".instructions.md"))
+                || path.starts_with(".clinerules/")))
 }
 
 /// The file names Gemini CLI reads, from the text of `.gemini/settings.json` (`None` when there
