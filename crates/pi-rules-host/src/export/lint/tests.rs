@@ -204,6 +204,26 @@ fn a_whole_section_is_compared_even_when_its_paragraphs_are_short() {
 }
 
 #[test]
+fn export_prints_a_finding_with_its_line_and_column() {
+    let list = [
+        ("AGENTS.md", with_section("", RULE)),
+        ("AGENTS.override.md", "Mine.\n".to_owned()),
+        ("GEMINI.md", format!("# Team\n\n  {RULE}")),
+    ];
+    let f = files(&list);
+    let found = project_findings(&f, &[GEMINI_DEFAULT.to_owned()], &HashSet::new());
+    let lines: Vec<String> = found.iter().map(|d| located_message(d, &f)).collect();
+    assert_eq!(
+        lines,
+        [
+            "GEMINI.md:3:1: Copilot reads the same rule text from `AGENTS.md` and from `GEMINI.md`",
+            "AGENTS.override.md: Codex reads `AGENTS.override.md` instead of `AGENTS.md`, which \
+             pi-rules exported: the exported rules never reach Codex here",
+        ]
+    );
+}
+
+#[test]
 fn hidden_exports_are_reported_on_the_file_that_hides_them() {
     let exported = with_section("", RULE);
     let list = [
