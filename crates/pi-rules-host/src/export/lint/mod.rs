@@ -121,6 +121,29 @@ pub fn project_findings(
     found
 }
 
+/// One finding of [`project_findings`] as `export` prints it among its warnings:
+/// `path:line:column: message` (`path: message` for a finding on a whole file), the line and
+/// column from the text of the file in `files` it is on. Raw: the front end escapes it.
+pub fn located_message(d: &Diagnostic, files: &[AgentFile<'_>]) -> String {
+    let text = files
+        .iter()
+        .find(|f| f.path == d.path.as_str())
+        .map(|f| f.text);
+    match (text, &d.span) {
+        (Some(text), Some(span)) => {
+            let at = pi_rules_core::span::line_col(text, span.start);
+            format!(
+                "{}:{}:{}: {}",
+                d.path.as_str(),
+                at.line,
+                at.column,
+                d.message
+            )
+        }
+        _ => format!("{}: {}", d.path.as_str(), d.message),
+    }
+}
+
 /// The last part of `path`.
 pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)

@@ -204,6 +204,26 @@ fn a_whole_section_is_compared_even_when_its_paragraphs_are_short() {
 }
 
 #[test]
+fn export_prints_a_finding_with_its_line_and_column() {
+    let list = [
+        ("AGENTS.md", with_section("", RULE)),
+        ("AGENTS.override.md", "Mine.\n".to_owned()),
+        ("GEMINI.md", format!("# Team\n\n  {RULE}")),
+    ];
+    let f = files(&list);
+    let found = project_findings(&f, &[GEMINI_DEFAULT.to_owned()], &HashSet::new());
+    let lines: Vec<String> = found.iter().map(|d| located_message(d, &f)).collect();
+    assert_eq!(
+        lines,
+        [
+            "GEMINI.md:3:1: Copilot reads the same rule text from `AGENTS.md` and from `GEMINI.md`",
+            "AGENTS.override.md: Codex reads `AGENTS.override.md` instead of `AGENTS.md`, which \
+             pi-rules exported: the exported rules never reach Codex here",
+        ]
+    );
+}
+
+#[test]
 fn hidden_exports_are_reported_on_the_file_that_hides_them() {
     let exported = with_section("", RULE);
     let list = [
@@ -352,4 +372,83 @@ fn the_walk_keeps_the_files_these_checks_read() {
     assert_eq!(resolve_import("CLAUDE.md", "../x.md"), None);
     assert_eq!(chain_of("a/b").collect::<Vec<_>>(), ["", "a", "a/b"]);
     assert_eq!(chain_of("").collect::<Vec<_>>(), [""]);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that the checks look at, joined at random.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            RULE,
+            OTHER,
+            "\n",
+            "\r\n",
+            "\n\n",
+            "<!-- pi-rules:begin -->\n",
+            "<!-- pi-rules:end -->\n",
+            owned::GENERATED_LINE,
+            "---\n",
+            "paths:\n  - \"/src/**\"\n",
+            "@AGENTS.md\n",
+            "@./AGENTS.md\n",
+            "@../AGENTS.md\n",
+            "<!-- a note -->",
+            "<!--",
+            "-->",
+            "```\n",
+            "é☃",
+            "# Heading\n",
+        ])
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(piece(), 0..24).prop_map(|p| p.concat())
+    }
+
+    fn path() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "AGENTS.md",
+            "AGENTS.override.md",
+            "CLAUDE.md",
+            "GEMINI.md",
+            "a/AGENTS.md",
+            "a/CLAUDE.md",
+            "a/b/AGENTS.md",
+            "a/b/AGENTS.override.md",
+            ".github/copilot-instructions.md",
+            ".claude/rules/pi-rules/x.md",
+            ".claude/rules/y.md",
+            ".clinerules/pi-rules.md",
+        ])
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_panics_and_every_span_is_in_its_file(
+            list in prop::collection::btree_map(path(), text(), 0..8),
+            big in 0usize..40_000,
+        ) {
+            let mut list: Vec<(&str, String)> = list.into_iter().collect();
+            // A large file now and then, for Codex's chain.
+            if let Some((_, text)) = list.iter_mut().find(|(p, _)| p.ends_with("AGENTS.md")) {
+                text.push_str(&"é".repeat(big / 2));
+            }
+            let f = files(&list);
+            let mut found = read_twice(&f, &[GEMINI_DEFAULT.to_owned(), "AGENTS.md".to_owned()]);
+            found.extend(project_findings(&f, &[], &HashSet::new()));
+            for file in &f {
+                found.extend(rule_comments(file.path, file.text));
+            }
+            for d in &found {
+                let file = f.iter().find(|file| file.path == d.path.as_str()).unwrap();
+                if let Some(span) = &d.span {
+                    prop_assert!(span.start <= span.end && span.end <= file.text.len());
+                    prop_assert!(file.text.is_char_boundary(span.start));
+                    prop_assert!(file.text.is_char_boundary(span.end));
+                }
+            }
+        }
+    }
 }
