@@ -1,0 +1,221 @@
+// How each agent CLI is run headless against the mock model server: its command line, the
+// environment variables it needs (beside PATH, HOME and TERM=dumb), the files it reads its
+// provider from (written into the temporary HOME), and what it reads of an exported project.
+// Where each setting comes from is said next to it (the agent's `--help` or its documentation).
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+
+const MODEL = 'mock-model';
+
+function write(file, text) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+}
+
+const prompt = (file) => `Read the file ${file}, then say that you are done.`;
+
+/**
+ * Each agent: `bin` (in node_modules/.bin), `args(ctx)`, `env(ctx)`, `setup(ctx)` (files in the
+ * temporary HOME; runs inside the network namespace, before the agent), and `scoped`: how a rule
+ * scoped by `paths: src/api/**` reaches it, from the issue's table: `{ file }` is the file
+ * `pi-rules export` writes for it (the case is skipped while the build writes none), or
+ * `{ skip }` with the reason it cannot be shown.
+ * ctx = { port, home, cwd, file (the file the script reads, relative to cwd) }.
+ */
+const agents = {
+    claude: {
+        name: 'Claude Code',
+        bin: 'claude',
+        // `claude -p` (print mode, headless); ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY point it at
+        // another Messages endpoint; the Read tool needs no permission. The DISABLE_* variables
+        // and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turn off telemetry, error reports and the
+        // update check (docs.claude.com, "Environment variables").
+        args: (c) => ['-p', prompt(c.file), '--allowedTools', 'Read'],
+        env: (c) => ({
+            ANTHROPIC_BASE_URL: `http://127.0.0.1:${c.port}`,
+            ANTHROPIC_API_KEY: 'mock-key',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_TELEMETRY: '1',
+            DISABLE_ERROR_REPORTING: '1',
+            DISABLE_AUTOUPDATER: '1',
+        }),
+        setup() {},
+        targets: ['claude'],
+        scoped: { file: '.claude/rules/pi-rules/50-api.md' },
+    },
+    codex: {
+        name: 'Codex',
+        bin: 'codex',
+        // `codex exec` (non-interactive); a model provider of our own in $CODEX_HOME/config.toml
+        // with `wire_api = "responses"` and the key from `env_key` (Codex docs, "Configuration":
+        // model_providers). Codex has no read tool: the script runs `cat` in its shell tool.
+        args: (c) => ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', prompt(c.file)],
+        env: (c) => ({ CODEX_HOME: path.join(c.home, '.codex'), MOCK_API_KEY: 'mock-key' }),
+        setup(c) {
+            write(
+                path.join(c.home, '.codex', 'config.toml'),
+                [
+                    `model = "${MODEL}"`,
+                    'model_provider = "mock"',
+                    'check_for_update_on_startup = false',
+                    '[analytics]',
+                    'enabled = false',
+                    '[model_providers.mock]',
+                    'name = "mock"',
+                    `base_url = "http://127.0.0.1:${c.port}/v1"`,
+                    'wire_api = "responses"',
+                    'env_key = "MOCK_API_KEY"',
+                    'request_max_retries = 0',
+                    'stream_max_retries = 0',
+                    '',
+                ].join('\n'),
+            );
+        },
+        targets: ['agents-md'],
+        scoped: { heading: 'AGENTS.md' },
+    },
+    gemini: {
+        name: 'Gemini CLI',
+        bin: 'gemini',
+        // `gemini -p` (non-interactive); GEMINI_API_KEY with GOOGLE_GEMINI_BASE_URL (read by the
+        // @google/genai SDK) sends it to our server; settings.json: API-key auth, no usage
+        // statistics, no telemetry, no update check, no folder-trust prompt (Gemini CLI docs,
+        // "Configuration").
+        args: (c) => ['-p', prompt(c.file)],
+        env: (c) => ({ GEMINI_API_KEY: 'mock-key', GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${c.port}` }),
+        setup(c) {
+            write(
+                path.join(c.home, '.gemini', 'settings.json'),
+                JSON.stringify({
+                    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+                    privacy: { usageStatisticsEnabled: false },
+                    telemetry: { enabled: false },
+                    general: { disableAutoUpdate: true, disableUpdateNag: true },
+                }),
+            );
+        },
+        targets: ['gemini'],
+        scoped: { file: 'src/api/GEMINI.md' },
+    },
+    opencode: {
+        name: 'opencode',
+        bin: 'opencode',
+        // `opencode run`; a provider of our own in ~/.config/opencode/opencode.json with the
+        // bundled @ai-sdk/openai-compatible package (opencode docs, "Providers": custom
+        // provider); OPENCODE_DISABLE_* keep it from fetching models.dev, updates and plugins.
+        args: (c) => ['run', '-m', `mock/${MODEL}`, prompt(c.file)],
+        env: () => ({
+            OPENCODE_DISABLE_MODELS_FETCH: '1',
+            OPENCODE_DISABLE_AUTOUPDATE: '1',
+            OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+            OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+            OPENCODE_DISABLE_SHARE: '1',
+        }),
+        setup(c) {
+            write(path.join(c.home, '.config', 'opencode', 'opencode.json'), JSON.stringify(openaiCompatible(c, 'https://opencode.ai/config.json')));
+        },
+        targets: ['agents-md'],
+        scoped: { heading: 'AGENTS.md' },
+    },
+    qwen: {
+        name: 'Qwen Code',
+        bin: 'qwen',
+        // `qwen -p`; OpenAI-compatible auth from OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL
+        // (Qwen Code docs, "Authentication"); settings.json chooses it and turns statistics off.
+        args: (c) => ['-p', prompt(c.file)],
+        env: (c) => ({ OPENAI_API_KEY: 'mock-key', OPENAI_BASE_URL: `http://127.0.0.1:${c.port}/v1`, OPENAI_MODEL: MODEL }),
+        setup(c) {
+            write(
+                path.join(c.home, '.qwen', 'settings.json'),
+                JSON.stringify({
+                    security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
+                    privacy: { usageStatisticsEnabled: false },
+                    telemetry: { enabled: false },
+                    general: { disableAutoUpdate: true, disableUpdateNag: true },
+                }),
+            );
+        },
+        targets: ['agents-md'],
+        scoped: { heading: 'AGENTS.md' },
+    },
+    copilot: {
+        name: 'Copilot CLI',
+        bin: 'copilot',
+        // `copilot -p`; COPILOT_OFFLINE=true with a provider of our own: COPILOT_PROVIDER_BASE_URL,
+        // _API_KEY (OpenAI Chat Completions by default) and COPILOT_MODEL (`copilot help
+        // environment`).
+        args: (c) => ['-p', prompt(c.file), '--allow-all-tools', '--no-auto-update'],
+        env: (c) => ({
+            COPILOT_OFFLINE: 'true',
+            COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${c.port}/v1`,
+            COPILOT_PROVIDER_API_KEY: 'mock-key',
+            COPILOT_MODEL: MODEL,
+            COPILOT_AUTO_UPDATE: 'false',
+        }),
+        setup() {},
+        targets: ['copilot'],
+        scoped: { file: '.github/instructions/pi-rules-50-api.instructions.md' },
+    },
+    kilo: {
+        name: 'Kilo CLI',
+        bin: 'kilo',
+        // `kilo run` (Kilo CLI is built on opencode: the same provider configuration, in
+        // ~/.config/kilo/kilo.json).
+        args: (c) => ['run', '-m', `mock/${MODEL}`, prompt(c.file)],
+        env: () => ({
+            KILO_DISABLE_MODELS_FETCH: '1',
+            KILO_DISABLE_AUTOUPDATE: '1',
+            KILO_DISABLE_LSP_DOWNLOAD: '1',
+            KILO_DISABLE_DEFAULT_PLUGINS: '1',
+            KILO_DISABLE_SHARE: '1',
+            KILO_TELEMETRY_DISABLED: '1',
+        }),
+        setup(c) {
+            write(path.join(c.home, '.config', 'kilo', 'kilo.json'), JSON.stringify(openaiCompatible(c)));
+        },
+        targets: ['agents-md'],
+        scoped: { heading: 'AGENTS.md' },
+    },
+    cline: {
+        name: 'Cline',
+        bin: 'cline',
+        // `cline PROMPT` runs headless, tools auto-approved; `cline auth -p openai -k -m -b`
+        // stores an OpenAI-compatible provider in ~/.cline (`cline auth --help`).
+        args: (c) => ['--json', prompt(c.file)],
+        env: () => ({}),
+        setup(c, binDir, env) {
+            execFileSync(path.join(binDir, 'cline'), ['auth', '-p', 'openai', '-k', 'mock-key', '-m', MODEL, '-b', `http://127.0.0.1:${c.port}/v1`], {
+                env,
+                cwd: c.cwd,
+                stdio: 'pipe',
+                timeout: 30000,
+            });
+        },
+        targets: ['cline'],
+        // The CLI loads every .clinerules file whole (the issue's table): `paths:` is the VS Code
+        // extension's.
+        scoped: { skip: "Cline's CLI loads every .clinerules file whole (paths: is the VS Code extension's)" },
+    },
+};
+
+function openaiCompatible(c, schema) {
+    return {
+        ...(schema ? { $schema: schema } : {}),
+        autoupdate: false,
+        share: 'disabled',
+        model: `mock/${MODEL}`,
+        provider: {
+            mock: {
+                npm: '@ai-sdk/openai-compatible',
+                name: 'Mock',
+                options: { baseURL: `http://127.0.0.1:${c.port}/v1`, apiKey: 'mock-key' },
+                models: { [MODEL]: { name: 'Mock', tool_call: true } },
+            },
+        },
+    };
+}
+
+module.exports = { agents };
