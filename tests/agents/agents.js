@@ -162,9 +162,10 @@ const agents = {
     kilo: {
         name: 'Kilo CLI',
         bin: 'kilo',
-        // `kilo run` (Kilo CLI is built on opencode: the same provider configuration, in
-        // ~/.config/kilo/kilo.json).
-        args: (c) => ['run', '-m', `mock/${MODEL}`, prompt(c.file)],
+        // `kilo run` (`kilo run --help`; --pure: no external plugins). Kilo CLI is built on
+        // opencode: the same provider configuration, in ~/.config/kilo/kilo.json (the file its
+        // log shows it loading). It is the slowest to start here (30-70 s on a busy machine).
+        args: (c) => ['run', '--pure', '-m', `mock/${MODEL}`, prompt(c.file)],
         env: () => ({
             KILO_DISABLE_MODELS_FETCH: '1',
             KILO_DISABLE_AUTOUPDATE: '1',
