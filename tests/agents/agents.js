@@ -22,7 +22,9 @@ const prompt = (file) => `Read the file ${file}, then say that you are done.`;
  * temporary HOME; runs inside the network namespace, before the agent), and `scoped`: how a rule
  * scoped by `paths: src/api/**` reaches it, from the issue's table: `{ file }` is the file
  * `pi-rules export` writes for it (the case is skipped while the build writes none), or
- * `{ skip }` with the reason it cannot be shown.
+ * `{ skip }` with the reason it cannot be shown; `nested`: the file export writes for the rules of
+ * a nested `.pi/rules` directory `packages/api` (`file`), and the working directory (`cwd`,
+ * relative to the root) from which the agent then reads packages/api/index.ts.
  * ctx = { port, home, cwd, file (the file the script reads, relative to cwd) }.
  */
 const agents = {
@@ -45,6 +47,8 @@ const agents = {
         setup() {},
         targets: ['claude'],
         scoped: { file: '.claude/rules/pi-rules/50-api.md' },
+        // A nested directory's rules: .claude/rules with globs under it, loaded after a read there.
+        nested: { file: '.claude/rules/pi-rules/packages/api/10-api.md', cwd: '' },
     },
     codex: {
         name: 'Codex',
@@ -76,6 +80,8 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        // AGENTS.md files from the root down to the working directory, read at start.
+        nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
     gemini: {
         name: 'Gemini CLI',
@@ -99,6 +105,8 @@ const agents = {
         },
         targets: ['gemini'],
         scoped: { file: 'src/api/GEMINI.md' },
+        // Gemini adds the GEMINI.md of a directory it reads a file in.
+        nested: { file: 'packages/api/GEMINI.md', cwd: '' },
     },
     opencode: {
         name: 'opencode',
@@ -119,6 +127,8 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        // AGENTS.md files from the root down to the working directory, read at start.
+        nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
     qwen: {
         name: 'Qwen Code',
@@ -140,6 +150,8 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        // AGENTS.md files from the root down to the working directory, read at start.
+        nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
     copilot: {
         name: 'Copilot CLI',
@@ -158,6 +170,7 @@ const agents = {
         setup() {},
         targets: ['copilot'],
         scoped: { file: '.github/instructions/pi-rules-50-api.instructions.md' },
+        nested: { file: '.github/instructions/pi-rules-packages-api--10-api.instructions.md', cwd: '' },
     },
     kilo: {
         name: 'Kilo CLI',
@@ -179,6 +192,8 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        // AGENTS.md files from the root down to the working directory, read at start.
+        nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
     cline: {
         name: 'Cline',
@@ -199,6 +214,8 @@ const agents = {
         // The CLI loads every .clinerules file whole (the issue's table): `paths:` is the VS Code
         // extension's.
         scoped: { skip: "Cline's CLI loads every .clinerules file whole (paths: is the VS Code extension's)" },
+        // The CLI reads .clinerules/ of its working directory only.
+        nested: { file: 'packages/api/.clinerules/pi-rules-10-api.md', cwd: 'packages/api' },
     },
 };
 

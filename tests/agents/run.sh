@@ -6,8 +6,9 @@
 # that, the tests are skipped: a `SKIPPED:` line, and exit status 77 (run-tests says it again at
 # the end).
 set -euo pipefail
-cd "$(dirname "$0")"
-bin="${1:-${PI_RULES_BIN:-../../target/debug/pi-rules}}"
+here="$(cd "$(dirname "$0")" && pwd)"
+bin="$(realpath -m "${1:-${PI_RULES_BIN:-$here/../../target/debug/pi-rules}}")"
+cd "$here"
 
 if ! npm ls --silent >/dev/null 2>&1; then
     if ! npm ping >/dev/null 2>&1; then
