@@ -175,6 +175,7 @@ const agents = {
     kilo: {
         name: 'Kilo CLI',
         bin: 'kilo',
+        slow: true,
         // `kilo run` (`kilo run --help`; --pure: no external plugins). Kilo CLI is built on
         // opencode: the same provider configuration, in ~/.config/kilo/kilo.json (the file its
         // log shows it loading). It is the slowest to start here (30-70 s on a busy machine).

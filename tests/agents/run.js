@@ -160,7 +160,11 @@ function prepare(work, caps, targets) {
         how = `pi-rules ${argv.filter((a) => a !== exported && a !== '--cwd').join(' ')}`;
     }
     let removed = null;
-    if (caps.remove && !selfTest) {
+    if (selfTest) {
+        // What a right `export --remove` leaves: the project without any exported file.
+        removed = `${exported}-removed`;
+        makeProject(removed);
+    } else if (caps.remove) {
         removed = `${exported}-removed`;
         fs.cpSync(exported, removed, { recursive: true });
         sh(bin, ['export', '--cwd', removed, '--remove'], { env: { PATH: process.env.PATH, HOME: work } });
@@ -274,6 +278,8 @@ async function main() {
         }
         if (removed) plans.push({ agent, name: 'removed', template: removed, file: 'src/api/handler.ts' });
     }
+    // The slowest agents first, so that the others fill the gaps beside them.
+    plans.sort((x, y) => (agents[y.agent].slow ? 1 : 0) - (agents[x.agent].slow ? 1 : 0));
     const results = {};
     let next = 0;
     const worker = async () => {
@@ -312,8 +318,7 @@ async function main() {
         // c: the scoped rule.
         row.c = scopedCase(a, exported, top, r.api);
         // d: after export --remove.
-        if (selfTest) row.d = ['SKIP', 'the self-test writes no removal'];
-        else if (!caps.remove) row.d = ['SKIP', 'export --remove is not in this build'];
+        if (!removed) row.d = ['SKIP', 'export --remove is not in this build'];
         else row.d = removedCase(removed, r.removed);
         // e: a nested directory's rules.
         row.e = nestedCase(a, exported, top, r.nested);
@@ -405,14 +410,15 @@ const CASES = [
 
 /**
  * Where each occurrence of `needle` in a request came from: the last file name of ours that the
- * agent's wrapping names before it (", after AGENTS.md, .clinerules/pi-rules.md").
+ * agent's wrapping names before it (Cline heads a .clinerules file with its name: "## pi-rules").
  */
 function sources(body, needle) {
-    const names = /[\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|copilot-instructions\.md|\.clinerules\/[\w.-]+|\.claude\/rules\/[\w./-]+|\.github\/instructions\/[\w.-]+)/g;
+    const names = /[\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|copilot-instructions\.md|\.clinerules\/[\w.-]+|\.claude\/rules\/[\w./-]+|\.github\/instructions\/[\w.-]+|## pi-rules[\w.-]*)/g;
     const found = [];
     for (let i = body.indexOf(needle); i >= 0; i = body.indexOf(needle, i + 1)) {
         const before = body.slice(Math.max(0, i - 600), i).match(names);
-        found.push(before ? path.basename(path.dirname(before.slice(-1)[0])) + '/' + path.basename(before.slice(-1)[0]) : '?');
+        const name = before ? before.slice(-1)[0] : '?';
+        found.push(name.includes('/project/') ? name.split('/project/').pop() : name);
     }
     return found.length ? ` (each after: ${found.join(', ')})` : '';
 }
