@@ -9,6 +9,8 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const MODEL = 'mock-model';
+// The issue's table: paths: is the Cline VS Code extension's; its CLI loads every file whole.
+const CLINE_WHOLE = "Cline's CLI loads every .clinerules file whole (paths: is the VS Code extension's)";
 
 function write(file, text) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -22,7 +24,8 @@ const prompt = (file) => `Read the file ${file}, then say that you are done.`;
  * temporary HOME; runs inside the network namespace, before the agent), and `scoped`: how a rule
  * scoped by `paths: src/api/**` reaches it, from the issue's table: `{ file }` is the file
  * `pi-rules export` writes for it (the case is skipped while the build writes none), or
- * `{ skip }` with the reason it cannot be shown; `nested`: the file export writes for the rules of
+ * `{ skip }` with the reason it cannot be shown, or `{ heading }`, the root file holding it as a
+ * headed subsection; `anyDepth` the same for `paths: handler.ts`; `nested`: the file export writes for the rules of
  * a nested `.pi/rules` directory `packages/api` (`file`), and the working directory (`cwd`,
  * relative to the root) from which the agent then reads packages/api/index.ts.
  * ctx = { port, home, cwd, file (the file the script reads, relative to cwd) }.
@@ -47,6 +50,7 @@ const agents = {
         setup() {},
         targets: ['claude'],
         scoped: { file: '.claude/rules/pi-rules/50-api.md' },
+        anyDepth: { file: '.claude/rules/pi-rules/60-handlers.md' },
         // A nested directory's rules: .claude/rules with globs under it, loaded after a read there.
         nested: { file: '.claude/rules/pi-rules/packages/api/10-api.md', cwd: '' },
     },
@@ -80,6 +84,7 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        anyDepth: { heading: 'AGENTS.md' },
         // AGENTS.md files from the root down to the working directory, read at start.
         nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
@@ -105,6 +110,8 @@ const agents = {
         },
         targets: ['gemini'],
         scoped: { file: 'src/api/GEMINI.md' },
+        // `handler.ts` lies under no one directory: a headed subsection of the root GEMINI.md.
+        anyDepth: { heading: 'GEMINI.md' },
         // Gemini adds the GEMINI.md of a directory it reads a file in.
         nested: { file: 'packages/api/GEMINI.md', cwd: '' },
     },
@@ -127,6 +134,7 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        anyDepth: { heading: 'AGENTS.md' },
         // AGENTS.md files from the root down to the working directory, read at start.
         nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
@@ -150,6 +158,7 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        anyDepth: { heading: 'AGENTS.md' },
         // AGENTS.md files from the root down to the working directory, read at start.
         nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
@@ -170,6 +179,7 @@ const agents = {
         setup() {},
         targets: ['copilot'],
         scoped: { file: '.github/instructions/pi-rules-50-api.instructions.md' },
+        anyDepth: { file: '.github/instructions/pi-rules-60-handlers.instructions.md' },
         nested: { file: '.github/instructions/pi-rules-packages-api--10-api.instructions.md', cwd: '' },
     },
     kilo: {
@@ -193,6 +203,7 @@ const agents = {
         },
         targets: ['agents-md'],
         scoped: { heading: 'AGENTS.md' },
+        anyDepth: { heading: 'AGENTS.md' },
         // AGENTS.md files from the root down to the working directory, read at start.
         nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
     },
@@ -214,7 +225,8 @@ const agents = {
         targets: ['cline'],
         // The CLI loads every .clinerules file whole (the issue's table): `paths:` is the VS Code
         // extension's.
-        scoped: { skip: "Cline's CLI loads every .clinerules file whole (paths: is the VS Code extension's)" },
+        scoped: { skip: CLINE_WHOLE },
+        anyDepth: { skip: CLINE_WHOLE },
         // The CLI reads .clinerules/ of its working directory only.
         nested: { file: 'packages/api/.clinerules/pi-rules-10-api.md', cwd: 'packages/api' },
     },
