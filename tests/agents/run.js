@@ -321,7 +321,8 @@ async function main() {
             row.a = ['FAIL', bad];
         } else {
             const n = count(firstMain(top).body, UNSCOPED);
-            row.a = n === 1 ? ['PASS', 'once'] : ['FAIL', `${n} times in the first request${sources(firstMain(top).body, UNSCOPED)}`];
+            const files = filesHolding(exported, UNSCOPED).join(', ');
+            row.a = n === 1 ? ['PASS', 'once'] : ['FAIL', `${n} times in the first request${sources(firstMain(top).body, UNSCOPED)}; the files that hold it: ${files}`];
         }
         // b: no package rule in any request.
         if (bad) {
@@ -453,11 +454,11 @@ const CASES = [
  * agent's wrapping names before it (Cline heads a .clinerules file with its name: "## pi-rules").
  */
 function sources(body, needle) {
-    const names = /[\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|copilot-instructions\.md|\.clinerules\/[\w.-]+|\.claude\/rules\/[\w./-]+|\.github\/instructions\/[\w.-]+|## pi-rules[\w.-]*)/g;
+    const names = /[\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|copilot-instructions\.md|\.clinerules\/[\w.-]+|\.claude\/rules\/[\w./-]+|\.github\/instructions\/[\w.-]+)|## pi-rules[\w.-]*/g;
     const found = [];
     for (let i = body.indexOf(needle); i >= 0; i = body.indexOf(needle, i + 1)) {
         const before = body.slice(Math.max(0, i - 600), i).match(names);
-        const name = before ? before.slice(-1)[0] : '?';
+        const name = before ? before.slice(-1)[0] : '(no file named)';
         found.push(name.includes('/project/') ? name.split('/project/').pop() : name);
     }
     return found.length ? ` (each after: ${found.join(', ')})` : '';
