@@ -264,6 +264,11 @@ async function main() {
         console.error(`tests/agents: no pi-rules binary at ${bin} (cargo build -p pi-rules, or --bin, or PI_RULES_BIN)`);
         process.exit(2);
     }
+    const unknown = only.filter((a) => !agents[a]);
+    if (unknown.length) {
+        console.error(`tests/agents: unknown agent ${unknown.join(', ')} (known: ${Object.keys(agents).join(', ')})`);
+        process.exit(2);
+    }
     const started = Date.now();
     const caps = capabilities();
     const iso = isolation();
@@ -284,7 +289,6 @@ async function main() {
     const plans = [];
     for (const agent of only) {
         const a = agents[agent];
-        if (!a) throw new Error(`unknown agent ${agent}`);
         const { exported, removed } = projectOf(agent);
         plans.push({ agent, name: 'top', template: exported, file: 'top.ts' });
         if (!scopedMissing(a, exported, 'c') || !scopedMissing(a, exported, 'f')) plans.push({ agent, name: 'api', template: exported, file: 'src/api/handler.ts' });
@@ -332,7 +336,7 @@ async function main() {
             const note = caps.layers.length ? ' (TODO: --layers project passed; not yet the default)' : '';
             row.b = n === 0 ? ['PASS', `absent${note}`] : ['FAIL', `"${PACKAGE_PHRASE}" in ${n} requests${note}`];
         }
-        // c: the scoped rule.
+        // c and f: the rules scoped by `paths:`.
         row.c = scopedCase(a, exported, 'c', top, r.api);
         row.f = scopedCase(a, exported, 'f', top, r.api);
         // d: after export --remove.
