@@ -365,7 +365,7 @@ function nestedMissing(a, exported) {
 
 function nestedCase(a, exported, top, run) {
     const why = nestedMissing(a, exported);
-    if (why) return ['SKIP', why];
+    if (why) return missing(why, exported, NESTED);
     const bad = broken(top) || broken(run);
     if (bad) return ['FAIL', bad];
     const inTop = top.requests.filter((q) => q.body.includes(NESTED)).length;
@@ -406,9 +406,28 @@ function headed(text, sentinel, glob) {
     return at >= 0 && heading >= 0 && text.slice(heading, at).includes(glob);
 }
 
+/**
+ * Whether this export writes scoped rules (`sentinel`) anywhere of their own: a file that is not
+ * one of the unscoped targets' files, or a headed subsection. When it does, an agent's missing
+ * form is a failure, not a build that lacks the feature.
+ */
+function writesScoped(exported, sentinel) {
+    const unscopedFiles = ['AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md', '.clinerules/pi-rules.md'];
+    return filesHolding(exported, sentinel).some(
+        (f) => !unscopedFiles.includes(f) || /For files matching/.test(fs.readFileSync(path.join(exported, f), 'utf8')),
+    );
+}
+
+/** SKIP for a build without the feature, FAIL for a build that has it but not this agent's form. */
+function missing(why, exported, sentinel) {
+    return writesScoped(exported, sentinel) && /not in this build/.test(why)
+        ? ['FAIL', why.replace(/^(scoped|nested) export not in this build/, 'export writes $1 rules, but not this form')]
+        : ['SKIP', why];
+}
+
 function scopedCase(a, exported, k, top, api) {
     const why = scopedMissing(a, exported, k);
-    if (why) return ['SKIP', why];
+    if (why) return missing(why, exported, SCOPES[k].sentinel());
     const bad = broken(top) || broken(api);
     if (bad) return ['FAIL', bad];
     const spec = a[SCOPES[k].key];
