@@ -350,8 +350,13 @@ async function main() {
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     const failed = rows.some((row) => CASES.some(([k]) => row[k][0] === 'FAIL'));
     console.log(`tests/agents: ${plans.length} agent runs in ${seconds} s, ${failed ? 'FAILED' : 'passed'}`);
-    if (keep || failed) console.log(`  kept: ${work} (each run's requests in runs/*/result.json)`);
-    else fs.rmSync(work, { recursive: true, force: true });
+    if (keep || failed) {
+        // On a failure alone, the agents' homes go (Copilot unpacks 235 MB into each).
+        if (!keep) for (const d of fs.readdirSync(path.join(work, 'runs'))) fs.rmSync(path.join(work, 'runs', d, 'home'), { recursive: true, force: true });
+        console.log(`  kept: ${work} (each run's requests in runs/*/result.json)`);
+    } else {
+        fs.rmSync(work, { recursive: true, force: true });
+    }
     process.exit(failed ? 1 : 0);
 }
 
