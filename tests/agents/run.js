@@ -398,7 +398,9 @@ function scopedMissing(a, exported, k) {
     if (spec.skip) return spec.skip;
     const file = spec.file || spec.heading;
     const f = path.join(exported, file);
-    const text = fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+    let text = fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+    // A pointer (`@./AGENTS.md`, which Claude Code and Gemini CLI follow) brings AGENTS.md's text.
+    if (spec.heading && /^@(\.\/)?AGENTS\.md$/m.test(text)) text += fs.readFileSync(path.join(exported, 'AGENTS.md'), 'utf8');
     if (spec.file && !text.includes(sentinel)) return `scoped export not in this build (no ${file})`;
     if (spec.heading && !headed(text, sentinel, SCOPES[k].glob)) return `scoped export not in this build (no subsection for ${SCOPES[k].glob} in ${file})`;
     return null;
@@ -486,7 +488,7 @@ function sources(body, needle) {
     const found = [];
     for (let i = body.indexOf(needle); i >= 0; i = body.indexOf(needle, i + 1)) {
         const before = body.slice(Math.max(0, i - 600), i).match(names);
-        const name = before ? before.slice(-1)[0] : '(no file named)';
+        const name = before ? before.slice(-1)[0].replace(/\.$/, '') : '(no file named)';
         found.push(name.includes('/project/') ? name.split('/project/').pop() : name);
     }
     return found.length ? ` (each after: ${found.join(', ')})` : '';
