@@ -9,8 +9,6 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const MODEL = 'mock-model';
-// The issue's table: paths: is the Cline VS Code extension's; its CLI loads every file whole.
-const CLINE_WHOLE = "Cline's CLI loads every .clinerules file whole (paths: is the VS Code extension's)";
 
 function write(file, text) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -25,7 +23,9 @@ const prompt = (file) => `Read the file ${file}, then say that you are done.`;
  * scoped by `paths: src/api/**` reaches it, from the issue's table: `{ file }` is the file
  * `pi-rules export` writes for it (the case is skipped while the build writes none), or
  * `{ skip }` with the reason it cannot be shown, or `{ heading }`, the root file holding it as a
- * headed subsection; `anyDepth` the same for `paths: handler.ts`; `nested`: the file export writes for the rules of
+ * headed subsection, or `{ whole }`, a file the agent loads whole on every request (Cline's CLI:
+ * `paths:` is its VS Code extension's, the issue's table); `anyDepth` the same for
+ * `paths: handler.ts`; `together` what changes when every target is exported together; `nested`: the file export writes for the rules of
  * a nested `.pi/rules` directory `packages/api` (`file`), and the working directory (`cwd`,
  * relative to the root) from which the agent then reads packages/api/index.ts.
  * ctx = { port, home, cwd, file (the file the script reads, relative to cwd) }.
@@ -114,6 +114,13 @@ const agents = {
         anyDepth: { heading: 'GEMINI.md' },
         // Gemini adds the GEMINI.md of a directory it reads a file in.
         nested: { file: 'packages/api/GEMINI.md', cwd: '' },
+        // With agents-md beside it: AGENTS.md's text (through a pointer it follows, or
+        // `context.fileName`), its headed subsections, and a nested AGENTS.md after a read there.
+        together: {
+            scoped: { heading: 'AGENTS.md' },
+            anyDepth: { heading: 'AGENTS.md' },
+            nested: { file: ['packages/api/GEMINI.md', 'packages/api/AGENTS.md'], cwd: '' },
+        },
     },
     opencode: {
         name: 'opencode',
@@ -181,6 +188,14 @@ const agents = {
         scoped: { file: '.github/instructions/pi-rules-50-api.instructions.md' },
         anyDepth: { file: '.github/instructions/pi-rules-60-handlers.instructions.md' },
         nested: { file: '.github/instructions/pi-rules-packages-api--10-api.instructions.md', cwd: '' },
+        // With agents-md beside it: Copilot reads AGENTS.md (its headed subsections on every
+        // request), and a nested AGENTS.md after a read in that directory; a file of
+        // .github/instructions too would be a second copy.
+        together: {
+            scoped: { heading: 'AGENTS.md' },
+            anyDepth: { heading: 'AGENTS.md' },
+            nested: { file: 'packages/api/AGENTS.md', cwd: '' },
+        },
     },
     kilo: {
         name: 'Kilo CLI',
@@ -225,10 +240,17 @@ const agents = {
         targets: ['cline'],
         // The CLI loads every .clinerules file whole (the issue's table): `paths:` is the VS Code
         // extension's.
-        scoped: { skip: CLINE_WHOLE },
-        anyDepth: { skip: CLINE_WHOLE },
+        scoped: { whole: '.clinerules/pi-rules-50-api.md' },
+        anyDepth: { whole: '.clinerules/pi-rules-60-handlers.md' },
         // The CLI reads .clinerules/ of its working directory only.
         nested: { file: 'packages/api/.clinerules/pi-rules-10-api.md', cwd: 'packages/api' },
+        // With agents-md beside it: the CLI reads AGENTS.md too (a .clinerules file would be a
+        // second copy).
+        together: {
+            scoped: { heading: 'AGENTS.md' },
+            anyDepth: { heading: 'AGENTS.md' },
+            nested: { file: 'packages/api/AGENTS.md', cwd: 'packages/api' },
+        },
     },
 };
 
