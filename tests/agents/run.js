@@ -488,6 +488,12 @@ function scopedCase(a, exported, k, top, api) {
     if (bad) return ['FAIL', bad];
     const spec = a[SCOPES[k].key];
     const sentinel = SCOPES[k].sentinel();
+    if (spec.heading || spec.whole) {
+        // On every request: then no second copy after reading a matching file either.
+        const last = api.requests.filter((q) => q.answered).slice(-1)[0];
+        const n = count(last.body, sentinel);
+        if (n !== 1) return ['FAIL', `after reading src/api/handler.ts: ${n} times${sources(last.body, sentinel)}`];
+    }
     if (spec.heading) {
         // The root file's headed subsection: in the first request, once, under its heading.
         const body = firstMain(top).body;
