@@ -2,13 +2,15 @@
 //! `CLAUDE.md`, `.cursor/rules/pi-rules.mdc`, ...), checked for drift with `--check`. The work
 //! is the host's ([`pi_rules_host::export`]); this is its command line and its printing.
 
-use crate::invocation::{run_selected, Context, ProjectArgs, SelectArgs, SelectDefaults};
-use crate::output::{note, output, Exit};
+use crate::invocation::{Context, ProjectArgs, SelectArgs, SelectDefaults};
+use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use pi_rules_host::assembly::LayerOptions;
+use pi_rules_host::assembly::{self, LayerOptions, ScopeOptions};
+use pi_rules_host::config::Config;
 use pi_rules_host::error::{Result, UsageError};
 use pi_rules_host::export::{self as host, targets, Options, Target};
+use pi_rules_host::selection::{LayerChoice, SettingsChain};
 use std::path::PathBuf;
 
 /// Write the rules block into the files other agents read (AGENTS.md, CLAUDE.md, Cursor, ...).
@@ -36,13 +38,15 @@ of the file stays byte for byte. An owned file is written whole, and carries a g
 a file at that path without it is not replaced (exit 3) unless --force. Without TARGET, export
 refreshes the targets whose file already holds a section or is an owned file.
 
-The content is the block `pi-rules assemble` prints, from the package and project layers and the
-project settings file with the schema defaults: the user layer, the global settings file and
-the environment are one machine's, and stay out of a team's files (--layers and --settings all
-bring them in). Rules that escape the project are always refused, as with --confine.
-`assemble` and `explain` take --layers, --settings and --set too: with --confine and the same
-flags (--layers package,project --settings project for export's defaults) they print, and
-explain line by line, the block export writes.
+The content is the project layer's rules (.pi/rules) with the project settings file and the
+schema defaults. The package rules are written for pi's orchestrator and its specialist agents
+(delegate, do not edit), and stay out unless chosen: `--layers package,project`, or once for
+the team in .pi/pi-rules.toml, `[export] layers = [\"package\", \"project\"]` (flags win over the
+file). The user layer, the global settings file and the environment are one machine's, and stay
+out of a team's files (--layers and --settings all bring them in). Rules that escape the project
+are always refused, as with --confine. `assemble` and `explain` take --layers, --settings and
+--set too: with --confine and the same flags (--layers project --settings project for export's
+defaults) they print, and explain line by line, the block export writes.
 
 Writes go to a temporary file and a rename, never through a link that leaves the project; a
 file whose bytes are already right is not touched. Exit status: 0 done (or, with --check, every
@@ -110,21 +114,29 @@ fn with_pointer(mut targets: Vec<Target>, pointer: bool) -> Result<Vec<Target>, 
 /// `pi-rules export`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let given = parse_targets(&args.targets, args.pointer)?;
+    let session = args.project.session(cx.env)?;
+    // `[export]` in pi-rules' configuration fills what the flags leave open.
+    let config = Config::read(&session);
+    write_notes(cx.err, &config.notes());
+    let defaults = SelectDefaults {
+        layers: Some(LayerChoice::of(&config.config.export.layers)),
+        settings: SettingsChain::Project,
+    };
+    let selection = args.select.selection(&session.schema, defaults)?;
+    let settings = selection.read_settings(&session, cx.settings);
     let options = LayerOptions {
         package_dir: args.package_dir.clone(),
         coms_active: args.coms_active,
         confine: true,
-        export_layers: None,
-        scope: Default::default(),
+        export_layers: selection.layers,
+        // The configuration was read above: pi's own scopes play no part in an export.
+        scope: ScopeOptions {
+            scoped_in_pi: Some(false),
+            ..ScopeOptions::default()
+        },
     };
-    let run = run_selected(
-        &args.project,
-        options,
-        &args.select,
-        SelectDefaults::EXPORT,
-        cx,
-        &mut (),
-    )?;
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
     let root = run.session.project_root();
     let content = run.block.text();
     let export = Options {

@@ -66,10 +66,18 @@ fn text(w: &World, path: &str) -> String {
     String::from_utf8(read(w, path)).unwrap()
 }
 
-/// The block `assemble` prints with the same layers and settings.
+/// The block `assemble` prints with the same layers and settings (export's defaults: the
+/// project layer).
 fn block(w: &World, package: &str) -> String {
     let out = w.run_env(
-        &["assemble", "--package-dir", package, "--confine"],
+        &[
+            "assemble",
+            "--package-dir",
+            package,
+            "--confine",
+            "--layers",
+            "project",
+        ],
         &[("HOME", "/nonexistent-home")],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -102,7 +110,9 @@ fn every_target_s_first_export_creates_its_file_with_the_block() {
             expected.trim_end(),
             "{target}"
         );
-        assert!(expected.contains("Package rule") && expected.contains("Team rule"));
+        // The package rules (pi's orchestrator's) stay out by default.
+        assert!(expected.contains("Team rule") && !expected.contains("Package rule"));
+        assert!(!file.contains("Package rule"), "{target}: {file}");
     }
     for (target, path, frontmatter) in OWNED_TARGETS {
         let (w, package) = world();
@@ -926,4 +936,28 @@ fn the_migration_from_claude_md_keeps_the_hand_written_text_and_adds_the_section
     assert_eq!(code(&out), 0);
     let again = fs::read_to_string(w.project_rules().join("92-claude.md")).unwrap();
     assert!(!again.contains("Team rule"), "{again}");
+}
+
+#[test]
+fn the_package_rules_come_in_from_export_layers_in_the_configuration_and_flags_win() {
+    let (w, package) = world();
+    assert_eq!(code(&export(&w, &package, &["agents-md"])), 0);
+    assert!(!text(&w, "AGENTS.md").contains("Package rule"));
+    fs::write(
+        w.project.join(".pi/pi-rules.toml"),
+        "[export]\nlayers = [\"package\", \"project\"]\n",
+    )
+    .unwrap();
+    let out = export(&w, &package, &["agents-md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let file = text(&w, "AGENTS.md");
+    assert!(
+        file.contains("Package rule") && file.contains("Team rule"),
+        "{file}"
+    );
+    // --check repeats the file's choice; --layers wins over it.
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    let out = export(&w, &package, &["agents-md", "--layers", "project"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!text(&w, "AGENTS.md").contains("Package rule"));
 }
