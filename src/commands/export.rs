@@ -2,6 +2,7 @@
 //! `CLAUDE.md`, `.cursor/rules/pi-rules.mdc`, ...), checked for drift with `--check`. The work
 //! is the host's ([`pi_rules_host::export`]); this is its command line and its printing.
 
+use crate::invocation::OutputFormat;
 use crate::invocation::{Context, ProjectArgs, SelectArgs, SelectDefaults};
 use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
@@ -9,7 +10,8 @@ use crate::unified_diff;
 use pi_rules_host::assembly::{self, LayerOptions, ScopeOptions};
 use pi_rules_host::config::Config;
 use pi_rules_host::error::{Result, UsageError};
-use pi_rules_host::export::{self as host, targets, Options, Target};
+use pi_rules_host::export::model::{self, Model, WalkOptions};
+use pi_rules_host::export::{self as host, targets, user, Options, Target};
 use pi_rules_host::selection::{LayerChoice, SettingsChain};
 use std::path::PathBuf;
 
@@ -72,25 +74,38 @@ pub struct Args {
     /// Write nothing; print the diff of each file export would change.
     #[arg(long)]
     pub dry_run: bool,
-    /// CLAUDE.md and GEMINI.md import AGENTS.md instead of holding a copy; exports agents-md too.
+    /// CLAUDE.md and GEMINI.md import AGENTS.md instead of holding a copy; exports agents-md
+    /// too (the default whenever agents-md is exported).
     #[arg(long)]
     pub pointer: bool,
     /// Replace an owned target's file that pi-rules did not write.
     #[arg(long)]
     pub force: bool,
+    /// Take out every section and file pi-rules wrote for the targets (every target when none
+    /// is named), and nothing else: the text around a section stays as it was.
+    #[arg(long, conflicts_with_all = ["pointer", "force"])]
+    pub remove: bool,
+    /// Write the user layer alone into each agent's per-user file (~/.claude/CLAUDE.md,
+    /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md), and nothing into the project.
+    #[arg(long, conflicts_with_all = ["pointer"])]
+    pub user: bool,
     /// Warn when a file holds more than N bytes, instead of its agent's own limit.
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<u64>,
     /// Lines of context around each change in a diff.
     #[arg(long, short = 'U', value_name = "N", default_value_t = unified_diff::DEFAULT_CONTEXT)]
     pub context: usize,
+    /// `json`: what was done to each file, as one JSON object on stdout (`files`: `path`,
+    /// `target`, `action`: `written`, `deleted`, `stale`, `missing`, `kept`).
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }
 
 /// The targets named, in table order, each once.
 fn parse_targets(names: &[String], pointer: bool) -> Result<Vec<Target>, UsageError> {
     let mut targets = Vec::new();
-    for name in names {
-        let Some(target) = Target::from_name(name) else {
+    for name in names.iter().flat_map(|n| n.split(',')) {
+        let Some(target) = Target::from_name(name.trim()) else {
             return Err(UsageError(format!(
                 "unknown target `{}`; the targets are {}",
                 escape(name),
@@ -114,7 +129,21 @@ fn with_pointer(mut targets: Vec<Target>, pointer: bool) -> Result<Vec<Target>, 
 /// `pi-rules export`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let given = parse_targets(&args.targets, args.pointer)?;
+    if args.user {
+        return run_user(args, &given, cx);
+    }
     let session = args.project.session(cx.env)?;
+    let root = session.project_root();
+    if args.remove {
+        let targets = if given.is_empty() {
+            Target::ALL.to_vec()
+        } else {
+            given
+        };
+        let candidates = model::walk_candidates(&root, Default::default());
+        let planned = host::plan_remove(&root, &targets, &candidates)?;
+        return finish(args, cx, &planned);
+    }
     // `[export]` in pi-rules' configuration fills what the flags leave open.
     let config = Config::read(&session);
     write_notes(cx.err, &config.notes());
@@ -137,17 +166,15 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     };
     let run = assembly::run(session, &options, settings, &mut ())?;
     write_notes(cx.err, &run.notes);
-    let root = run.session.project_root();
-    let content = run.block.text();
-    let export = Options {
+    let mut export = Options {
         pointer: args.pointer,
         force: args.force,
         max_bytes: args.max_bytes,
     };
-    // Without targets, those present are found and planned in one look at each file.
-    let present = if args.targets.is_empty() {
-        let planned = host::plan_present(&root, content, &export);
-        if matches!(&planned, Ok(planned) if planned.is_empty()) {
+    // Without targets, those present are refreshed.
+    let targets = if given.is_empty() {
+        let present = host::present(&root, &export)?;
+        if present.is_empty() {
             return Err(UsageError(format!(
                 "no target given, and the project `{}` has no exported file to refresh; name \
                  one or more targets: {}",
@@ -156,20 +183,26 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ))
             .into());
         }
-        Some(planned)
+        present
     } else {
-        None
+        given
     };
+    // Claude Code and Gemini CLI import AGENTS.md when it is exported too: one copy per agent.
+    export.pointer |= targets.contains(&Target::AgentsMd);
     for warning in run.warning_messages() {
         note(
             cx.err,
             format_args!("rule assembly: {}", escape(&warning.to_string())),
         );
     }
-    let planned = match present {
-        Some(planned) => planned?,
-        None => host::plan(&root, &given, content, &export)?,
-    };
+    let model = Model::build(&run, &root, WalkOptions::default());
+    for text in &model.notes {
+        note(cx.err, format_args!("pi-rules: warning: {}", escape(text)));
+    }
+    let (planned, warnings) = host::plan_model(&root, &targets, &model, &export)?;
+    for text in &warnings {
+        note(cx.err, format_args!("pi-rules: warning: {}", escape(text)));
+    }
     for p in &planned {
         if let Some(warning) = &p.over_limit {
             note(
@@ -178,30 +211,61 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             );
         }
     }
+    finish(args, cx, &planned)
+}
+
+/// `--check`, `--dry-run`, or the writes, and what is printed of them.
+fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Result<Exit> {
+    let json = args.format == OutputFormat::Json;
     if args.check || args.dry_run {
         let paint = Paint { on: cx.color_out() };
         let mut stale = Vec::new();
         for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
-            let path = p.located.target.path();
-            let old_label = match change.old {
-                Some(_) => format!("a/{path}"),
-                None => "/dev/null".to_owned(),
-            };
-            let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
-            let new = String::from_utf8_lossy(&change.new);
-            output(unified_diff::write(
+            let path = &p.located.shown;
+            if !json {
+                let old_label = match change.old {
+                    Some(_) => format!("a/{path}"),
+                    None => "/dev/null".to_owned(),
+                };
+                let new_label = match change.new {
+                    Some(_) => format!("b/{path}"),
+                    None => "/dev/null".to_owned(),
+                };
+                let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
+                let new = String::from_utf8_lossy(change.new.as_deref().unwrap_or_default());
+                output(unified_diff::write(
+                    cx.out,
+                    (&old_label, &old),
+                    (&new_label, &new),
+                    args.context,
+                    paint,
+                ))?;
+            }
+            stale.push(match change.new {
+                Some(_) => escape(path).into_owned(),
+                None => format!("{} (to be deleted)", escape(path)),
+            });
+        }
+        if json {
+            let files: Vec<serde_json::Value> = planned
+                .iter()
+                .map(|p| {
+                    let action = match &p.change {
+                        None => "kept",
+                        Some(c) if c.new.is_none() => "deleted",
+                        Some(c) if c.old.is_none() => "missing",
+                        Some(_) => "stale",
+                    };
+                    json_file(&p.located.shown, p.target, action)
+                })
+                .collect();
+            output(writeln!(
                 cx.out,
-                (&old_label, &old),
-                (&format!("b/{path}"), &new),
-                args.context,
-                paint,
+                "{}",
+                serde_json::json!({ "check": true, "files": files })
             ))?;
-            stale.push(escape(path).into_owned());
         }
-        if !args.check {
-            return Ok(Exit::Success);
-        }
-        if stale.is_empty() {
+        if !args.check || stale.is_empty() {
             return Ok(Exit::Success);
         }
         note(
@@ -219,9 +283,94 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         );
         return Ok(Exit::Findings);
     }
-    let written = host::apply(&planned)?;
-    for target in written {
-        output(writeln!(cx.out, "{}", escape(target.path())))?;
+    let applied = host::apply(planned)?;
+    if json {
+        let mut files: Vec<serde_json::Value> = applied
+            .iter()
+            .map(|a| {
+                let action = if a.deleted { "deleted" } else { "written" };
+                json_file(&a.path, a.target, action)
+            })
+            .collect();
+        files.extend(
+            planned
+                .iter()
+                .filter(|p| !p.changes())
+                .map(|p| json_file(&p.located.shown, p.target, "kept")),
+        );
+        output(writeln!(
+            cx.out,
+            "{}",
+            serde_json::json!({ "check": false, "files": files })
+        ))?;
+        return Ok(Exit::Success);
+    }
+    for a in applied {
+        if a.deleted {
+            output(writeln!(cx.out, "{} (deleted)", escape(&a.path)))?;
+        } else {
+            output(writeln!(cx.out, "{}", escape(&a.path)))?;
+        }
     }
     Ok(Exit::Success)
+}
+
+fn json_file(path: &str, target: Target, action: &str) -> serde_json::Value {
+    serde_json::json!({ "path": path, "target": target.name(), "action": action })
+}
+
+/// `pi-rules export --user`: the user layer alone, into each agent's per-user file.
+fn run_user(args: &Args, given: &[Target], cx: &mut Context<'_>) -> Result<Exit> {
+    let session = args.project.session(cx.env)?;
+    let home = session.home.clone();
+    let targets = if given.is_empty() {
+        user::TARGETS.to_vec()
+    } else {
+        given.to_vec()
+    };
+    for &target in &targets {
+        if user::file(target, cx.env).is_none() {
+            return Err(UsageError(format!(
+                "`{target}` has no per-user file that export --user could write; the targets \
+                 with one are {}",
+                user::TARGETS.map(Target::name).join(", ")
+            ))
+            .into());
+        }
+    }
+    let selection = args.select.selection(
+        &session.schema,
+        SelectDefaults {
+            layers: Some(LayerChoice {
+                package: false,
+                user: true,
+                project: false,
+            }),
+            settings: SettingsChain::Project,
+        },
+    )?;
+    let settings = selection.read_settings(&session, cx.settings);
+    let options = LayerOptions {
+        package_dir: args.package_dir.clone(),
+        coms_active: args.coms_active,
+        confine: true,
+        export_layers: selection.layers,
+        scope: ScopeOptions {
+            scoped_in_pi: Some(false),
+            ..ScopeOptions::default()
+        },
+    };
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
+    let export = Options {
+        pointer: false,
+        force: args.force,
+        max_bytes: args.max_bytes,
+    };
+    let planned = if args.remove {
+        user::plan_remove(home.as_deref(), &targets, cx.env)?
+    } else {
+        user::plan(home.as_deref(), &targets, run.block.text(), &export, cx.env)?
+    };
+    finish(args, cx, &planned)
 }

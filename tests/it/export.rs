@@ -338,11 +338,11 @@ fn without_targets_the_present_ones_are_refreshed_and_none_is_a_usage_error() {
     // A hand-written CLAUDE.md without a section is not a target.
     fs::write(w.project.join("CLAUDE.md"), "mine\n").unwrap();
     assert_eq!(code(&export(&w, &package, &[])), 2);
-    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    assert_eq!(code(&export(&w, &package, &["agents-md", "kiro"])), 0);
     w.rule("90-team.md", "Team rule: changed.\n");
     let out = export(&w, &package, &[]);
     assert_eq!(code(&out), 0);
-    assert_eq!(stdout(&out), "AGENTS.md\n.clinerules/pi-rules.md\n");
+    assert_eq!(stdout(&out), "AGENTS.md\n.kiro/steering/pi-rules.md\n");
     assert_eq!(text(&w, "CLAUDE.md"), "mine\n");
     assert!(!w.project.join(".cursor").exists());
     // An unknown target is a usage error that lists them.
@@ -410,14 +410,15 @@ fn pointer_mode_imports_agents_md_and_stays_a_pointer() {
     let out = export(&w, &package, &["claude", "gemini", "--pointer"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), "AGENTS.md\nCLAUDE.md\nGEMINI.md\n");
-    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@AGENTS.md\n");
+    // `@./AGENTS.md`: Claude Code follows it, Copilot (which reads CLAUDE.md too) does not.
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
     assert_eq!(section_of(&text(&w, "GEMINI.md")), "@./AGENTS.md\n");
     assert!(section_of(&text(&w, "AGENTS.md")).contains("Team rule"));
     // A refresh keeps the pointers: the files say how they are kept.
     w.rule("90-team.md", "Team rule: new.\n");
     let out = export(&w, &package, &[]);
     assert_eq!(stdout(&out), "AGENTS.md\n");
-    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@AGENTS.md\n");
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
     assert_eq!(code(&export(&w, &package, &["--check"])), 0);
 }
 
@@ -616,12 +617,15 @@ fn repeated_exports_are_byte_identical_and_touch_nothing() {
         .chain(OWNED_TARGETS.iter().map(|t| t.0))
         .collect();
     assert_eq!(code(&export(&w, &package, &all)), 0);
+    // With agents-md, Cline reads AGENTS.md: its own file is left out.
     let paths: Vec<PathBuf> = SECTION_TARGETS
         .iter()
         .map(|t| t.1)
         .chain(OWNED_TARGETS.iter().map(|t| t.1))
+        .filter(|p| *p != ".clinerules/pi-rules.md")
         .map(|p| w.project.join(p))
         .collect();
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
     let old = SystemTime::now() - Duration::from_secs(3600);
     let before: Vec<Vec<u8>> = paths
         .iter()

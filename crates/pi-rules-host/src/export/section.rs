@@ -240,10 +240,53 @@ pub fn outside(bytes: &[u8]) -> Result<Vec<u8>, MarkerError> {
     })
 }
 
+/// The file without its section, as it was before the first export put it there: the section
+/// goes, and when it ended the file, so does the blank line [`splice`] put before it (one line
+/// break: a file that ended in a single line break, as nearly every file does, gets its bytes
+/// back exactly).
+pub fn remove(bytes: &[u8]) -> Result<Vec<u8>, MarkerError> {
+    let Some(found) = find(bytes)? else {
+        return Ok(bytes.to_vec());
+    };
+    let mut out = bytes[..found.whole.start].to_vec();
+    let after = &bytes[found.whole.end..];
+    if after.is_empty() {
+        if out.ends_with(b"\r\n\r\n") {
+            out.truncate(out.len() - 2);
+        } else if out.ends_with(b"\n\n") {
+            out.truncate(out.len() - 1);
+        }
+    }
+    out.extend_from_slice(after);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn remove_gives_back_what_splice_was_given() {
+        for old in [
+            &b"# Notes\nmine\n"[..],
+            b"# Notes\r\nmine\r\n",
+            b"",
+            b"a\n\n\nb\n",
+        ] {
+            let spliced = splice(Some(old), "rules\n").unwrap();
+            assert_eq!(remove(&spliced).unwrap(), old, "{old:?}");
+            // A refresh in place changes nothing of that.
+            let again = splice(Some(&spliced), "other\n").unwrap();
+            assert_eq!(remove(&again).unwrap(), old, "{old:?}");
+        }
+        // Text after the section stays where it is.
+        let spliced = splice(Some(b"top\n"), "rules\n").unwrap();
+        let mut with_tail = spliced.clone();
+        with_tail.extend_from_slice(b"tail\n");
+        assert_eq!(remove(&with_tail).unwrap(), b"top\n\ntail\n");
+        assert_eq!(remove(b"no section\n").unwrap(), b"no section\n");
+    }
 
     #[test]
     fn first_export_appends_after_a_blank_line_in_the_file_s_line_ending() {
