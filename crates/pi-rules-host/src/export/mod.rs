@@ -19,12 +19,8 @@ pub mod lint;
 pub mod model;
 pub mod owned;
 pub mod section;
-// The per-agent forms (`forms`, another helper's) stand in here until they are merged.
-mod standin;
 pub mod targets;
 pub mod user;
-
-use standin as forms;
 
 use crate::writing::{Bound, LayerDir, Place, Staged, WriteError};
 use model::Model;
@@ -507,6 +503,9 @@ pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
                 }
                 forms::Placement::Unscoped if rule.dir.is_empty() => unscoped.push(&rule.name),
                 forms::Placement::Unscoped => headed.push((None, &rule.text)),
+                // No glob of the rule can be used: it matches nothing, and is written nowhere
+                // (the warning says why).
+                forms::Placement::Nowhere => {}
             }
         }
         let block = model.block_with(target, &unscoped);
@@ -514,6 +513,8 @@ pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
             _ if agents_md && target == Target::Copilot => {
                 Content::Section(COPILOT_POINTER.to_owned())
             }
+            // Without headed rules the block is written as it is, byte for byte `assemble`'s.
+            Form::Section if headed.is_empty() => Content::Section(block),
             Form::Section => Content::Section(forms::section_text(&block, &headed)),
             Form::Owned { frontmatter } => Content::Owned {
                 frontmatter: frontmatter.to_owned(),
