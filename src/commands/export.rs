@@ -8,7 +8,7 @@ use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
 use pi_rules_host::assembly::{self, LayerOptions, ScopeOptions};
-use pi_rules_host::config::Config;
+use pi_rules_host::config::{Config, ExportSettings};
 use pi_rules_host::error::{Result, UsageError};
 use pi_rules_host::export::model::{self, Model, WalkOptions};
 use pi_rules_host::export::{self as host, targets, user, Options, Target};
@@ -19,7 +19,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = "\
 Targets and the files they write (relative to the project root):
-  agents-md  AGENTS.md                        managed section (Codex, pi, and others)
+  agents-md  AGENTS.md                        managed section (Codex, opencode, Qwen, Kilo, ...)
   claude     CLAUDE.md                        managed section (Claude Code)
   gemini     GEMINI.md                        managed section (Gemini CLI)
   copilot    .github/copilot-instructions.md  managed section (GitHub Copilot)
@@ -29,31 +29,55 @@ Targets and the files they write (relative to the project root):
   cline      .clinerules/pi-rules.md          owned file (Cline)
   kiro       .kiro/steering/pi-rules.md       owned file, `inclusion: always` (Kiro)
 
+Scoped rules (`paths:`, or a nested .pi/rules directory D) go where each agent looks for
+scoped instructions: .claude/rules/pi-rules/NAME.md (`paths:`), .cursor/rules/pi-rules-NAME.mdc
+(`globs:`), .github/instructions/pi-rules-NAME.instructions.md (`applyTo:`),
+.kiro/steering/pi-rules-NAME.md (`fileMatch`), .windsurf/rules/pi-rules-NAME.md (`trigger:
+glob`), .clinerules/pi-rules-NAME.md (`paths:`; D/.clinerules for D); for AGENTS.md, GEMINI.md
+and .goosehints a subsection of the root file headed with its globs, or a section in
+D/AGENTS.md (D/GEMINI.md, D/.goosehints). `agents:` is applied per target. A file export wrote
+earlier that is no longer made is deleted (--check names it). `pi-rules docs export` has the
+forms and their sources.
+
 Examples:
   pi-rules export agents-md claude     # write (or refresh) AGENTS.md and CLAUDE.md
-  pi-rules export                      # refresh every target the project already has
+  pi-rules export                      # [export] targets, else every target the project has
   pi-rules export --check              # in CI: exit 1, with a diff, when a file is stale
-  pi-rules export claude --pointer     # CLAUDE.md imports AGENTS.md instead of a copy
+  pi-rules export --remove             # take out everything export wrote, and nothing else
+  pi-rules export --user claude        # the user layer into ~/.claude/CLAUDE.md
 
 In a managed section, pi-rules owns only the lines between its begin and end markers; the rest
 of the file stays byte for byte. An owned file is written whole, and carries a generated-by line;
 a file at that path without it is not replaced (exit 3) unless --force. Without TARGET, export
-refreshes the targets whose file already holds a section or is an owned file.
+writes `[export] targets` of .pi/pi-rules.toml, else refreshes the targets whose file already
+holds a section or is an owned file.
+
+One copy per agent: with agents-md exported, CLAUDE.md and GEMINI.md hold `@./AGENTS.md`, an
+import Claude Code and Gemini CLI follow and Copilot (which reads them all) does not;
+copilot-instructions.md holds one line pointing to AGENTS.md (Copilot reads AGENTS.md); and
+Cline's own file is left out (Cline reads AGENTS.md beside .clinerules/).
 
 The content is the project layer's rules (.pi/rules) with the project settings file and the
 schema defaults. The package rules are written for pi's orchestrator and its specialist agents
 (delegate, do not edit), and stay out unless chosen: `--layers package,project`, or once for
-the team in .pi/pi-rules.toml, `[export] layers = [\"package\", \"project\"]` (flags win over the
-file). The user layer, the global settings file and the environment are one machine's, and stay
-out of a team's files (--layers and --settings all bring them in). Rules that escape the project
-are always refused, as with --confine. `assemble` and `explain` take --layers, --settings and
---set too: with --confine and the same flags (--layers project --settings project for export's
-defaults) they print, and explain line by line, the block export writes.
+the team in .pi/pi-rules.toml, `[export] layers = [\"package\", \"project\"]`; `[export]
+settings` and `set` are --settings and --set (flags win over the file). The user layer, the
+global settings file and the environment are one machine's, and stay out of a team's files
+(--layers and --settings all bring them in). Rules that escape the project are always refused,
+as with --confine. `assemble` and `explain` take --layers, --settings and --set too: with
+--confine and the same flags (--layers project --settings project for export's defaults) they
+print, and explain line by line, the block export writes.
 
-Writes go to a temporary file and a rename, never through a link that leaves the project; a
-file whose bytes are already right is not touched. Exit status: 0 done (or, with --check, every
-file fresh), 1 with --check when a file is stale or missing, 2 usage, 3 a file that cannot be
-written (broken markers, a file not written by pi-rules, a link out of the project, read-only).")]
+--user writes the user layer alone into each agent's per-user file, under $HOME only:
+agents-md $CODEX_HOME/AGENTS.md or ~/.codex/AGENTS.md, claude ~/.claude/CLAUDE.md, gemini
+~/.gemini/GEMINI.md, copilot ~/.copilot/copilot-instructions.md, kiro
+~/.kiro/steering/pi-rules.md; the other targets have none (exit 2).
+
+Writes go to temporary files, synced together, then renamed, never through a link that leaves
+the project; a file whose bytes are already right is not touched. Exit status: 0 done (or, with
+--check, every file fresh), 1 with --check when a file is stale, missing or to be deleted, 2
+usage, 3 a file that cannot be written (broken markers, a file not written by pi-rules, a link
+out of the project, read-only).")]
 pub struct Args {
     /// The targets to write (see below); none: those the project already has.
     #[arg(value_name = "TARGET")]
@@ -147,11 +171,24 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     // `[export]` in pi-rules' configuration fills what the flags leave open.
     let config = Config::read(&session);
     write_notes(cx.err, &config.notes());
+    let file = &config.config.export;
     let defaults = SelectDefaults {
-        layers: Some(LayerChoice::of(&config.config.export.layers)),
-        settings: SettingsChain::Project,
+        layers: Some(LayerChoice::of(&file.layers)),
+        settings: match file.settings {
+            Some(ExportSettings::All) => SettingsChain::All,
+            Some(ExportSettings::Project) | None => SettingsChain::Project,
+        },
     };
-    let selection = args.select.selection(&session.schema, defaults)?;
+    // `[export] set` first, so that `--set` of the same key wins.
+    let mut select = args.select.clone();
+    select.set = file.set.iter().chain(&args.select.set).cloned().collect();
+    let selection = select.selection(&session.schema, defaults)?;
+    // `[export] targets` when none is named.
+    let given = if given.is_empty() && !file.targets.is_empty() {
+        parse_targets(&file.targets, args.pointer)?
+    } else {
+        given
+    };
     let settings = selection.read_settings(&session, cx.settings);
     let options = LayerOptions {
         package_dir: args.package_dir.clone(),

@@ -1282,3 +1282,25 @@ fn a_second_export_of_a_monorepo_touches_no_file() {
     assert_eq!(entries.len(), files.len());
     assert!(entries.iter().all(|f| f["action"] == "kept"));
 }
+
+#[test]
+fn export_targets_settings_and_set_in_the_configuration_are_repeated_and_flags_win() {
+    let (w, package) = world();
+    w.rule("91-dco.md", "{{IF:dco}}Sign off every commit.{{/IF}}\n");
+    fs::write(
+        w.project.join(".pi/pi-rules.toml"),
+        "[export]\ntargets = [\"agents-md\", \"kiro\"]\nset = { dco = true }\n",
+    )
+    .unwrap();
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "AGENTS.md\n.kiro/steering/pi-rules.md\n");
+    assert!(text(&w, "AGENTS.md").contains("Sign off"));
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    // --set wins over the file's.
+    let out = export(&w, &package, &["--check", "--set", "dco=false"]);
+    assert_eq!(code(&out), 1);
+    // A named target wins over the file's list.
+    let out = export(&w, &package, &["claude"]);
+    assert_eq!(stdout(&out), "CLAUDE.md\n");
+}
