@@ -299,7 +299,7 @@ fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Resul
             output(writeln!(
                 cx.out,
                 "{}",
-                serde_json::json!({ "check": true, "files": files })
+                serde_json::json!({ "format": 1, "check": true, "files": files })
             ))?;
         }
         if !args.check || stale.is_empty() {
@@ -338,7 +338,7 @@ fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Resul
         output(writeln!(
             cx.out,
             "{}",
-            serde_json::json!({ "check": false, "files": files })
+            serde_json::json!({ "format": 1, "check": false, "files": files })
         ))?;
         return Ok(Exit::Success);
     }
