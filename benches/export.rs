@@ -43,8 +43,11 @@ fn repository() -> &'static Path {
             fs::write(root.join(".gitignore"), "target/\n").expect(".gitignore");
             let rules = root.join(".pi/rules");
             fs::create_dir_all(&rules).expect("rules");
-            fs::write(rules.join("10-team.md"), "Run make lint before every commit.\n")
-                .expect("rule");
+            fs::write(
+                rules.join("10-team.md"),
+                "Run make lint before every commit.\n",
+            )
+            .expect("rule");
             fs::write(
                 rules.join("50-api.md"),
                 "---\npaths: [\"packages/*/src/api/**\"]\n---\nValidate every input.\n",
@@ -109,14 +112,12 @@ fn clean(root: &Path) {
 #[divan::bench(sample_count = 10)]
 fn export_from_scratch(bencher: divan::Bencher) {
     let root = repository();
-    bencher
-        .with_inputs(|| clean(root))
-        .bench_values(|()| {
-            let planned = plan(root);
-            let applied = export::apply(&planned).expect("apply");
-            assert!(applied.len() >= 3 * PACKAGES, "{}", applied.len());
-            applied.len()
-        });
+    bencher.with_inputs(|| clean(root)).bench_values(|()| {
+        let planned = plan(root);
+        let applied = export::apply(&planned).expect("apply");
+        assert!(applied.len() >= 3 * PACKAGES, "{}", applied.len());
+        applied.len()
+    });
 }
 
 #[divan::bench(sample_count = 10)]

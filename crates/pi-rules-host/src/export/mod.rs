@@ -1200,4 +1200,118 @@ mod tests {
             Err(ExportError::Markers { .. })
         ));
     }
+
+    fn scoped(name: &str, dir: &str, globs: &[&str], agents: &[&str]) -> model::Scoped {
+        model::Scoped {
+            name: name.to_owned(),
+            dir: dir.to_owned(),
+            globs: globs.iter().map(|g| (*g).to_owned()).collect(),
+            agents: agents.iter().map(|a| (*a).to_owned()).collect(),
+            text: format!("{name} text\n"),
+        }
+    }
+
+    #[test]
+    fn wanted_applies_agents_per_target_and_writes_each_rule_once_per_agent() {
+        let mut model = Model::plain("block\n");
+        model.scoped.push(scoped("api", "", &["src/api/**"], &[]));
+        model
+            .scoped
+            .push(scoped("claude", "", &["src/**"], &["claude"]));
+        model
+            .scoped
+            .push(scoped("web", "packages/web", &[], &["codex"]));
+        let paths = |targets: &[Target]| -> Vec<String> {
+            wanted(&model, targets)
+                .0
+                .into_iter()
+                .map(|w| w.path)
+                .collect()
+        };
+        let cline = paths(&[Target::Cline]);
+        assert!(
+            cline.contains(&".clinerules/pi-rules.md".to_owned()),
+            "{cline:?}"
+        );
+        assert!(
+            cline.contains(&".clinerules/pi-rules-api.md".to_owned()),
+            "{cline:?}"
+        );
+        // `agents: [claude]` and `[codex]` leave Cline out.
+        assert_eq!(cline.len(), 2, "{cline:?}");
+        let claude = paths(&[Target::Claude]);
+        assert!(
+            claude.iter().any(|p| p.ends_with("/claude.md")),
+            "{claude:?}"
+        );
+        // With agents-md, Cline's own file goes and Copilot's is a pointer line.
+        let (all, _) = wanted(&model, &[Target::AgentsMd, Target::Copilot, Target::Cline]);
+        let all_paths: Vec<&str> = all.iter().map(|w| w.path.as_str()).collect();
+        assert!(
+            !all_paths.contains(&".clinerules/pi-rules.md"),
+            "{all_paths:?}"
+        );
+        assert!(
+            all_paths.contains(&".clinerules/pi-rules-api.md"),
+            "{all_paths:?}"
+        );
+        assert!(
+            all_paths.contains(&"packages/web/AGENTS.md"),
+            "{all_paths:?}"
+        );
+        let copilot = all
+            .iter()
+            .find(|w| w.path == Target::Copilot.path())
+            .unwrap();
+        assert_eq!(
+            copilot.content,
+            Content::Section(COPILOT_POINTER.to_owned())
+        );
+        // AGENTS.md holds the block and the api rule under a heading naming its glob.
+        let agents = all.iter().find(|w| w.path == "AGENTS.md").unwrap();
+        let Content::Section(text) = &agents.content else {
+            panic!("{agents:?}")
+        };
+        assert!(
+            text.starts_with("block\n") && text.contains("src/api/**"),
+            "{text}"
+        );
+        assert!(
+            text.contains("api text") && !text.contains("claude text"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn apply_writes_and_deletes_in_batches_and_a_second_plan_keeps_everything() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let mut model = Model::plain("block\n");
+        for i in 0..(BATCH + 10) {
+            model
+                .scoped
+                .push(scoped(&format!("r{i:03}"), "", &["src/**"], &[]));
+        }
+        let targets = [Target::Cursor];
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        let applied = apply(&planned).unwrap();
+        assert_eq!(applied.len(), BATCH + 11);
+        let shown: Vec<&str> = planned.iter().map(|p| p.located.shown.as_str()).collect();
+        let done: Vec<&str> = applied.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(shown, done, "in plan order");
+        let (again, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        assert!(again.iter().all(|p| !p.changes()));
+        // The rules gone, their files go (found by listing the directory: no walk here).
+        let (gone, _) = plan_model(
+            &root,
+            &targets,
+            &Model::plain("block\n"),
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!(gone.iter().filter(|p| p.deletes()).count(), BATCH + 10);
+        apply(&gone).unwrap();
+        let left: Vec<_> = fs::read_dir(root.join(".cursor/rules")).unwrap().collect();
+        assert_eq!(left.len(), 1);
+    }
 }
