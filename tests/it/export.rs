@@ -1304,3 +1304,51 @@ fn export_targets_settings_and_set_in_the_configuration_are_repeated_and_flags_w
     let out = export(&w, &package, &["claude"]);
     assert_eq!(stdout(&out), "CLAUDE.md\n");
 }
+
+#[test]
+fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
+    let (w, package) = world();
+    w.rule(
+        "90-team.md",
+        "Run make lint before every commit, and fix what it reports.\n",
+    );
+    w.write(&w.project, "CLAUDE.md", "# Ours\n");
+    let targets = [
+        "agents-md",
+        "claude",
+        "gemini",
+        "copilot",
+        "cline",
+        "cursor",
+    ];
+    let out = export(&w, &package, &targets);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
+    let copilot = text(&w, ".github/copilot-instructions.md");
+    assert!(
+        section_of(&copilot).contains("AGENTS.md") && !copilot.contains("make lint"),
+        "{copilot}"
+    );
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    let report = stdout(&w.run(&["check", "--format", "short"]));
+    let copies: Vec<&str> = report.lines().filter(|l| l.contains("[PR902]")).collect();
+    assert_eq!(copies, Vec::<&str>::new());
+    // Exported one at a time, the copies are there, and check names them.
+    let (w, package) = world();
+    w.rule(
+        "90-team.md",
+        "Run make lint before every commit, and fix what it reports.\n",
+    );
+    for target in ["agents-md", "cline"] {
+        assert_eq!(code(&export(&w, &package, &[target])), 0);
+    }
+    let out = w.run(&["check", "--format", "short"]);
+    assert!(stdout(&out).contains("[PR902]"), "{}", stdout(&out));
+    // A bare export then knows both, and takes Cline's copy out.
+    let out = export(&w, &package, &[]);
+    assert!(
+        stdout(&out).contains(".clinerules/pi-rules.md (deleted)"),
+        "{}",
+        stdout(&out)
+    );
+}
