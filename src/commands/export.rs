@@ -407,7 +407,24 @@ fn run_user(args: &Args, given: &[Target], cx: &mut Context<'_>) -> Result<Exit>
     let planned = if args.remove {
         user::plan_remove(home.as_deref(), &targets, cx.env)?
     } else {
-        user::plan(home.as_deref(), &targets, run.block.text(), &export, cx.env)?
+        // The user layer's unscoped rules: no walk, as nested directories are the project's.
+        let walk = WalkOptions {
+            walk: false,
+            ..WalkOptions::default()
+        };
+        let model = Model::build(&run, &run.session.project_root(), walk);
+        let scoped = model.scoped.len();
+        if scoped > 0 {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: warning: {scoped} rule{} of the user layer with `paths:` left out: \
+                     a per-user file applies to every project",
+                    if scoped == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        user::plan(home.as_deref(), &targets, &model, &export, cx.env)?
     };
     finish(args, cx, &planned)
 }

@@ -1190,6 +1190,16 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
 fn user_exports_the_user_layer_into_each_agent_s_file_under_home_and_nothing_else() {
     let (w, package) = world();
     w.write(&w.user_rules(), "75-mine.md", "My personal rule.\n");
+    w.write(
+        &w.user_rules(),
+        "76-claude.md",
+        "---\nagents: [claude]\n---\nMy Claude rule.\n",
+    );
+    w.write(
+        &w.user_rules(),
+        "77-scoped.md",
+        "---\npaths: [\"src/**\"]\n---\nMy scoped rule.\n",
+    );
     let project_before = exported(&w);
     let out = export(
         &w,

@@ -2,6 +2,7 @@
 //! every project, under `$HOME` and nowhere else. A target whose agent has no such file is a
 //! usage error (the command says which have one).
 
+use super::model::Model;
 use super::{
     locate_bound, plan_removal, plan_wanted, read, Content, ExportError, Form, Options, Planned,
     Target, Wanted,
@@ -88,17 +89,19 @@ fn placed(
     Ok((root, relative.to_string_lossy().into_owned()))
 }
 
-/// Plans each target's per-user file holding `block` (a managed section, or Kiro's owned
-/// steering file). Nothing is written.
+/// Plans each target's per-user file holding its unscoped block of `model` (`agents:` applied;
+/// a managed section, or Kiro's owned steering file). A per-user file applies to every
+/// project, so a rule with `paths:` has no place in it and stays out. Nothing is written.
 pub fn plan(
     home: Option<&Path>,
     targets: &[Target],
-    block: &str,
+    model: &Model,
     options: &Options,
     env: &Env,
 ) -> Result<Vec<Planned>, ExportError> {
     let mut planned = Vec::new();
     for &target in targets {
+        let block = model.block(target);
         let (root, path) = placed(home, target, env)?;
         let content = match target.form() {
             Form::Section => Content::Section(block.to_owned()),
