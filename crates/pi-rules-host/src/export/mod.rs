@@ -998,8 +998,16 @@ fn apply_batch(
             },
         ));
     }
-    for dir in &dirs {
-        dir.sync();
+    // Each directory synced once, a few at a time too.
+    if dirs.len() <= 1 {
+        dirs.iter().for_each(LayerDir::sync);
+    } else {
+        let chunk = dirs.len().div_ceil(SYNC_THREADS);
+        std::thread::scope(|scope| {
+            for part in dirs.chunks(chunk) {
+                scope.spawn(move || part.iter().for_each(LayerDir::sync));
+            }
+        });
     }
     Ok(())
 }
