@@ -1362,3 +1362,19 @@ fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
         stdout(&out)
     );
 }
+
+#[test]
+fn a_bare_export_refreshes_a_target_present_only_by_its_scoped_files() {
+    let (w, package) = scoped_world();
+    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    assert!(w.project.join(".clinerules/pi-rules-50-api.md").exists());
+    fs::remove_file(w.project_rules().join("50-api.md")).unwrap();
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(".clinerules/pi-rules-50-api.md (deleted)"),
+        "{}",
+        stdout(&out)
+    );
+}
