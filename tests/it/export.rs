@@ -1147,6 +1147,8 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
         ("AGENTS.md", &b"# Ours\nhand text\n"[..]),
         ("packages/web/AGENTS.md", b"web notes\r\nmore\r\n"),
         (".goosehints", b""),
+        ("GEMINI.md", b"no final line break"),
+        ("CLAUDE.md", b"ends in a blank line\n\n"),
     ];
     for (path, bytes) in hand {
         fs::write(w.project.join(path), bytes).unwrap();
@@ -1175,13 +1177,9 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let after = exported(&w);
     let files = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    // `.goosehints` was empty: with the section out it is empty, and goes.
-    let expected: Vec<(String, Vec<u8>)> = before
-        .into_iter()
-        .filter(|f| f.0 != ".goosehints")
-        .collect();
-    assert_eq!(files(&after), files(&expected));
-    assert_eq!(after, expected);
+    // Every file as it was, the empty `.goosehints` included (it stays, empty).
+    assert_eq!(files(&after), files(&before));
+    assert_eq!(after, before);
     // Nothing left to take out.
     assert_eq!(stdout(&export(&w, &package, &["--remove"])), "");
 }

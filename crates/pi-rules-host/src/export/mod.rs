@@ -686,8 +686,10 @@ fn plan_removal(
         if section::find(&old).map_err(markers)?.is_none() {
             return Ok(None);
         }
-        let rest = section::remove(&old).map_err(markers)?;
-        (!rest.is_empty()).then_some(rest)
+        // A file export made for the section alone goes; one that was there keeps what it held.
+        (!section::was_alone(&old))
+            .then(|| section::remove(&old).map_err(markers))
+            .transpose()?
     } else {
         if !owned::is_ours(&old) {
             return Ok(None);
@@ -724,11 +726,10 @@ fn plan_wanted(
                         err,
                     };
                     if section::find(bytes).map_err(markers)?.is_some() {
-                        let rest = section::remove(bytes).map_err(markers)?;
-                        Some(Change {
-                            new: (!rest.is_empty()).then_some(rest),
-                            old,
-                        })
+                        let new = (!section::was_alone(bytes))
+                            .then(|| section::remove(bytes).map_err(markers))
+                            .transpose()?;
+                        Some(Change { new, old })
                     } else {
                         None
                     }
