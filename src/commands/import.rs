@@ -1,16 +1,18 @@
 //! `pi-rules import`: other agents' instruction files as pi-rules rules, the way in for a team
-//! that has rules already. The conversion is the host's ([`pi_rules_host::export::import`]).
+//! that has rules already. The conversion and the names are the host's
+//! ([`pi_rules_host::export::import`]); this reads the files, says what it found, and writes.
 
 use crate::invocation::{Context, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
-use pi_rules_core::rule_scope;
-use pi_rules_host::authoring::next_free;
+use pi_rules_core::layer::Layer;
+use pi_rules_host::authoring::Layers;
 use pi_rules_host::bail;
 use pi_rules_host::error::{Error, Result};
-use pi_rules_host::export::import::{self as host, SourceKind};
-use pi_rules_host::writing::WriteError;
-use std::path::PathBuf;
+use pi_rules_host::export::import::{self as host, ToName};
+use pi_rules_host::writing::{LayerDir, WriteError};
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
 
 /// Turn other agents' instruction files (CLAUDE.md, AGENTS.md, Cursor rules, ...) into rules.
 #[derive(clap::Args, Debug, Clone)]
@@ -18,27 +20,38 @@ use std::path::PathBuf;
 Examples:
   pi-rules import CLAUDE.md --project                  # .pi/rules/90-claude.md
   pi-rules import .cursor/rules/*.mdc --project        # one rule per Cursor rule
+  pi-rules import packages/api/AGENTS.md --project     # packages/api/.pi/rules/9N-agents.md
 
-What each file gives: AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md and
-.goosehints, the text outside any pi-rules section; .cursor/rules/*.mdc, .windsurf/rules/*.md,
-.clinerules/*.md, .kiro/steering/*.md, .claude/rules/*.md and
-.github/instructions/*.instructions.md, the body without the agent's frontmatter.
+What each file gives: AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md,
+.goosehints, .cursorrules, .windsurfrules and a .clinerules file, the text outside any pi-rules
+section; .cursor/rules/**/*.mdc (or .md), .windsurf/rules/**/*.md, .clinerules/**/*.md,
+.kiro/steering/**/*.md, .claude/rules/**/*.md and .github/instructions/**/*.instructions.md, the
+body after the agent's frontmatter (a second `---` block after it is text, and stays text).
 
-A rule that the agent applied to some paths only keeps them as its `paths:` frontmatter: Cursor's
-`globs:`, Windsurf's `globs:` (with `trigger: glob`), Kiro's `fileMatchPattern:` (with
-`inclusion: fileMatch`), Cline's and Claude Code's `paths:`, Copilot's `applyTo:`. Each glob keeps
-its meaning: Claude Code, Cline and Copilot match a glob without `/` at the project root only, so
-`*.md` is written `/*.md` (pi-rules' globs, as .gitignore's, match `*.md` at any depth); a note
-says so. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; other agents'
-files (`export`) always do. A rule the agent applied on request only (Cursor's description-only
-rules, Windsurf's `model_decision` and `manual`, Kiro's `manual` and `auto`) is imported with a
-warning: it applies to every request then.
+A rule that the agent applied to some paths only keeps them as its `paths:` frontmatter (one glob
+on the line, several as a YAML list): Cursor's `globs:` (without `alwaysApply: true`), Windsurf's
+`globs:` (with `trigger: glob`), Kiro's `fileMatchPattern:` (with `inclusion: fileMatch`),
+Cline's `paths:` list, Claude Code's `paths:`, Copilot's `applyTo:`. Each glob is read as its
+agent reads it (comma-separated, a list, braces with commas) and written with the meaning it had
+there. A rule the agent always applied has no scope. A rule the agent applied on request only
+(Cursor's description-only rules, Windsurf's `model_decision` and `manual`, Kiro's `manual` and
+`auto`, Copilot's instructions without `applyTo:`) is imported with a warning: it applies to every
+request then. What cannot be kept (a negated glob, another agent's key) is a warning with its
+line. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; `export` always
+does.
 
-Each rule is named as `new` names one: the next free prefix of the layer's range, then the
-source file's name (`CLAUDE.md` becomes `90-claude.md` in the project layer). An existing file is
-never replaced, and each path written is printed. The source files are left as they are: after
-an import, `pi-rules export claude` keeps CLAUDE.md's text and adds the section below it, so
-delete the hand-written text once the section holds it.")]
+With --project, a file in a directory below the project directory (D/AGENTS.md, D/CLAUDE.md,
+D/.cursor/rules/x.mdc, ...) becomes a rule of the nested directory D/.pi/rules, for D's files.
+
+Each rule is named as `new` names one: the next free prefix of the layer's range, then the source
+file's name (`CLAUDE.md` becomes `90-claude.md` in the project layer). With more rules than free
+prefixes, several share one, numbered in the order the files were given (`90-01-api.md`,
+`90-02-web.md`, ...). A name in use is never taken: a rule never replaces another. Each path
+written is printed. A file with nothing to import (empty, written by `export`, not an agent's
+file, unreadable) is skipped with a warning, and the others are imported; only a failed write
+stops the command. The source files are left as they are: after an import, `pi-rules export
+claude` keeps CLAUDE.md's text and adds the section below it, so delete the hand-written text
+once the section holds it.")]
 pub struct Args {
     /// The files to import.
     #[arg(required = true, value_name = "FILE")]
@@ -52,67 +65,107 @@ pub struct Args {
 /// The most of a file that is imported.
 const MAX_IMPORT_BYTES: u64 = 1024 * 1024;
 
+/// A rule read from a file, before it has a name.
+struct Found {
+    /// The source file, escaped for the terminal.
+    shown: String,
+    /// The nested directory it goes to, `/`-separated (`""`: the layer itself).
+    dir: String,
+    stem: String,
+    text: String,
+}
+
 /// `pi-rules import`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let layers = args.place.read(cx.env)?;
     let target = args.target.layer();
-    let (lo, hi) = target.prefix_range();
-    // Read and convert every file first: one that cannot be imported stops the command before
-    // anything is written.
-    let mut rules: Vec<(String, String, String)> = Vec::new(); // (shown source, stem, text)
+    let here = cx.env.cwd().ok().map(Path::to_path_buf);
+    let mut found: Vec<Found> = Vec::new();
     let mut scoped_any = false;
+    let mut seen = HashSet::new();
     for file in &args.files {
         let shown = escape(&file.display().to_string()).into_owned();
-        let parts: Vec<String> = file
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-        let kind: SourceKind = host::kind_of(&parts).ok_or_else(|| {
-            Error::input(format!(
-                "cannot import `{shown}`: {}",
-                host::ImportError::UnknownKind
-            ))
-        })?;
-        let bytes = match pi_rules_host::files::bounded::read_text(file, MAX_IMPORT_BYTES) {
-            Ok(Some(text)) => text.into_bytes(),
-            Ok(None) => bail!("cannot import `{shown}`: no such file"),
-            Err(reason) => bail!("cannot import `{shown}`: {}", escape(&reason)),
-        };
-        let imported = host::import(kind, &bytes).map_err(|err| {
-            Error::input(format!(
-                "cannot import `{shown}`: {}",
-                escape(&err.to_string())
-            ))
-        })?;
-        if let Some(kept) = &imported.kept {
+        let warn = |cx: &mut Context<'_>, message: &str| {
             note(
                 cx.err,
-                format_args!("pi-rules: note: `{shown}`: {}", escape(kept)),
+                format_args!("pi-rules: warning: `{shown}`: {}", escape(message)),
+            );
+        };
+        let relative = relative_to(here.as_deref(), &layers.session.cwd, file);
+        if !seen.insert(relative.clone().unwrap_or_else(|| file.clone())) {
+            warn(cx, "given twice; imported once");
+            continue;
+        }
+        let parts: Vec<String> = match &relative {
+            Some(path) => components(path),
+            None => components(file),
+        };
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        let Some(located) = host::locate(&parts) else {
+            warn(
+                cx,
+                "skipped: it is not an agent's instruction file that import knows (AGENTS.md, \
+                 CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .goosehints, \
+                 .cursorrules, .windsurfrules, .clinerules, .cursor/rules/**/*.mdc, \
+                 .windsurf/rules/**/*.md, .clinerules/**/*.md, .kiro/steering/**/*.md, \
+                 .claude/rules/**/*.md, .github/instructions/**/*.instructions.md)",
+            );
+            continue;
+        };
+        let bytes = match pi_rules_host::files::bounded::read_text(file, MAX_IMPORT_BYTES) {
+            Ok(Some(text)) => text.into_bytes(),
+            Ok(None) => {
+                warn(cx, "skipped: no such file");
+                continue;
+            }
+            Err(reason) => {
+                warn(cx, &format!("skipped: {reason}"));
+                continue;
+            }
+        };
+        let imported = match host::import(located.kind, &bytes) {
+            Ok(imported) => imported,
+            Err(skip) => {
+                warn(cx, &format!("skipped: {skip}"));
+                continue;
+            }
+        };
+        for said in &imported.notes {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: {}: `{shown}`: {}",
+                    said.level.label(),
+                    escape(&said.message)
+                ),
             );
         }
         scoped_any |= !imported.paths.is_empty();
-        for glob in &imported.paths {
-            if let Err(err) = rule_scope::compile_glob(glob) {
-                note(
-                    cx.err,
-                    format_args!(
-                        "pi-rules: warning: `{shown}`: `{}` is not a glob pi-rules can use ({}); \
-                         it is kept, and `pi-rules check` reports it",
-                        escape(glob),
-                        escape(&err.reason)
-                    ),
-                );
-            }
-        }
-        if let Some(warning) = &imported.warning {
-            note(
-                cx.err,
-                format_args!("pi-rules: warning: `{shown}`: {}", escape(warning)),
+        let dir = match &relative {
+            Some(_) if located.dir > 0 => parts[..located.dir].join("/"),
+            _ => String::new(),
+        };
+        let dir = if dir.is_empty() || target == Layer::Project {
+            dir
+        } else {
+            warn(
+                cx,
+                &format!(
+                    "its agent reads it for `{dir}` only; the user layer has no nested \
+                     directories, so the rule is for every directory"
+                ),
             );
-        }
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
-        rules.push((shown, host::stem(&name.unwrap_or_default()), imported.text));
+            String::new()
+        };
+        found.push(Found {
+            shown,
+            dir,
+            stem: located.stem,
+            text: imported.text,
+        });
+    }
+    if found.is_empty() {
+        bail!("nothing to import: every file given was skipped");
     }
     if scoped_any
         && !pi_rules_host::config::Config::read(&layers.session)
@@ -128,32 +181,115 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ),
         );
     }
-    let mut used = layers.used_prefixes();
-    let dir_path = layers.writable_dir(target)?;
-    let dir = layers.open_layer(target).map_err(|e| {
-        Error::input(format!(
-            "cannot write to `{}`: {e:#}",
-            escape(&dir_path.display().to_string())
-        ))
-    })?;
-    for (shown, stem, text) in rules {
-        let Some(prefix) = next_free(&used, lo, hi) else {
-            bail!(
-                "cannot import `{shown}`: every prefix from {lo:02} to {hi:02} of the {} \
-                 layer is in use",
-                target.as_str()
-            );
-        };
-        used.push(prefix);
-        let file_name = format!("{prefix:02}-{stem}.md");
-        let dest = dir_path.join(&file_name);
+    write_all(cx, &layers, target, &found)
+}
+
+/// Names every rule found and writes it, each directory opened once; an existing file is
+/// never replaced.
+fn write_all(
+    cx: &mut Context<'_>,
+    layers: &Layers,
+    target: Layer,
+    found: &[Found],
+) -> Result<Exit> {
+    let to_name: Vec<ToName<'_>> = found
+        .iter()
+        .map(|f| ToName {
+            dir: &f.dir,
+            stem: &f.stem,
+        })
+        .collect();
+    let taken: HashSet<String> = layers.loaded.names.iter().map(|r| r.name.clone()).collect();
+    let names = host::name_rules(
+        &to_name,
+        &layers.used_prefixes(),
+        &taken,
+        target.prefix_range(),
+        |dir| match layers.nested_dir(Path::new(dir)) {
+            Ok(nested) => layers
+                .nested_rules(&nested)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect(),
+            Err(_) => Vec::new(),
+        },
+    );
+    let mut open: HashMap<&str, (LayerDir, PathBuf)> = HashMap::new();
+    for (rule, name) in found.iter().zip(&names) {
+        if !open.contains_key(rule.dir.as_str()) {
+            let opened = if rule.dir.is_empty() {
+                let path = layers.writable_dir(target)?;
+                let dir = layers.open_layer(target).map_err(|e| {
+                    Error::input(format!(
+                        "cannot write to `{}`: {}",
+                        escape(&path.display().to_string()),
+                        escape(&format!("{e:#}"))
+                    ))
+                })?;
+                (dir, path)
+            } else {
+                let nested = layers.nested_dir(Path::new(&rule.dir))?;
+                let dir = layers.open_nested(&nested).map_err(|e| {
+                    Error::input(format!(
+                        "cannot write to `{}` (for `{}`): {}",
+                        escape(&nested.rules.display().to_string()),
+                        rule.shown,
+                        escape(&format!("{e:#}"))
+                    ))
+                })?;
+                (dir, nested.rules)
+            };
+            open.insert(&rule.dir, opened);
+        }
+        let (dir, path) = &open[rule.dir.as_str()];
+        let dest = path.join(name);
         let shown_dest = escape(&dest.display().to_string()).into_owned();
-        match dir.write(&file_name, text.as_bytes(), false) {
+        match dir.write(name, rule.text.as_bytes(), false) {
             Ok(()) => {}
-            Err(WriteError::Exists) => bail!("`{shown_dest}` already exists; nothing replaced"),
-            Err(err) => bail!("cannot write `{shown_dest}`: {err}"),
+            Err(WriteError::Exists) => bail!(
+                "`{shown_dest}` (from `{}`) already exists; nothing replaced",
+                rule.shown
+            ),
+            Err(err) => bail!("cannot write `{shown_dest}` (from `{}`): {err}", rule.shown),
         }
         output(writeln!(cx.out, "{shown_dest}"))?;
     }
     Ok(Exit::Success)
+}
+
+/// `file` relative to the project directory `project`, lexically (`file` relative to the
+/// working directory `here`, or absolute); `None` when it is not below it.
+fn relative_to(here: Option<&Path>, project: &Path, file: &Path) -> Option<PathBuf> {
+    let absolute = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        here?.join(file)
+    };
+    let normal = |path: &Path| {
+        let mut out = PathBuf::new();
+        for component in path.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    };
+    normal(&absolute)
+        .strip_prefix(normal(project))
+        .ok()
+        .map(Path::to_path_buf)
+}
+
+/// The plain components of a path, as text.
+fn components(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect()
 }

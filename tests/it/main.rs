@@ -16,6 +16,7 @@ mod explain;
 mod export;
 mod fix_diff;
 mod git_spawn;
+mod import;
 mod layers_conformance;
 mod lint_noise;
 mod loader;
