@@ -91,6 +91,37 @@ fn toml_string(text: &str) -> String {
     out
 }
 
+/// A key of a TOML table: bare when it may be, else quoted.
+fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        key.to_owned()
+    } else {
+        toml_string(key)
+    }
+}
+
+/// A value of `[export] set` (JSON text) as TOML: strings, numbers, booleans and lists of them
+/// as they are; anything else as its JSON text in a string.
+fn toml_value(json: &str) -> String {
+    fn write(value: &Json) -> Option<String> {
+        Some(match value {
+            Json::String(s) => toml_string(s),
+            Json::Bool(b) => b.to_string(),
+            Json::Number(n) => n.to_string(),
+            Json::Array(items) => toml_array(items.iter().map(write).collect::<Option<Vec<_>>>()?),
+            Json::Null | Json::Object(_) => return None,
+        })
+    }
+    serde_json::from_str(json)
+        .ok()
+        .and_then(|value| write(&value))
+        .unwrap_or_else(|| toml_string(json))
+}
+
 /// A TOML array of `items`, already written.
 fn toml_array(items: impl IntoIterator<Item = String>) -> String {
     let items: Vec<String> = items.into_iter().collect();
@@ -169,11 +200,35 @@ fn text_form(loaded: &LoadedConfig) -> String {
         write_per_path(&mut out, entry);
     }
     out.push_str("\n[export]\n");
-    let layers = toml_array(config.export.layers.iter().map(|l| toml_string(l.as_str())));
+    let export = &config.export;
+    let targets = toml_array(export.targets.iter().map(|t| toml_string(t)));
+    line(
+        &mut out,
+        format!("targets = {targets}"),
+        loaded.source("export.targets"),
+    );
+    let layers = toml_array(export.layers.iter().map(|l| toml_string(l.as_str())));
     line(
         &mut out,
         format!("layers = {layers}"),
         loaded.source("export.layers"),
+    );
+    let settings = export.settings.map_or("project", |s| s.as_str());
+    line(
+        &mut out,
+        format!("settings = {}", toml_string(settings)),
+        loaded.source("export.settings"),
+    );
+    let set: Vec<String> = export
+        .set
+        .iter()
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(key, json)| format!("{} = {}", toml_key(key), toml_value(json)))
+        .collect();
+    line(
+        &mut out,
+        format!("set = {{ {} }}", set.join(", ")),
+        loaded.source("export.set"),
     );
     out
 }
@@ -218,6 +273,15 @@ fn json_form(loaded: &LoadedConfig) -> Json {
         })
         .collect();
     let layers: Vec<&str> = config.export.layers.iter().map(|l| l.as_str()).collect();
+    let set: Map<String, Json> = (config.export.set.iter())
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(key, json)| {
+            (
+                key.to_owned(),
+                serde_json::from_str(json).unwrap_or(Json::Null),
+            )
+        })
+        .collect();
     let mut sources = Map::new();
     let mut source = |key: String| {
         let from = loaded.source(&key).as_str();
@@ -229,7 +293,10 @@ fn json_form(loaded: &LoadedConfig) -> Json {
         source(format!("check.severity.{}", code.id()));
     }
     source("check.per-path".to_owned());
+    source("export.targets".to_owned());
     source("export.layers".to_owned());
+    source("export.settings".to_owned());
+    source("export.set".to_owned());
     let files: Vec<Json> = loaded
         .files
         .iter()
@@ -265,7 +332,12 @@ fn json_form(loaded: &LoadedConfig) -> Json {
                 "severity": severities_json(&check.severity),
                 "per-path": per_path,
             },
-            "export": {"layers": layers},
+            "export": {
+                "targets": config.export.targets,
+                "layers": layers,
+                "settings": config.export.settings.map_or("project", |s| s.as_str()),
+                "set": set,
+            },
         },
         "sources": sources,
         "files": files,

@@ -95,7 +95,10 @@ fn the_project_file_overrides_the_user_file_key_by_key() {
             "check.severity.PR804": "user",
             "check.severity.PR504": "project",
             "check.per-path": "project",
+            "export.targets": "default",
             "export.layers": "default",
+            "export.settings": "default",
+            "export.set": "default",
         })
     );
     // The text form names the same sources, one per value.

@@ -4,10 +4,13 @@
 //! nothing, so the key keeps the other file's value or its default.
 
 use super::globs;
-use super::{ConfigFinding, ConfigSource, Level, PerPath};
+use super::{ConfigFinding, ConfigSource, ExportSettings, Level, PerPath};
+use crate::export::targets::Target;
+use crate::settings_source::SettingsOverrides;
 use indexmap::IndexMap;
 use pi_rules_core::layer::Layer;
 use pi_rules_core::lint::{self, suggest, Code, MAX_PER_CODE};
+use pi_rules_core::settings::Schema;
 use pi_rules_core::span::line_col;
 use std::ops::Range;
 use std::path::Path;
@@ -21,6 +24,9 @@ pub(super) struct Settings {
     pub severity: Vec<(Code, Level)>,
     pub per_path: Option<Vec<PerPath>>,
     pub layers: Option<Vec<Layer>>,
+    pub targets: Option<Vec<String>>,
+    pub export_settings: Option<ExportSettings>,
+    pub set: Option<Vec<String>>,
 }
 
 /// The keys of the file's top level.
@@ -28,7 +34,7 @@ const TOP_KEYS: [&str; 3] = ["rules", "check", "export"];
 const RULES_KEYS: [&str; 1] = ["scoped"];
 const CHECK_KEYS: [&str; 3] = ["ignore", "severity", "per-path"];
 const PER_PATH_KEYS: [&str; 3] = ["paths", "ignore", "severity"];
-const EXPORT_KEYS: [&str; 1] = ["layers"];
+const EXPORT_KEYS: [&str; 4] = ["targets", "layers", "settings", "set"];
 const LAYER_NAMES: [&str; 3] = ["package", "user", "project"];
 
 /// The most globs a file's `[[check.per-path]]` entries hold together, and the most entries:
@@ -42,11 +48,13 @@ pub(super) fn read(
     text: &str,
     path: &Path,
     source: ConfigSource,
+    schema: &Schema,
 ) -> (Settings, Vec<ConfigFinding>, bool) {
     let mut reader = Reader {
         text,
         path,
         source,
+        schema,
         findings: Vec::new(),
         kept: IndexMap::new(),
         left_out: IndexMap::new(),
@@ -105,6 +113,8 @@ struct Reader<'t> {
     text: &'t str,
     path: &'t Path,
     source: ConfigSource,
+    /// The settings keys `[export] set` may give values to.
+    schema: &'t Schema,
     findings: Vec<ConfigFinding>,
     /// Per code, how many findings are kept.
     kept: IndexMap<Code, usize>,
@@ -282,6 +292,9 @@ impl Reader<'_> {
         for (key, item) in Self::entries(table) {
             match key.get() {
                 "layers" => set.layers = self.layers(key, item),
+                "targets" => set.targets = self.targets(key, item),
+                "settings" => set.export_settings = self.export_settings(key, item),
+                "set" => set.set = self.set(key, item),
                 _ => self.unknown_key("export", key, &EXPORT_KEYS),
             }
         }
@@ -514,6 +527,101 @@ impl Reader<'_> {
         })
     }
 
+    /// `[export] targets`: a list of target names, or one comma-separated string
+    /// (`"agents-md,claude"`), as on the command line.
+    fn targets(&mut self, key: &Key, item: &Item) -> Option<Vec<String>> {
+        let wanted = "a list of targets such as `[\"agents-md\", \"claude\"]`";
+        let items: Vec<(&str, Option<Range<usize>>)> = match item.as_str() {
+            Some(text) => {
+                let span = Self::at(key, item);
+                text.split(',').map(|name| (name, span.clone())).collect()
+            }
+            None => self.strings("export.targets", key, item, wanted)?,
+        };
+        let mut targets: Vec<String> = Vec::with_capacity(items.len());
+        for (name, span) in items {
+            let name = name.trim();
+            if Target::from_name(name).is_none() {
+                let names = Target::ALL.map(Target::name);
+                let help = match suggest::closest(name, names) {
+                    Some(near) => format!("did you mean \"{near}\"?"),
+                    None => format!("the targets are {}", crate::export::targets::names()),
+                };
+                self.report(
+                    Code::ConfigInvalidValue,
+                    span,
+                    format!("`{}` is not an export target", short(name)),
+                    Some(help),
+                );
+                continue;
+            }
+            if !targets.iter().any(|t| t == name) {
+                targets.push(name.to_owned());
+            }
+        }
+        Some(targets)
+    }
+
+    /// `[export] settings`: `"project"` or `"all"`, as `--settings`.
+    fn export_settings(&mut self, key: &Key, item: &Item) -> Option<ExportSettings> {
+        let span = Self::at(key, item);
+        let Some(name) = item.as_str() else {
+            let wanted = "\"project\" or \"all\"";
+            self.wrong_type("export.settings", span, wanted, kind_of(item));
+            return None;
+        };
+        match name {
+            "project" => Some(ExportSettings::Project),
+            "all" => Some(ExportSettings::All),
+            _ => {
+                let help = match suggest::closest(name, ["project", "all"]) {
+                    Some(near) => format!("did you mean \"{near}\"?"),
+                    None => "the choices are \"project\" (the project settings file and the \
+                             schema defaults) and \"all\" (the whole chain)"
+                        .to_owned(),
+                };
+                self.report(
+                    Code::ConfigInvalidValue,
+                    span,
+                    format!("`{}` is not a settings choice", short(name)),
+                    Some(help),
+                );
+                None
+            }
+        }
+    }
+
+    /// `[export] set`: a table of settings values, as `--set KEY=VALUE` each (`KEY=JSON`).
+    /// A key the schema does not have, or a value its check rejects, is a finding.
+    fn set(&mut self, key: &Key, item: &Item) -> Option<Vec<String>> {
+        let table = self.table("export.set", key, item)?;
+        let mut pairs = Vec::new();
+        for (key, item) in Self::entries(table) {
+            let span = Self::at(key, item);
+            let name = key.get();
+            let Some(json) = item.as_value().and_then(toml_to_json) else {
+                let wanted = "a string, a number, a boolean, or a list or table of them";
+                let shown = format!("export.set.{}", short(name));
+                self.wrong_type(&shown, span, wanted, kind_of(item));
+                continue;
+            };
+            let pair = format!("{name}={json}");
+            match SettingsOverrides::parse(self.schema, std::slice::from_ref(&pair)) {
+                Ok(_) => pairs.push(pair),
+                Err(err) => {
+                    let span = if self.schema.contains(name) {
+                        span
+                    } else {
+                        key.span()
+                    };
+                    let message = err.0.replace("in `--set`", "in `[export] set`");
+                    self.report(Code::ConfigInvalidValue, span, message, None);
+                }
+            }
+        }
+        Some(pairs)
+    }
+
     /// `[export] layers`.
     fn layers(&mut self, key: &Key, item: &Item) -> Option<Vec<Layer>> {
         let wanted = "a list of layers such as `[\"project\"]`";
@@ -544,4 +652,26 @@ impl Reader<'_> {
         }
         Some(layers)
     }
+}
+
+/// A TOML value as JSON text, for `[export] set`; `None` for a date-time, which no setting
+/// takes.
+fn toml_to_json(value: &Value) -> Option<String> {
+    fn convert(value: &Value) -> Option<serde_json::Value> {
+        Some(match value {
+            Value::String(s) => serde_json::Value::String(s.value().clone()),
+            Value::Integer(i) => serde_json::Value::from(*i.value()),
+            Value::Float(f) => serde_json::Number::from_f64(*f.value())?.into(),
+            Value::Boolean(b) => serde_json::Value::Bool(*b.value()),
+            Value::Datetime(_) => return None,
+            Value::Array(array) => array.iter().map(convert).collect::<Option<_>>()?,
+            Value::InlineTable(table) => serde_json::Value::Object(
+                table
+                    .iter()
+                    .map(|(k, v)| Some((k.to_owned(), convert(v)?)))
+                    .collect::<Option<_>>()?,
+            ),
+        })
+    }
+    Some(convert(value)?.to_string())
 }

@@ -9,7 +9,9 @@
 //! - `[check] ignore = [codes]`, `[check.severity] CODE = "error" | "warning" | "info" | "off"`,
 //!   `[[check.per-path]] paths = [globs]` with `ignore` and `severity` for the files the globs
 //!   match (relative to the project root);
-//! - `[export] layers = ["package" | "user" | "project", ...]` (default the project layer).
+//! - `[export] targets = ["agents-md", ...]` (or one comma-separated string), `layers =
+//!   ["package" | "user" | "project", ...]` (default the project layer), `settings = "project" |
+//!   "all"`, `set = { KEY = VALUE, ... }`: what a bare `pi-rules export` does.
 //!
 //! Modules: `file.rs` reads one file into what it sets and its findings, `globs.rs` compiles the
 //! globs of a per-path entry, `apply.rs` applies `[check]` to a lint report, `schema.rs` is the
@@ -163,17 +165,47 @@ impl PerPath {
     }
 }
 
-/// `[export]`, for `export`.
+/// `[export]`, for `export`: the team's choice, so that a bare `pi-rules export` and
+/// `export --check` repeat it. Flags on the command line win over each key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportConfig {
+    /// The targets a bare `export` writes (names as on the command line); empty when the files
+    /// do not say (export then refreshes the targets the project has).
+    pub targets: Vec<String>,
     /// The layers `export` writes for other agents: the project layer unless the file says.
     pub layers: Vec<Layer>,
+    /// How much of the settings chain export reads (`--settings`); `None`: export's default.
+    pub settings: Option<ExportSettings>,
+    /// Settings values as `--set` gives them, `KEY=JSON` each, in the file's order.
+    pub set: Vec<String>,
+}
+
+/// `[export] settings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportSettings {
+    /// The project settings file and the schema defaults.
+    Project,
+    /// The whole chain: project file, global file, environment, defaults.
+    All,
+}
+
+impl ExportSettings {
+    /// The name in the file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportSettings::Project => "project",
+            ExportSettings::All => "all",
+        }
+    }
 }
 
 impl Default for ExportConfig {
     fn default() -> ExportConfig {
         ExportConfig {
+            targets: Vec::new(),
             layers: vec![Layer::Project],
+            settings: None,
+            set: Vec::new(),
         }
     }
 }
@@ -274,7 +306,8 @@ pub struct ConfigFinding {
 pub struct LoadedConfig {
     pub config: Config,
     /// Every key's source, in the file's order of keys: `rules.scoped`, `check.ignore`,
-    /// `check.severity.CODE` (one per code set), `check.per-path`, `export.layers`. A key
+    /// `check.severity.CODE` (one per code set), `check.per-path`, `export.targets`,
+    /// `export.layers`, `export.settings`, `export.set`. A key
     /// missing here has its default.
     pub sources: IndexMap<String, ConfigSource>,
     /// The user file (when there is a `$HOME`), then the project file.
@@ -285,12 +318,15 @@ pub struct LoadedConfig {
 
 /// The keys whose values [`LoadedConfig::sources`] gives, in order (`check.severity` stands for
 /// its codes).
-pub const KEYS: [&str; 5] = [
+pub const KEYS: [&str; 8] = [
     "rules.scoped",
     "check.ignore",
     "check.severity",
     "check.per-path",
+    "export.targets",
     "export.layers",
+    "export.settings",
+    "export.set",
 ];
 
 impl LoadedConfig {
@@ -360,9 +396,21 @@ impl LoadedConfig {
                 config.check.per_path = per_path;
                 take("check.per-path");
             }
+            if let Some(targets) = set.targets {
+                config.export.targets = targets;
+                take("export.targets");
+            }
             if let Some(layers) = set.layers {
                 config.export.layers = layers;
                 take("export.layers");
+            }
+            if let Some(settings) = set.export_settings {
+                config.export.settings = Some(settings);
+                take("export.settings");
+            }
+            if let Some(set) = set.set {
+                config.export.set = set;
+                take("export.set");
             }
             files.push(file);
             findings.extend(found);
@@ -423,7 +471,7 @@ fn read_file(
         }
         Err(reason) => unreadable(source, reason),
         Ok(Some(text)) => {
-            let (set, found, parsed) = file::read(&text, &path, source);
+            let (set, found, parsed) = file::read(&text, &path, source, &session.schema);
             let state = if parsed {
                 FileState::Read {
                     findings: found.len(),

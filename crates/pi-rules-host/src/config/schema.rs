@@ -70,12 +70,32 @@ pub fn json_schema() -> Value {
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
+                    "targets": {
+                        "description": "The targets a bare `pi-rules export` (and `export --check`) writes, as on the command line: a list, or one comma-separated string.",
+                        "anyOf": [
+                            {
+                                "type": "array",
+                                "items": {"enum": crate::export::targets::Target::ALL.map(|t| t.name())},
+                                "uniqueItems": true,
+                            },
+                            {"type": "string"},
+                        ],
+                    },
                     "layers": {
                         "description": "The layers `pi-rules export` writes for other agents.",
                         "type": "array",
                         "items": {"enum": ["package", "user", "project"]},
                         "uniqueItems": true,
                         "default": ["project"],
+                    },
+                    "settings": {
+                        "description": "The settings `pi-rules export` reads, as `--settings`: the project settings file and the schema defaults, or the whole chain.",
+                        "enum": ["project", "all"],
+                        "default": "project",
+                    },
+                    "set": {
+                        "description": "Settings values `pi-rules export` uses, as `--set KEY=VALUE` each.",
+                        "type": "object",
                     },
                 },
             },

@@ -3,6 +3,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use super::*;
+use crate::settings_source::SettingsOverrides;
 use pi_rules_core::settings::Schema;
 use std::borrow::Cow;
 use std::fs;
@@ -53,7 +54,12 @@ impl Place {
 
 /// The findings of `text` as a project file: (code, line, column).
 fn findings_of(text: &str) -> Vec<(Code, usize, usize)> {
-    let (_, found, _) = file::read(text, Path::new("p.toml"), ConfigSource::Project);
+    let (_, found, _) = file::read(
+        text,
+        Path::new("p.toml"),
+        ConfigSource::Project,
+        Schema::embedded(),
+    );
     found.iter().map(|f| (f.code, f.line, f.column)).collect()
 }
 
@@ -252,12 +258,22 @@ fn messages_name_the_key_and_suggest_the_closest() {
         ),
     ];
     for (text, message, help) in cases {
-        let (_, found, _) = file::read(text, Path::new("p.toml"), ConfigSource::Project);
+        let (_, found, _) = file::read(
+            text,
+            Path::new("p.toml"),
+            ConfigSource::Project,
+            Schema::embedded(),
+        );
         assert_eq!(found.len(), 1, "{text:?}: {found:?}");
         assert_eq!(found[0].message, message, "{text:?}");
         assert_eq!(found[0].help.as_deref(), help, "{text:?}");
     }
-    let (_, found, parsed) = file::read("[rules", Path::new("p.toml"), ConfigSource::Project);
+    let (_, found, parsed) = file::read(
+        "[rules",
+        Path::new("p.toml"),
+        ConfigSource::Project,
+        Schema::embedded(),
+    );
     assert!(!parsed);
     assert!(
         found[0].message.starts_with("not valid TOML: "),
@@ -346,7 +362,12 @@ fn check_config_decides_each_findings_severity() {
     let text = "[check]\nignore = [\"PR512\"]\n[check.severity]\nPR804 = \"warning\"\nPR504 = \"off\"\n\
                 [[check.per-path]]\npaths = [\".pi/rules/legacy/**\"]\nignore = [\"PR804\"]\nseverity = { PR512 = \"info\" }\n\
                 [[check.per-path]]\npaths = [\"90-*.md\"]\nseverity = { PR804 = \"error\" }\n";
-    let (set, found, _) = file::read(text, Path::new("p.toml"), ConfigSource::Project);
+    let (set, found, _) = file::read(
+        text,
+        Path::new("p.toml"),
+        ConfigSource::Project,
+        Schema::embedded(),
+    );
     assert!(found.is_empty(), "{found:?}");
     let check = CheckConfig {
         ignore: set.ignore.unwrap(),
@@ -401,7 +422,12 @@ fn findings_are_bounded_per_code_and_a_large_file_reads_quickly() {
     let items = vec!["\"PR9999\""; 100_000].join(", ");
     let text = format!("[check]\nignore = [{items}]\n");
     let started = std::time::Instant::now();
-    let (set, found, _) = file::read(&text, Path::new("p.toml"), ConfigSource::Project);
+    let (set, found, _) = file::read(
+        &text,
+        Path::new("p.toml"),
+        ConfigSource::Project,
+        Schema::embedded(),
+    );
     let elapsed = started.elapsed();
     assert_eq!(set.ignore, Some(Vec::new()));
     assert_eq!(found.len(), pi_rules_core::lint::MAX_PER_CODE + 1);
@@ -422,7 +448,12 @@ fn per_path_globs_and_entries_are_bounded() {
     let entries = "[[check.per-path]]\npaths = [\"b\"]\n".repeat(20_000);
     for text in [format!("[[check.per-path]]\npaths = [{globs}]\n"), entries] {
         let started = std::time::Instant::now();
-        let (set, found, _) = file::read(&text, Path::new("p.toml"), ConfigSource::Project);
+        let (set, found, _) = file::read(
+            &text,
+            Path::new("p.toml"),
+            ConfigSource::Project,
+            Schema::embedded(),
+        );
         let elapsed = started.elapsed();
         let per_path = set.per_path.unwrap();
         let kept: usize = per_path.iter().map(|e| e.paths.len()).sum();
@@ -435,4 +466,79 @@ fn per_path_globs_and_entries_are_bounded() {
         );
         assert!(elapsed.as_secs() < 10, "{elapsed:?}");
     }
+}
+
+#[test]
+fn export_keys_give_targets_settings_and_values_as_the_flags_do() {
+    let place = Place::new();
+    place.user("[export]\ntargets = \"claude\"\nsettings = \"all\"\n");
+    place.project(
+        "[export]\ntargets = \"agents-md, claude,agents-md\"\nset = { dco = true, commit_trailer = \"Assisted-by\", review_loop_max_cycles = 3 }\n",
+    );
+    let loaded = place.read();
+    assert!(loaded.findings.is_empty(), "{:?}", loaded.findings);
+    let export = &loaded.config.export;
+    assert_eq!(export.targets, ["agents-md", "claude"]);
+    assert_eq!(export.settings, Some(ExportSettings::All));
+    assert_eq!(
+        export.set,
+        [
+            "dco=true",
+            "commit_trailer=\"Assisted-by\"",
+            "review_loop_max_cycles=3"
+        ]
+    );
+    // Each value is what `--set` takes: the schema accepts every pair.
+    assert!(SettingsOverrides::parse(Schema::embedded(), &export.set).is_ok());
+    assert_eq!(loaded.source("export.targets"), ConfigSource::Project);
+    assert_eq!(loaded.source("export.settings"), ConfigSource::User);
+    assert_eq!(loaded.source("export.set"), ConfigSource::Project);
+    // A list works as the string does; a string that looks like JSON stays a string.
+    place.project(
+        "[export]\ntargets = [\"kiro\", \"cursor\"]\nset = { commit_trailer = \"true\" }\n",
+    );
+    let loaded = place.read();
+    assert_eq!(loaded.config.export.targets, ["kiro", "cursor"]);
+    assert_eq!(loaded.config.export.set, ["commit_trailer=\"true\""]);
+}
+
+#[test]
+fn export_keys_report_what_they_cannot_use_where_it_is() {
+    use Code::*;
+    let cases = [
+        (
+            "[export]\ntargets = [\"claud\"]\n",
+            &[(ConfigInvalidValue, 2, 12)],
+        ),
+        ("[export]\ntargets = 3\n", &[(ConfigInvalidValue, 2, 11)]),
+        (
+            "[export]\nsettings = \"everything\"\n",
+            &[(ConfigInvalidValue, 2, 12)],
+        ),
+        (
+            "[export]\nset = { dko = true }\n",
+            &[(ConfigInvalidValue, 2, 9)],
+        ),
+        (
+            "[export]\nset = { review_loop_max_cycles = \"many\" }\n",
+            &[(ConfigInvalidValue, 2, 34)],
+        ),
+        ("[export]\ntarget = []\n", &[(ConfigUnknownKey, 2, 1)]),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(findings_of(text), *expected, "{text:?}");
+    }
+    let (set, found, _) = file::read(
+        "[export]\ntargets = [\"claud\", \"kiro\"]\nset = { dko = 1 }\n",
+        Path::new("p.toml"),
+        ConfigSource::Project,
+        Schema::embedded(),
+    );
+    assert_eq!(found[0].message, "`claud` is not an export target");
+    assert_eq!(found[0].help.as_deref(), Some("did you mean \"claude\"?"));
+    assert!(found[1].message.contains("`dko`"), "{}", found[1].message);
+    assert!(found[1].message.contains("`dco`"), "{}", found[1].message);
+    // What can be used is kept.
+    assert_eq!(set.targets, Some(vec!["kiro".to_owned()]));
+    assert_eq!(set.set, Some(Vec::new()));
 }

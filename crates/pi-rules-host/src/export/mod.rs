@@ -12,6 +12,8 @@
 // `export` and `import` check the files they write, and read back what they wrote, themselves.
 #![allow(clippy::disallowed_methods)]
 
+pub mod dialect;
+pub mod forms;
 pub mod import;
 pub mod lint;
 pub mod owned;

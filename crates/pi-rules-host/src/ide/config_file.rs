@@ -550,6 +550,18 @@ fn effective(loaded: &LoadedConfig, key: &[String]) -> Option<(String, ConfigSou
             list(config.export.layers.iter().map(|l| l.as_str()).collect()),
             loaded.source("export.layers"),
         ),
+        ["export", "targets"] => (
+            list(config.export.targets.iter().map(String::as_str).collect()),
+            loaded.source("export.targets"),
+        ),
+        ["export", "settings"] => (
+            code(config.export.settings.map_or("project", |s| s.as_str())),
+            loaded.source("export.settings"),
+        ),
+        ["export", "set", ..] => (
+            list(config.export.set.iter().map(String::as_str).collect()),
+            loaded.source("export.set"),
+        ),
         _ => return None,
     })
 }
