@@ -17,13 +17,20 @@ fn put(w: &World, path: &str, content: impl AsRef<[u8]>) -> PathBuf {
     dest
 }
 
-/// The globs of a rule's `paths:`, as the core reads them.
+/// The globs of a rule's `paths:`, as the core reads them, each as [`same`] writes it.
 fn globs_of(text: &str) -> Vec<String> {
     let fm = frontmatter::split(text);
-    rule_scope::parse(text, &fm)
-        .globs()
-        .map(str::to_owned)
-        .collect()
+    rule_scope::parse(text, &fm).globs().map(same).collect()
+}
+
+/// A glob of ours in one spelling: a leading `/` means nothing more when another `/` (not a
+/// trailing one) anchors the glob already, nor a leading `**/` before a name without `/`.
+fn same(glob: &str) -> String {
+    match (glob.strip_prefix('/'), glob.strip_prefix("**/")) {
+        (Some(rest), _) if rest.trim_end_matches('/').contains('/') => rest.to_owned(),
+        (_, Some(rest)) if !rest.is_empty() && !rest.contains('/') => rest.to_owned(),
+        _ => glob.to_owned(),
+    }
 }
 
 /// A rule's text after its frontmatter.
@@ -85,7 +92,8 @@ fn each_kind_of_file_becomes_a_rule() {
             ".claude/rules/api/handlers.md",
             "---\npaths:\n  - \"src/api/**\"\n  - \"src/**/*.{ts,tsx}\"\n---\nClaude rule notes.\n",
             "99-api-handlers.md",
-            &["src/api/**", "src/**/*.{ts,tsx}"],
+            // Claude Code reads `a/**` as `a`, and expands braces.
+            &["src/api", "src/**/*.ts", "src/**/*.tsx"],
         ),
     ];
     for (path, content, _, _) in sources {
@@ -104,7 +112,8 @@ fn each_kind_of_file_becomes_a_rule() {
             body_of(&text).trim_end().ends_with("notes."),
             "{name}: {text}"
         );
-        assert_eq!(globs_of(&text), *globs, "{name}: {text}");
+        let want: Vec<String> = globs.iter().map(|g| same(g)).collect();
+        assert_eq!(globs_of(&text), want, "{name}: {text}");
     }
     // The only word on stderr: scopes are off for pi.
     let err = stderr(&out);
@@ -246,7 +255,7 @@ fn what_cannot_be_kept_is_a_warning_with_its_line() {
     let k8s = fs::read_to_string(w.project_rules().join("90-k8s.md")).unwrap();
     assert_eq!(globs_of(&k8s), ["deploy/**"]);
     let mixed = fs::read_to_string(w.project_rules().join("91-mixed.md")).unwrap();
-    assert_eq!(globs_of(&mixed), ["src/**"]);
+    assert_eq!(globs_of(&mixed), ["src"]);
 }
 
 /// `D/AGENTS.md` and the other nested files go into `D/.pi/rules`, under names that replace no
@@ -394,7 +403,7 @@ fn expectation(text: &str) -> Expect {
     };
     match line.trim() {
         "always" => Expect::Always,
-        globs => Expect::Paths(globs.split(" | ").map(str::to_owned).collect()),
+        globs => Expect::Paths(globs.split(" | ").map(same).collect()),
     }
 }
 

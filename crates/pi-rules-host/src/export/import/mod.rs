@@ -12,15 +12,14 @@
 //!   warning. What cannot be kept is a warning with its line, never a failure.
 //! - [`name_rules`] names every rule of an import together ([`names`]).
 
-mod dialect_standin;
 mod header;
 mod names;
 #[cfg(test)]
 mod tests;
 
+use super::dialect::{read_value, Dialect};
 use super::{owned, section};
 use crate::notes::Note;
-use dialect_standin::{read_value, Dialect};
 use pi_rules_core::rule_scope;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -460,7 +459,13 @@ fn paths(kind: SourceKind, entry: &header::Entry<'_>, notes: &mut Vec<Note>) -> 
     };
     match &entry.value {
         header::Value::Line(value) => read(value),
-        header::Value::List(items) => items.iter().for_each(|item| read(item)),
+        header::Value::List(items) => read(
+            &items
+                .iter()
+                .map(|item| format!("- {item}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
     }
     let line = entry.line;
     for warning in said {

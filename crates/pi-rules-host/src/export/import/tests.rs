@@ -80,13 +80,24 @@ fn warnings(got: &Imported) -> Vec<&str> {
         .collect()
 }
 
-/// The globs the core reads from an imported rule's text.
+/// The globs the core reads from an imported rule's text, each as [`same`] writes it.
 fn core_globs(text: &str) -> Vec<String> {
     let fm = frontmatter::split(text);
-    rule_scope::parse(text, &fm)
-        .globs()
-        .map(str::to_owned)
-        .collect()
+    rule_scope::parse(text, &fm).globs().map(same).collect()
+}
+
+/// A glob of ours in one spelling: a leading `/` means nothing more when another `/` (not a
+/// trailing one) anchors the glob already, nor a leading `**/` before a name without `/`.
+fn same(glob: &str) -> String {
+    match (glob.strip_prefix('/'), glob.strip_prefix("**/")) {
+        (Some(rest), _) if rest.trim_end_matches('/').contains('/') => rest.to_owned(),
+        (_, Some(rest)) if !rest.is_empty() && !rest.contains('/') => rest.to_owned(),
+        _ => glob.to_owned(),
+    }
+}
+
+fn same_all(globs: &[String]) -> Vec<String> {
+    globs.iter().map(|g| same(g)).collect()
 }
 
 #[test]
@@ -113,9 +124,10 @@ fn bodies_without_sections_or_frontmatter() {
     );
     let got = imported(
         SourceKind::Windsurf,
-        "---\ntrigger: glob\nglobs: a/**\n---\nno break",
+        "---\ntrigger: glob\nglobs: a/b/**\n---\nno break",
     );
-    assert_eq!(got.text, "---\npaths: \"a/**\"\n---\nno break\n");
+    assert_eq!(got.text, format!("{}no break\n", paths_header(&got.paths)));
+    assert_eq!(core_globs(&got.text), ["a/b/**"]);
     let generated = owned::render("", "x");
     assert_eq!(import(SourceKind::Cline, &generated), Err(Skip::Generated));
     let broken = b"a\n<!-- pi-rules:begin x -->\nb\n";
@@ -171,10 +183,11 @@ fn path_scopes_become_the_rule_s_paths() {
             &["app/api/**/*", "src/**/*.{ts,tsx}"],
         ),
         (Cline, "---\npaths:\n  - \"src/components/**\"\n---\nX\n", &["src/components/**"]),
+        // Claude Code expands braces, and reads `a/**` as `a` at any depth.
         (
             ClaudeRule,
-            "---\npaths:\n  - \"src/api/**/*.ts\"\n  - \"src/**/*.{ts,tsx}\"\n---\nX\n",
-            &["src/api/**/*.ts", "src/**/*.{ts,tsx}"],
+            "---\npaths:\n  - \"src/api/**/*.ts\"\n  - \"src/**/*.{ts,tsx}\"\n  - \"lib/**\"\n---\nX\n",
+            &["src/api/**/*.ts", "src/**/*.ts", "src/**/*.tsx", "lib"],
         ),
         (Copilot, "---\napplyTo: \"**/*.cs,**/*.csproj\"\n---\nX\n", &["**/*.cs", "**/*.csproj"]),
         // Not strict YAML: several quoted strings, each comma-separated.
@@ -182,8 +195,9 @@ fn path_scopes_become_the_rule_s_paths() {
     ];
     for (kind, file, want) in cases {
         let got = imported(*kind, file);
-        assert_eq!(got.paths, *want, "{kind:?}: {file:?}");
-        assert_eq!(core_globs(&got.text), *want, "{}", got.text);
+        let want: Vec<String> = want.iter().map(|g| same(g)).collect();
+        assert_eq!(same_all(&got.paths), want, "{kind:?}: {file:?}");
+        assert_eq!(core_globs(&got.text), want, "{}", got.text);
         assert!(warnings(&got).is_empty(), "{file:?}: {:?}", got.notes);
         assert!(got.text.ends_with("---\nX\n"), "{}", got.text);
     }
@@ -192,17 +206,20 @@ fn path_scopes_become_the_rule_s_paths() {
 #[test]
 fn several_globs_are_a_yaml_list_and_a_comma_survives() {
     let got = imported(
-        SourceKind::ClaudeRule,
-        "---\npaths:\n  - 'packages/{web,api}/**'\n  - 'it\"s/**'\n  - \"x # y\"\n---\nX\n",
+        SourceKind::Kiro,
+        "---\ninclusion: fileMatch\nfileMatchPattern:\n  - 'packages/{web,api}/**'\n  - 'it\"s/**'\n---\nX\n",
     );
     assert_eq!(
         got.text,
-        "---\npaths:\n  - \"packages/{web,api}/**\"\n  - 'it\"s/**'\n  - \"x # y\"\n---\nX\n"
+        "---\npaths:\n  - \"/packages/{web,api}/**\"\n  - '/it\"s/**'\n---\nX\n"
     );
-    assert_eq!(
-        core_globs(&got.text),
-        ["packages/{web,api}/**", "it\"s/**", "x # y"]
+    assert_eq!(core_globs(&got.text), ["packages/{web,api}/**", "it\"s/**"]);
+    // One glob with a comma, on the key's line.
+    let got = imported(
+        SourceKind::Kiro,
+        "---\ninclusion: fileMatch\nfileMatchPattern: 'src/*.{ts,tsx}'\n---\nX\n",
     );
+    assert_eq!(core_globs(&got.text), ["src/*.{ts,tsx}"]);
 }
 
 /// Scopes that are not paths: the rule is imported for every request, with a warning with its
@@ -300,7 +317,7 @@ fn keys_of_another_agent_are_said_and_left_out() {
         SourceKind::Copilot,
         "---\npaths:\n  - \"b/**\"\napplyTo: \"a/**\"\n---\nX\n",
     );
-    assert_eq!(got.paths, ["a/**"]);
+    assert_eq!(same_all(&got.paths), ["a/**"]);
     assert_eq!(warnings(&got).len(), 1);
     assert!(warnings(&got)[0].starts_with("line 2: `paths:`"));
     // Windsurf's `glob:` (not `globs:`).
@@ -321,7 +338,7 @@ fn a_second_block_and_frontmatter_in_plain_files_stay_text() {
     );
     let fm = frontmatter::split(&got.text);
     assert_eq!(&got.text[fm.body_start..], "---\nrequires: x\n---\nBody\n");
-    assert_eq!(core_globs(&got.text), ["src/**"]);
+    assert_eq!(core_globs(&got.text), ["src"]);
     let got = imported(
         SourceKind::Cursor,
         "---\nalwaysApply: true\n---\n---\nrequires: x\n---\nBody\n",
