@@ -214,47 +214,92 @@ fn write_all(
             Err(_) => Vec::new(),
         },
     );
-    let mut open: HashMap<&str, (LayerDir, PathBuf)> = HashMap::new();
-    for (rule, name) in found.iter().zip(&names) {
-        if !open.contains_key(rule.dir.as_str()) {
-            let opened = if rule.dir.is_empty() {
-                let path = layers.writable_dir(target)?;
-                let dir = layers.open_layer(target).map_err(|e| {
-                    Error::input(format!(
-                        "cannot write to `{}`: {}",
-                        escape(&path.display().to_string()),
-                        escape(&format!("{e:#}"))
-                    ))
-                })?;
-                (dir, path)
-            } else {
-                let nested = layers.nested_dir(Path::new(&rule.dir))?;
-                let dir = layers.open_nested(&nested).map_err(|e| {
-                    Error::input(format!(
-                        "cannot write to `{}` (for `{}`): {}",
-                        escape(&nested.rules.display().to_string()),
-                        rule.shown,
-                        escape(&format!("{e:#}"))
-                    ))
-                })?;
-                (dir, nested.rules)
-            };
-            open.insert(&rule.dir, opened);
-        }
-        let (dir, path) = &open[rule.dir.as_str()];
-        let dest = path.join(name);
-        let shown_dest = escape(&dest.display().to_string()).into_owned();
-        match dir.write(name, rule.text.as_bytes(), false) {
-            Ok(()) => {}
-            Err(WriteError::Exists) => bail!(
-                "`{shown_dest}` (from `{}`) already exists; nothing replaced",
-                rule.shown
-            ),
-            Err(err) => bail!("cannot write `{shown_dest}` (from `{}`): {err}", rule.shown),
-        }
-        output(writeln!(cx.out, "{shown_dest}"))?;
+    // Each directory opened once, and its rules written together (one sync for them all).
+    let mut dirs: Vec<&str> = Vec::new();
+    let mut by_dir: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, rule) in found.iter().enumerate() {
+        by_dir
+            .entry(&rule.dir)
+            .or_insert_with(|| {
+                dirs.push(&rule.dir);
+                Vec::new()
+            })
+            .push(i);
     }
-    Ok(Exit::Success)
+    let mut written: Vec<Option<std::result::Result<PathBuf, WriteError>>> =
+        (0..found.len()).map(|_| None).collect();
+    let mut failed: Option<Error> = None;
+    for dir in dirs {
+        let first = &found[by_dir[dir][0]];
+        let opened = open_dir(layers, target, dir, &first.shown);
+        let (layer_dir, path) = match opened {
+            Ok(opened) => opened,
+            Err(err) => {
+                failed.get_or_insert(err);
+                continue;
+            }
+        };
+        let files: Vec<(&str, &[u8])> = by_dir[dir]
+            .iter()
+            .map(|&i| (names[i].as_str(), found[i].text.as_bytes()))
+            .collect();
+        for (&i, result) in by_dir[dir].iter().zip(layer_dir.write_new_all(&files)) {
+            written[i] = Some(result.map(|()| path.join(&names[i])));
+        }
+    }
+    // What was written, in the sources' order; then the first failure, if any.
+    for (rule, (result, name)) in found.iter().zip(written.into_iter().zip(&names)) {
+        match result {
+            Some(Ok(dest)) => {
+                output(writeln!(cx.out, "{}", escape(&dest.display().to_string())))?;
+            }
+            Some(Err(err)) => {
+                let message = match err {
+                    WriteError::Exists => format!(
+                        "`{}` (from `{}`) already exists; nothing replaced",
+                        escape(name),
+                        rule.shown
+                    ),
+                    err => format!(
+                        "cannot write `{}` (from `{}`): {}",
+                        escape(name),
+                        rule.shown,
+                        escape(&err.to_string())
+                    ),
+                };
+                failed.get_or_insert(Error::input(message));
+            }
+            None => {}
+        }
+    }
+    match failed {
+        Some(err) => Err(err),
+        None => Ok(Exit::Success),
+    }
+}
+
+/// The rule directory `dir` (`""`: the layer itself), opened for writing, and its path.
+fn open_dir(layers: &Layers, target: Layer, dir: &str, shown: &str) -> Result<(LayerDir, PathBuf)> {
+    if dir.is_empty() {
+        let path = layers.writable_dir(target)?;
+        let opened = layers.open_layer(target).map_err(|e| {
+            Error::input(format!(
+                "cannot write to `{}`: {}",
+                escape(&path.display().to_string()),
+                escape(&format!("{e:#}"))
+            ))
+        })?;
+        return Ok((opened, path));
+    }
+    let nested = layers.nested_dir(Path::new(dir))?;
+    let opened = layers.open_nested(&nested).map_err(|e| {
+        Error::input(format!(
+            "cannot write to `{}` (for `{shown}`): {}",
+            escape(&nested.rules.display().to_string()),
+            escape(&format!("{e:#}"))
+        ))
+    })?;
+    Ok((opened, nested.rules))
 }
 
 /// `file` relative to the project directory `project`, lexically (`file` relative to the
