@@ -153,6 +153,14 @@ fn files_with_nothing_to_import_are_skipped_and_the_rest_is_imported() {
         ".cursor/rules/good.mdc",
         "---\nalwaysApply: true\n---\nGood.\n",
     );
+    // 100 MiB, never read whole.
+    let huge = put(&w, ".cursor/rules/huge.mdc", "");
+    fs::File::options()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(100 << 20)
+        .unwrap();
     put(
         &w,
         ".clinerules/pi-rules.md",
@@ -167,6 +175,7 @@ fn files_with_nothing_to_import_are_skipped_and_the_rest_is_imported() {
             "AGENTS.md",
             "missing/CLAUDE.md",
             ".clinerules/pi-rules.md",
+            ".cursor/rules/huge.mdc",
             ".cursor/rules/good.mdc",
             ".cursor/rules/good.mdc",
         ],
@@ -179,28 +188,17 @@ fn files_with_nothing_to_import_are_skipped_and_the_rest_is_imported() {
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
     let expect = [
-        ("`.cursor/rules/empty.mdc`: skipped: it holds no text", ""),
-        (
-            "`.cursor/rules/only-frontmatter.mdc`: skipped: it holds no text",
-            "",
-        ),
-        (
-            "`README.md`: skipped: it is not an agent's instruction file",
-            "",
-        ),
-        (
-            "`AGENTS.md`: skipped: line 2: a pi-rules begin marker without an end",
-            "",
-        ),
-        ("`missing/CLAUDE.md`: skipped: no such file", ""),
-        (
-            "`.clinerules/pi-rules.md`: skipped: it was written by `pi-rules export`",
-            "",
-        ),
-        ("`.cursor/rules/good.mdc`: given twice; imported once", ""),
+        "`.cursor/rules/empty.mdc`: skipped: it holds no text",
+        "`.cursor/rules/only-frontmatter.mdc`: skipped: it holds no text",
+        "`README.md`: skipped: it is not an agent's instruction file",
+        "`AGENTS.md`: skipped: line 2: a pi-rules begin marker without an end",
+        "`missing/CLAUDE.md`: skipped: no such file",
+        "`.clinerules/pi-rules.md`: skipped: it was written by `pi-rules export`",
+        "`.cursor/rules/huge.mdc`: skipped: 104857600 bytes, over the 1048576-byte limit",
+        "`.cursor/rules/good.mdc`: given twice; imported once",
     ];
     assert_eq!(lines.len(), expect.len(), "{err}");
-    for (line, (want, _)) in lines.iter().zip(expect) {
+    for (line, want) in lines.iter().zip(expect) {
         assert!(
             line.starts_with(&format!("pi-rules: warning: {want}")),
             "{line}\n{err}"
@@ -439,51 +437,84 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import-corpus")
 }
 
-/// Each synthetic project of the corpus, imported whole: exit 0, every file's text kept, every
-/// path scope kept as `paths:` and every always-on rule unscoped, nested files in their nested
-/// directories.
-#[test]
-fn the_corpus_imports_everywhere_keeping_texts_and_scopes() {
+/// The corpus's projects, in name order.
+pub fn corpus_projects() -> Vec<PathBuf> {
     let mut projects: Vec<PathBuf> = fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .collect();
     projects.sort();
+    projects
+}
+
+/// A corpus project imported whole, for the round trip through `export` too: the world it is
+/// in (the project copied, every file of it given to `pi-rules import --project`), the import's
+/// output, and per source file (relative, in name order) the rule it gave (`None`: skipped).
+pub fn import_corpus_project(
+    project: &Path,
+) -> (World, std::process::Output, Vec<(String, Option<PathBuf>)>) {
+    let w = World::new();
+    copy_tree(project, &w.project);
+    let files = files_below(&w.project);
+    let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+    let out = import(&w, &refs);
+    let stdout = stdout(&out);
+    let mut written = stdout.lines().map(PathBuf::from);
+    let skipped = stderr(&out);
+    let rules = files
+        .into_iter()
+        .map(|file| {
+            let rule = if skipped.contains(&format!("`{file}`: skipped")) {
+                None
+            } else {
+                written.next()
+            };
+            (file, rule)
+        })
+        .collect();
+    (w, out, rules)
+}
+
+/// Each synthetic project of the corpus, imported whole: exit 0, every file's text kept, every
+/// path scope kept as `paths:` and every always-on rule unscoped, nested files in their nested
+/// directories.
+#[test]
+fn the_corpus_imports_everywhere_keeping_texts_and_scopes() {
+    let projects = corpus_projects();
     assert!(projects.len() >= 5, "{projects:?}");
     let mut rules = 0;
     for project in projects {
-        let w = World::new();
-        copy_tree(&project, &w.project);
-        let files = files_below(&w.project);
-        let refs: Vec<&str> = files.iter().map(String::as_str).collect();
-        let out = import(&w, &refs);
+        let (w, out, imported) = import_corpus_project(&project);
         let name = project.file_name().unwrap().to_string_lossy().into_owned();
         assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
-        let written: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
-        let mut next = written.iter();
-        for file in &files {
+        assert_eq!(
+            imported.iter().filter(|(_, r)| r.is_some()).count(),
+            stdout(&out).lines().count(),
+            "{name}: more rules than files"
+        );
+        for (file, rule_path) in &imported {
             let source = fs::read(w.project.join(file)).unwrap();
             let source = String::from_utf8_lossy(&source);
             let expect = expectation(&source);
             if expect == Expect::Skip {
                 assert!(
-                    stderr(&out).contains(&format!("`{file}`: skipped")),
-                    "{name}: {file} is not said to be skipped:\n{}",
-                    stderr(&out)
+                    rule_path.is_none(),
+                    "{name}: {file} is not said to be skipped"
                 );
                 continue;
             }
-            let rule_path = next
-                .next()
+            let rule_path = rule_path
+                .as_deref()
                 .unwrap_or_else(|| panic!("{name}: no rule for {file}"));
             // Nested files go into their directory's `.pi/rules`.
             let top = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
             if top.iter().any(|t| file.ends_with(&format!("/{t}"))) && !file.contains("/.") {
                 let dir = Path::new(file).parent().unwrap();
                 assert!(
-                    Path::new(rule_path).starts_with(w.project.join(dir).join(".pi/rules")),
-                    "{name}: {file} went to {rule_path}"
+                    rule_path.starts_with(w.project.join(dir).join(".pi/rules")),
+                    "{name}: {file} went to {}",
+                    rule_path.display()
                 );
             }
             let rule = fs::read_to_string(rule_path).unwrap();
@@ -514,7 +545,6 @@ fn the_corpus_imports_everywhere_keeping_texts_and_scopes() {
             assert_eq!(ours.trim(), theirs.trim(), "{name}: {file}: {rule}");
             rules += 1;
         }
-        assert!(next.next().is_none(), "{name}: more rules than expected");
         // The project checks without errors.
         let out = w.run(&["check", "--format", "short"]);
         assert!(
