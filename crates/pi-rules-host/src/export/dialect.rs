@@ -40,20 +40,22 @@ pub const MAX_EXPANSION: usize = 256;
 ///   1.0.102, issue 35). Copilot in VS Code puts `**/` before every pattern and ignores case, so
 ///   there nothing can be anchored (issue 35, from VS Code's source).
 /// - [`Dialect::Cursor`]: Cursor's `.cursor/rules/*.mdc` `globs:`, one unquoted comma-separated
-///   string (<https://cursor.com/docs/rules>, rule anatomy); braces there are unreliable, so they
+///   string (<https://cursor.com/docs/rules>, rule anatomy and rule types); braces there are unreliable, so they
 ///   are expanded (issue 35).
 /// - [`Dialect::Windsurf`]: Windsurf's `.windsurf/rules/*.md` `globs:` with `trigger: glob`, one
-///   comma-separated string (Windsurf docs, "Memories & Rules", activation modes); braces
+///   comma-separated string (<https://docs.windsurf.com/windsurf/cascade/memories>, "Memories &
+///   Rules", activation modes); braces
 ///   expanded as for Cursor.
 /// - [`Dialect::Kiro`]: Kiro's `.kiro/steering/*.md` `fileMatchPattern:` with `inclusion:
 ///   fileMatch`, a string or a list (<https://kiro.dev/docs/steering/>, inclusion modes). Kiro
 ///   matches with minimatch from the workspace root: `*.py` does not match nested files, and a
 ///   comma-separated string is one pattern that matches nothing (issue 35, from Kiro's
 ///   behaviour as its users report it).
-/// - [`Dialect::Cline`]: Cline's `.clinerules/*.md` `paths:`, which must be a YAML list (a string
-///   applies always, `[]` never); the extension matches with picomatch, dot files included, from
-///   the workspace root; the CLI matches nothing and loads every rule (issue 35, from Cline's
-///   source; <https://docs.cline.bot/features/cline-rules>, conditional rules).
+/// - [`Dialect::Cline`]: Cline's `.clinerules/*.md` `paths:`, a YAML list of globs
+///   (<https://docs.cline.bot/features/cline-rules/conditional-rules>); a string applies always
+///   and `[]` never; the extension matches with picomatch, dot files included, from the
+///   workspace root; the CLI matches nothing and loads every rule (issue 35, from Cline's
+///   source).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dialect {
     Claude,
@@ -157,8 +159,16 @@ impl Ours {
         let g = g.trim_start_matches('/');
         let dir_only = g.ends_with('/');
         let g = g.trim_end_matches('/');
+        // `**/**` reads as `**`.
+        let mut parts: Vec<&str> = Vec::new();
+        for part in g.split('/') {
+            if !(part == "**" && parts.last() == Some(&"**")) {
+                parts.push(part);
+            }
+        }
+        let g = parts.join("/");
         let base = if anchored || g.contains('/') || g.starts_with("**") {
-            g.to_string()
+            g
         } else {
             format!("**/{g}")
         };
@@ -306,10 +316,28 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             // it names and everything below. A leading `/` on every pattern anchors it at the
             // project root, and keeps Copilot, which reads `.claude/rules` too, from matching it
             // a second time (a leading `/` matches nothing there: measured, issue 35).
-            let mut p = format!("/{}", join(dir, &ours.base));
-            if ours.dir_only && !ours.ends_below() {
-                p.push('/');
-            }
+            //
+            // A glob for what is below a folder (`src/api/**`) keeps the measured form
+            // `/src/api/**` (Claude Code strips the `/**`, so a file named `src/api` would match
+            // too: no project has one beside a folder of that name); a glob for folders only
+            // (`docs/`), or one whose folder has a wildcard (`src/*/**`, where stripping would
+            // match the files beside the folders too), is written gitignore's way for folders,
+            // `/src/*/`.
+            let p = if ours.dir_only && !ours.ends_below() {
+                format!("/{}/", join(dir, &ours.base))
+            } else if ours.ends_below() {
+                let folder = ours.base.strip_suffix("/**").unwrap_or(&ours.base);
+                let last = folder.rsplit('/').next().unwrap_or(folder);
+                if ours.base == "**" {
+                    format!("/{}", join(dir, "**"))
+                } else if !last.contains(['*', '?', '[', '{', '\\']) {
+                    format!("/{}/**", join(dir, folder))
+                } else {
+                    format!("/{}/", join(dir, folder))
+                }
+            } else {
+                format!("/{}", join(dir, &ours.base))
+            };
             // `[!x]` matches nothing in Claude Code (measured, issue 35); `[^x]` is the same
             // class in gitignore's and the `ignore` package's syntax.
             patterns.push(p.replace("[!", "[^"));
@@ -325,7 +353,8 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
                     patterns.push(join(dir, &p));
                     continue;
                 }
-                let (expanded, complete) = expand_braces(&p, MAX_EXPANSION);
+                let budget = MAX_EXPANSION.saturating_sub(patterns.len());
+                let (expanded, complete) = expand_braces(&p, budget);
                 if !complete {
                     lost.push(format!(
                         "`{glob}` stands for more than {MAX_EXPANSION} patterns once its braces \
@@ -337,10 +366,11 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             }
         }
     }
-    if dialect == Dialect::Copilot && patterns.iter().any(|p| !p.contains('/')) {
+    if dialect.name_at_any_depth() && patterns.iter().any(|p| !p.contains('/')) {
         lost.push(format!(
-            "Copilot reads `{glob}` at any depth: a pattern without a slash cannot be anchored \
-             there"
+            "{} reads `{glob}` at any depth: a pattern without a slash cannot be anchored \
+             there",
+            dialect.agent()
         ));
     }
     if dialect.comma_separated() {
@@ -380,13 +410,12 @@ fn dedup(items: &mut Vec<String>) {
     items.retain(|i| seen.insert(i.clone()));
 }
 
-/// Whether `p` has a comma outside `{}` and `[]` (and not escaped).
+/// Whether `p` has a comma outside `{}` and `[]` (a `\\` does not keep one: Copilot's split does
+/// not read escapes).
 fn top_level_comma(p: &str) -> bool {
-    let (mut depth, mut escaped) = (0usize, false);
+    let mut depth = 0usize;
     for c in p.chars() {
         match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
             '{' | '[' => depth += 1,
             '}' | ']' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => return true,
@@ -501,16 +530,27 @@ fn group_end(bytes: &[u8], open: usize) -> Option<(usize, Vec<usize>)> {
 pub fn read_value(dialect: Dialect, value: &str) -> (Vec<String>, Vec<String>) {
     let mut warnings = Vec::new();
     let mut items = Vec::new();
-    for raw in value_items(dialect, value) {
-        let pieces = split_pieces(&raw);
-        if dialect == Dialect::Kiro && pieces.len() > 1 && !value.contains('\n') {
-            warnings.push(format!(
-                "Kiro reads `{}` as one pattern, which matches no file; read as {} patterns",
-                raw.trim(),
-                pieces.len()
-            ));
+    for (raw, quoted) in value_items(dialect, value) {
+        // A quoted item is one glob, but where the agent splits the string on commas (and Kiro,
+        // whose users mean several); an unquoted one is split on blanks too.
+        if !quoted {
+            items.extend(split_pieces(&raw, true));
+        } else if dialect.comma_separated() || dialect == Dialect::Kiro {
+            items.extend(split_pieces(&raw, false));
+        } else {
+            items.push(raw);
         }
-        items.extend(pieces);
+    }
+    let one_line = value.trim();
+    if dialect == Dialect::Kiro
+        && !one_line.contains('\n')
+        && !one_line.starts_with('[')
+        && items.len() > 1
+    {
+        warnings.push(format!(
+            "Kiro reads `{one_line}` as one pattern, which matches no file; read as {} patterns",
+            items.len()
+        ));
     }
     let mut globs = Vec::new();
     for item in items {
@@ -554,10 +594,13 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
             };
             for e in expanded {
                 // Claude Code strips a trailing `/**`, then reads the rest gitignore-style,
-                // which is our reading (measured, issue 35).
+                // which is our reading (measured, issue 35). Where what is left is anchored
+                // (`/src`, `src/api`), `x/**` reads the same to us, and is kept as written.
                 let stripped = e.strip_suffix("/**").unwrap_or(&e);
+                let anchored = stripped.starts_with('/') || stripped.contains('/');
                 out.push(match stripped {
-                    "" | "/" => "**".to_string(),
+                    "" | "/" | "**" => "**".to_string(),
+                    _ if anchored => e.clone(),
                     s => s.to_string(),
                 });
             }
@@ -599,8 +642,9 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
 }
 
 /// The items of a frontmatter value: the lines of a block list (`- item`), the items of a flow
-/// list, or the comma-separated items of a one-line value, each unquoted, comments cut.
-fn value_items(dialect: Dialect, value: &str) -> Vec<String> {
+/// list, or the comma-separated items of a one-line value, each unquoted (and whether it was
+/// quoted), comments cut.
+fn value_items(dialect: Dialect, value: &str) -> Vec<(String, bool)> {
     let mut items = Vec::new();
     let lines: Vec<&str> = value.lines().collect();
     for line in lines {
@@ -622,7 +666,8 @@ fn value_items(dialect: Dialect, value: &str) -> Vec<String> {
             let piece = inner[piece].trim();
             let unquoted = unquote(piece);
             if !unquoted.is_empty() {
-                items.push(unquoted.to_string());
+                let quoted = unquoted.len() != piece.len();
+                items.push((unquoted, quoted));
             }
         }
     }
@@ -634,7 +679,15 @@ fn value_items(dialect: Dialect, value: &str) -> Vec<String> {
 fn cut_comment(dialect: Dialect, line: &str) -> &str {
     if dialect == Dialect::Copilot {
         return match line.find(" #") {
-            Some(i) => line[..i].trim_end(),
+            // A quote left open by the cut is dropped.
+            Some(i) => {
+                let cut = line[..i].trim_end();
+                let open = cut.chars().next().filter(|q| matches!(q, '"' | '\''));
+                match open {
+                    Some(q) if cut.matches(q).count() % 2 == 1 => &cut[1..],
+                    _ => cut,
+                }
+            }
             None => line,
         };
     }
@@ -667,9 +720,9 @@ fn unquote(s: &str) -> String {
     s.to_string()
 }
 
-/// One item split on the commas and the blanks outside `{}` and `[]` (`**/*.{rs,toml},crates/**`
-/// is two; `src/** lib/**` is two).
-fn split_pieces(item: &str) -> Vec<String> {
+/// One item split on the commas (and with `blanks`, the blanks) outside `{}` and `[]`
+/// (`**/*.{rs,toml},crates/**` is two; `src/** lib/**` is two).
+fn split_pieces(item: &str, blanks: bool) -> Vec<String> {
     let mut pieces = Vec::new();
     let (mut depth, mut escaped) = (0usize, false);
     let mut current = String::new();
@@ -692,7 +745,7 @@ fn split_pieces(item: &str) -> Vec<String> {
                 depth = depth.saturating_sub(1);
                 current.push(c);
             }
-            ',' | ' ' | '\t' if depth == 0 => {
+            ',' | ' ' | '\t' if depth == 0 && (c == ',' || blanks) => {
                 let piece = unquote(current.trim());
                 if !piece.is_empty() {
                     pieces.push(piece);
