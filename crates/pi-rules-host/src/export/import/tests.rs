@@ -452,3 +452,75 @@ fn a_large_set_shares_prefixes_in_the_sources_order() {
     assert_eq!(sorted, got);
     assert_eq!(got.iter().collect::<HashSet<_>>().len(), 302);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KINDS: [SourceKind; 7] = [
+        SourceKind::Plain,
+        SourceKind::Cursor,
+        SourceKind::Windsurf,
+        SourceKind::Cline,
+        SourceKind::Kiro,
+        SourceKind::ClaudeRule,
+        SourceKind::Copilot,
+    ];
+
+    /// Text made of the pieces agents' files are made of, so that frontmatters, lists and
+    /// quotes come up often.
+    fn file() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "---",
+            "\n",
+            "\r\n",
+            "globs:",
+            "paths:",
+            "applyTo:",
+            "alwaysApply: true",
+            "trigger: glob",
+            "inclusion: fileMatch",
+            "fileMatchPattern:",
+            " - ",
+            "  - ",
+            "\"",
+            "'",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            " ",
+            "src/**",
+            "*.ts",
+            "!x/**",
+            "#",
+            "text",
+            "|",
+            ">",
+            "\u{feff}",
+            "<!-- pi-rules:begin x -->",
+            "<!-- pi-rules:end -->",
+        ]);
+        prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        /// Any file: no panic; a rule's scope is what the core reads back from its text, and
+        /// its body holds no frontmatter of its own.
+        #[test]
+        fn any_file_imports_or_is_skipped(text in file()) {
+            for kind in KINDS {
+                let Ok(got) = import(kind, text.as_bytes()) else { continue };
+                prop_assert!(got.text.ends_with('\n'));
+                let fm = frontmatter::split(&got.text);
+                let read: Vec<String> =
+                    rule_scope::parse(&got.text, &fm).globs().map(str::to_owned).collect();
+                prop_assert_eq!(&read, &got.paths, "{}", got.text);
+                prop_assert!(got.paths.is_empty() || fm.header.is_some());
+                let body = &got.text[fm.body_start..];
+                prop_assert!(!body.trim().is_empty());
+            }
+        }
+    }
+}
