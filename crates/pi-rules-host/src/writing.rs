@@ -370,6 +370,18 @@ impl LayerDir {
     /// unless its name exists ([`WriteError::Exists`]), then the directory is synced once. The
     /// results are in the order of `files`; a file whose result is an error is not in place.
     pub fn write_new_all(&self, files: &[(&str, &[u8])]) -> Vec<Result<(), WriteError>> {
+        // In rounds, so that the open temporary files stay well under the descriptor limit.
+        let mut results = Vec::with_capacity(files.len());
+        for round in files.chunks(256) {
+            results.extend(self.write_new_round(round));
+        }
+        // Make the renames durable; best-effort, as not every file system allows it.
+        let _ = rustix::fs::fsync(&self.fd);
+        results
+    }
+
+    /// One round of [`LayerDir::write_new_all`], the directory not synced.
+    fn write_new_round(&self, files: &[(&str, &[u8])]) -> Vec<Result<(), WriteError>> {
         struct Temp {
             name: String,
             file: File,
@@ -413,7 +425,7 @@ impl LayerDir {
                 });
             }
         });
-        let results = temps
+        temps
             .into_iter()
             .zip(files)
             .map(|(temp, &(name, _))| {
@@ -427,10 +439,7 @@ impl LayerDir {
                 let _ = rustix::fs::unlinkat(&self.fd, temp.name.as_str(), AtFlags::empty());
                 placed
             })
-            .collect();
-        // Make the renames durable; best-effort, as not every file system allows it.
-        let _ = rustix::fs::fsync(&self.fd);
-        results
+            .collect()
     }
 
     /// Writes `bytes` to the file `name` of this directory atomically. With `replace`, an
@@ -712,24 +721,25 @@ mod tests {
         let (_tmp, root, place) = project();
         let dir = place.open(true).unwrap();
         dir.write("b.md", b"mine", false).unwrap();
-        let names: Vec<String> = (0..40).map(|i| format!("r{i:02}.md")).collect();
+        // More than one round of temporary files.
+        let names: Vec<String> = (0..300).map(|i| format!("r{i:03}.md")).collect();
         let mut files: Vec<(&str, &[u8])> =
             names.iter().map(|n| (n.as_str(), &b"new"[..])).collect();
         files.insert(1, ("b.md", b"new"));
         files.push(("../x.md", b"new"));
         let results = dir.write_new_all(&files);
-        assert_eq!(results.len(), 42);
+        assert_eq!(results.len(), 302);
         assert!(matches!(results[1], Err(WriteError::Exists)));
-        assert!(results[41].is_err());
+        assert!(results[301].is_err());
         assert!(results
             .iter()
             .enumerate()
-            .all(|(i, r)| r.is_ok() != (i == 1 || i == 41)));
+            .all(|(i, r)| r.is_ok() != (i == 1 || i == 301)));
         let rules = root.join(".pi/rules");
         assert_eq!(fs::read(rules.join("b.md")).unwrap(), b"mine");
-        assert_eq!(fs::read(rules.join("r39.md")).unwrap(), b"new");
+        assert_eq!(fs::read(rules.join("r299.md")).unwrap(), b"new");
         // No temporary file is left behind.
         let left = fs::read_dir(&rules).unwrap().count();
-        assert_eq!(left, 41);
+        assert_eq!(left, 301);
     }
 }
