@@ -23,13 +23,25 @@ fn globs_of(text: &str) -> Vec<String> {
     rule_scope::parse(text, &fm).globs().map(same).collect()
 }
 
-/// A glob of ours in one spelling: a leading `/` means nothing more when another `/` (not a
-/// trailing one) anchors the glob already, nor a leading `**/` before a name without `/`.
+/// A glob of ours in one spelling, whatever spelling the dialect reading chose: `**/` before a
+/// name without `/` means nothing more, nor a trailing `/**` after an anchored glob (it matches
+/// everything below what it names), nor a leading `/` before a glob that another `/` anchors.
 fn same(glob: &str) -> String {
-    match (glob.strip_prefix('/'), glob.strip_prefix("**/")) {
-        (Some(rest), _) if rest.trim_end_matches('/').contains('/') => rest.to_owned(),
-        (_, Some(rest)) if !rest.is_empty() && !rest.contains('/') => rest.to_owned(),
-        _ => glob.to_owned(),
+    if let Some(rest) = glob.strip_prefix("**/") {
+        if !rest.is_empty() && !rest.contains('/') {
+            return rest.to_owned();
+        }
+    }
+    let anchored = glob.starts_with('/') || glob.trim_end_matches('/').contains('/');
+    if !anchored {
+        return glob.to_owned();
+    }
+    let g = glob.strip_prefix('/').unwrap_or(glob);
+    let g = g.strip_suffix("/**").unwrap_or(g);
+    if g.contains('/') {
+        g.to_owned()
+    } else {
+        format!("/{g}")
     }
 }
 
@@ -251,7 +263,7 @@ fn what_cannot_be_kept_is_a_warning_with_its_line() {
         "{err}"
     );
     let k8s = fs::read_to_string(w.project_rules().join("90-k8s.md")).unwrap();
-    assert_eq!(globs_of(&k8s), ["deploy/**"]);
+    assert_eq!(globs_of(&k8s), [same("deploy/**")]);
     let mixed = fs::read_to_string(w.project_rules().join("91-mixed.md")).unwrap();
     assert_eq!(globs_of(&mixed), ["src"]);
 }

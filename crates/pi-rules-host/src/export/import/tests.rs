@@ -86,13 +86,25 @@ fn core_globs(text: &str) -> Vec<String> {
     rule_scope::parse(text, &fm).globs().map(same).collect()
 }
 
-/// A glob of ours in one spelling: a leading `/` means nothing more when another `/` (not a
-/// trailing one) anchors the glob already, nor a leading `**/` before a name without `/`.
+/// A glob of ours in one spelling, whatever spelling the dialect reading chose: `**/` before a
+/// name without `/` means nothing more, nor a trailing `/**` after an anchored glob (it matches
+/// everything below what it names), nor a leading `/` before a glob that another `/` anchors.
 fn same(glob: &str) -> String {
-    match (glob.strip_prefix('/'), glob.strip_prefix("**/")) {
-        (Some(rest), _) if rest.trim_end_matches('/').contains('/') => rest.to_owned(),
-        (_, Some(rest)) if !rest.is_empty() && !rest.contains('/') => rest.to_owned(),
-        _ => glob.to_owned(),
+    if let Some(rest) = glob.strip_prefix("**/") {
+        if !rest.is_empty() && !rest.contains('/') {
+            return rest.to_owned();
+        }
+    }
+    let anchored = glob.starts_with('/') || glob.trim_end_matches('/').contains('/');
+    if !anchored {
+        return glob.to_owned();
+    }
+    let g = glob.strip_prefix('/').unwrap_or(glob);
+    let g = g.strip_suffix("/**").unwrap_or(g);
+    if g.contains('/') {
+        g.to_owned()
+    } else {
+        format!("/{g}")
     }
 }
 
@@ -127,7 +139,7 @@ fn bodies_without_sections_or_frontmatter() {
         "---\ntrigger: glob\nglobs: a/b/**\n---\nno break",
     );
     assert_eq!(got.text, format!("{}no break\n", paths_header(&got.paths)));
-    assert_eq!(core_globs(&got.text), ["a/b/**"]);
+    assert_eq!(core_globs(&got.text), [same("a/b/**")]);
     let generated = owned::render("", "x");
     assert_eq!(import(SourceKind::Cline, &generated), Err(Skip::Generated));
     let broken = b"a\n<!-- pi-rules:begin x -->\nb\n";
@@ -213,7 +225,10 @@ fn several_globs_are_a_yaml_list_and_a_comma_survives() {
         got.text,
         "---\npaths:\n  - \"/packages/{web,api}/**\"\n  - '/it\"s/**'\n---\nX\n"
     );
-    assert_eq!(core_globs(&got.text), ["packages/{web,api}/**", "it\"s/**"]);
+    assert_eq!(
+        core_globs(&got.text),
+        [same("packages/{web,api}/**"), same("it\"s/**")]
+    );
     // One glob with a comma, on the key's line.
     let got = imported(
         SourceKind::Kiro,
@@ -317,7 +332,7 @@ fn keys_of_another_agent_are_said_and_left_out() {
         SourceKind::Copilot,
         "---\npaths:\n  - \"b/**\"\napplyTo: \"a/**\"\n---\nX\n",
     );
-    assert_eq!(same_all(&got.paths), ["a/**"]);
+    assert_eq!(same_all(&got.paths), [same("a/**")]);
     assert_eq!(warnings(&got).len(), 1);
     assert!(warnings(&got)[0].starts_with("line 2: `paths:`"));
     // Windsurf's `glob:` (not `globs:`).
