@@ -8,6 +8,7 @@ use crate::terminal::escape;
 use pi_rules_core::layer::Layer;
 use pi_rules_host::authoring::Layers;
 use pi_rules_host::bail;
+use pi_rules_host::check::walk;
 use pi_rules_host::error::{Error, Result};
 use pi_rules_host::export::import::{self as host, ToName};
 use pi_rules_host::writing::{LayerDir, WriteError};
@@ -21,6 +22,7 @@ Examples:
   pi-rules import CLAUDE.md --project                  # .pi/rules/90-claude.md
   pi-rules import .cursor/rules/*.mdc --project        # one rule per Cursor rule
   pi-rules import packages/api/AGENTS.md --project     # packages/api/.pi/rules/9N-agents.md
+  pi-rules import . --project                          # every agent file of the project
 
 What each file gives: AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md,
 .goosehints, .cursorrules, .windsurfrules and a .clinerules file, the text outside any pi-rules
@@ -40,6 +42,9 @@ request then. What cannot be kept (a negated glob, another agent's key) is a war
 line. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; `export` always
 does.
 
+A directory given stands for the agent files below it, in name order: those that the list above
+names, found as git lists files (.gitignore honoured, links not followed).
+
 With --project, a file in a directory below the project directory (D/AGENTS.md, D/CLAUDE.md,
 D/.cursor/rules/x.mdc, ...) becomes a rule of the nested directory D/.pi/rules, for D's files.
 
@@ -53,7 +58,8 @@ stops the command. The source files are left as they are: after an import, `pi-r
 claude` keeps CLAUDE.md's text and adds the section below it, so delete the hand-written text
 once the section holds it.")]
 pub struct Args {
-    /// The files to import.
+    /// The files to import; a directory stands for every agent file below it (.gitignore
+    /// honoured).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -64,6 +70,9 @@ pub struct Args {
 
 /// The most of a file that is imported.
 const MAX_IMPORT_BYTES: u64 = 1024 * 1024;
+
+/// The most files a directory given is walked for.
+const MAX_WALKED: usize = 1_000_000;
 
 /// A rule read from a file, before it has a name.
 struct Found {
@@ -83,7 +92,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut found: Vec<Found> = Vec::new();
     let mut scoped_any = false;
     let mut seen = HashSet::new();
-    for file in &args.files {
+    for file in &expand(cx, &args.files) {
         let shown = escape(&file.display().to_string()).into_owned();
         let warn = |cx: &mut Context<'_>, message: &str| {
             note(
@@ -300,6 +309,50 @@ fn open_dir(layers: &Layers, target: Layer, dir: &str, shown: &str) -> Result<(L
         ))
     })?;
     Ok((opened, nested.rules))
+}
+
+/// The files given, each directory replaced by the agent files below it, in name order.
+fn expand(cx: &mut Context<'_>, given: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for arg in given {
+        let is_dir = std::fs::symlink_metadata(arg).is_ok_and(|m| m.is_dir());
+        if !is_dir {
+            files.push(arg.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = Vec::new();
+        let base = components(arg);
+        let limits = walk::Limits {
+            max_files: MAX_WALKED,
+            max_depth: walk::MAX_DEPTH,
+        };
+        let walked = walk::walk(arg, limits, |relative| {
+            let mut parts: Vec<&str> = base.iter().map(String::as_str).collect();
+            parts.extend(relative.split('/'));
+            if host::locate(&parts).is_some() {
+                found.push(arg.join(relative));
+            }
+        });
+        let shown = escape(&arg.display().to_string()).into_owned();
+        if walked.truncated {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: warning: `{shown}`: more than {MAX_WALKED} files; the rest are \
+                     not looked at"
+                ),
+            );
+        }
+        if found.is_empty() {
+            note(
+                cx.err,
+                format_args!("pi-rules: warning: `{shown}`: no agent file below it"),
+            );
+        }
+        found.sort();
+        files.extend(found);
+    }
+    files
 }
 
 /// `file` relative to the project directory `project`, lexically (`file` relative to the

@@ -567,3 +567,49 @@ fn the_corpus_imports_everywhere_keeping_texts_and_scopes() {
     }
     assert!(rules > 302, "{rules}");
 }
+
+/// A directory given stands for the agent files below it: `import .` imports a whole project as
+/// its files named one by one do, and nothing that is not an agent's file.
+#[test]
+fn a_directory_stands_for_the_agent_files_below_it() {
+    for project in corpus_projects() {
+        let (_, by_file, imported) = import_corpus_project(&project);
+        let w = World::new();
+        copy_tree(&project, &w.project);
+        put(&w, ".gitignore", "ignored/\n");
+        put(&w, "ignored/AGENTS.md", "Not imported: git ignores it.\n");
+        let out = import(&w, &["."]);
+        let name = project.display();
+        assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
+        let rules = |out: &std::process::Output| -> Vec<String> {
+            stdout(out)
+                .lines()
+                .map(|l| {
+                    Path::new(l)
+                        .file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect()
+        };
+        assert_eq!(rules(&out), rules(&by_file), "{name}");
+        let skipped = imported.iter().filter(|(_, r)| r.is_none()).count();
+        assert!(!stderr(&out).contains("README.md"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).matches("skipped").count() < skipped.max(1),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+    // A directory with no agent file in it.
+    let w = World::new();
+    put(&w, "docs/README.md", "# Docs\n");
+    let out = import(&w, &["docs"]);
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("pi-rules: warning: `docs`: no agent file below it"),
+        "{}",
+        stderr(&out)
+    );
+}
