@@ -2,7 +2,7 @@
 //! that has rules already. The conversion and the names are the host's
 //! ([`pi_rules_host::export::import`]); this reads the files, says what it found, and writes.
 
-use crate::invocation::{Context, PlaceArgs, TargetArgs};
+use crate::invocation::{Context, OutputFormat, PlaceArgs, TargetArgs};
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
 use pi_rules_core::layer::Layer;
@@ -66,6 +66,11 @@ pub struct Args {
     pub target: TargetArgs,
     #[command(flatten)]
     pub place: PlaceArgs,
+    /// `json`: one object on stdout, `rules` (each `source`, `path`, `dir`, `paths`), `skipped`
+    /// (the sources) and `notes` (each `source`, `level`, `message`), and nothing on stderr but
+    /// an error.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }
 
 /// The most of a file that is imported.
@@ -76,12 +81,54 @@ const MAX_WALKED: usize = 1_000_000;
 
 /// A rule read from a file, before it has a name.
 struct Found {
+    /// The source file, as given.
+    source: String,
     /// The source file, escaped for the terminal.
     shown: String,
+    /// The globs of its `paths:`.
+    paths: Vec<String>,
     /// The nested directory it goes to, `/`-separated (`""`: the layer itself).
     dir: String,
     stem: String,
     text: String,
+}
+
+/// What `import` says: on stderr as it goes, or gathered for the JSON form.
+struct Voice {
+    json: bool,
+    /// (source, level, message), raw.
+    notes: Vec<(String, &'static str, String)>,
+    skipped: Vec<String>,
+}
+
+impl Voice {
+    /// Says `message` (raw) of `source` (raw; empty for the import as a whole).
+    fn say(&mut self, cx: &mut Context<'_>, level: &'static str, source: &str, message: &str) {
+        if self.json {
+            self.notes
+                .push((source.to_owned(), level, message.to_owned()));
+        } else if source.is_empty() {
+            note(
+                cx.err,
+                format_args!("pi-rules: {level}: {}", escape(message)),
+            );
+        } else {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: {level}: `{}`: {}",
+                    escape(source),
+                    escape(message)
+                ),
+            );
+        }
+    }
+
+    /// A file skipped, and why.
+    fn skip(&mut self, cx: &mut Context<'_>, source: &str, why: &str) {
+        self.skipped.push(source.to_owned());
+        self.say(cx, "warning", source, &format!("skipped: {why}"));
+    }
 }
 
 /// `pi-rules import`.
@@ -92,17 +139,17 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let mut found: Vec<Found> = Vec::new();
     let mut scoped_any = false;
     let mut seen = HashSet::new();
-    for file in &expand(cx, &args.files) {
-        let shown = escape(&file.display().to_string()).into_owned();
-        let warn = |cx: &mut Context<'_>, message: &str| {
-            note(
-                cx.err,
-                format_args!("pi-rules: warning: `{shown}`: {}", escape(message)),
-            );
-        };
+    let mut voice = Voice {
+        json: args.format == OutputFormat::Json,
+        notes: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for file in &expand(cx, &mut voice, &args.files) {
+        let source = file.display().to_string();
+        let shown = escape(&source).into_owned();
         let relative = relative_to(here.as_deref(), &layers.session.cwd, file);
         if !seen.insert(relative.clone().unwrap_or_else(|| file.clone())) {
-            warn(cx, "given twice; imported once");
+            voice.say(cx, "warning", &source, "given twice; imported once");
             continue;
         }
         let parts: Vec<String> = match &relative {
@@ -111,9 +158,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         };
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         let Some(located) = host::locate(&parts) else {
-            warn(
+            voice.skip(
                 cx,
-                "skipped: it is not an agent's instruction file that import knows (AGENTS.md, \
+                &source,
+                "it is not an agent's instruction file that import knows (AGENTS.md, \
                  CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, .goosehints, \
                  .cursorrules, .windsurfrules, .clinerules, .cursor/rules/**/*.mdc, \
                  .windsurf/rules/**/*.md, .clinerules/**/*.md, .kiro/steering/**/*.md, \
@@ -124,30 +172,23 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         let bytes = match pi_rules_host::files::bounded::read_text(file, MAX_IMPORT_BYTES) {
             Ok(Some(text)) => text.into_bytes(),
             Ok(None) => {
-                warn(cx, "skipped: no such file");
+                voice.skip(cx, &source, "no such file");
                 continue;
             }
             Err(reason) => {
-                warn(cx, &format!("skipped: {reason}"));
+                voice.skip(cx, &source, &reason);
                 continue;
             }
         };
         let imported = match host::import(located.kind, &bytes) {
             Ok(imported) => imported,
             Err(skip) => {
-                warn(cx, &format!("skipped: {skip}"));
+                voice.skip(cx, &source, &skip.to_string());
                 continue;
             }
         };
         for said in &imported.notes {
-            note(
-                cx.err,
-                format_args!(
-                    "pi-rules: {}: `{shown}`: {}",
-                    said.level.label(),
-                    escape(&said.message)
-                ),
-            );
+            voice.say(cx, said.level.label(), &source, &said.message);
         }
         scoped_any |= !imported.paths.is_empty();
         let dir = match &relative {
@@ -157,8 +198,10 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         let dir = if dir.is_empty() || target == Layer::Project {
             dir
         } else {
-            warn(
+            voice.say(
                 cx,
+                "warning",
+                &source,
                 &format!(
                     "its agent reads it for `{dir}` only; the user layer has no nested \
                      directories, so the rule is for every directory"
@@ -167,7 +210,9 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             String::new()
         };
         found.push(Found {
+            source,
             shown,
+            paths: imported.paths,
             dir,
             stem: located.stem,
             text: imported.text,
@@ -181,16 +226,15 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             .config
             .scoped()
     {
-        note(
-            cx.err,
-            format_args!(
-                "pi-rules: note: scopes are off for pi in this project, so pi reads the kept \
-                 `paths:` rules as any other until `[rules] scoped = true` is in \
-                 .pi/pi-rules.toml"
-            ),
+        voice.say(
+            cx,
+            "note",
+            "",
+            "scopes are off for pi in this project, so pi reads the kept `paths:` rules as any \
+             other until `[rules] scoped = true` is in .pi/pi-rules.toml",
         );
     }
-    write_all(cx, &layers, target, &found)
+    write_all(cx, &layers, target, &found, &voice)
 }
 
 /// Names every rule found and writes it, each directory opened once; an existing file is
@@ -200,6 +244,7 @@ fn write_all(
     layers: &Layers,
     target: Layer,
     found: &[Found],
+    voice: &Voice,
 ) -> Result<Exit> {
     let to_name: Vec<ToName<'_>> = found
         .iter()
@@ -257,8 +302,27 @@ fn write_all(
         }
     }
     // What was written, in the sources' order; then the first failure, if any.
+    let mut report = Report {
+        rules: Vec::new(),
+        skipped: &voice.skipped,
+        notes: voice
+            .notes
+            .iter()
+            .map(|(source, level, message)| JsonNote {
+                source: (!source.is_empty()).then_some(source.as_str()),
+                level,
+                message,
+            })
+            .collect(),
+    };
     for (rule, (result, name)) in found.iter().zip(written.into_iter().zip(&names)) {
         match result {
+            Some(Ok(dest)) if voice.json => report.rules.push(JsonRule {
+                source: &rule.source,
+                path: dest.display().to_string(),
+                dir: &rule.dir,
+                paths: &rule.paths,
+            }),
             Some(Ok(dest)) => {
                 output(writeln!(cx.out, "{}", escape(&dest.display().to_string())))?;
             }
@@ -283,8 +347,45 @@ fn write_all(
     }
     match failed {
         Some(err) => Err(err),
-        None => Ok(Exit::Success),
+        None => {
+            if voice.json {
+                let json =
+                    serde_json::to_string(&report).map_err(|e| Error::input(e.to_string()))?;
+                output(writeln!(cx.out, "{json}"))?;
+            }
+            Ok(Exit::Success)
+        }
     }
+}
+
+/// `--format json`'s object.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    rules: Vec<JsonRule<'a>>,
+    skipped: &'a [String],
+    notes: Vec<JsonNote<'a>>,
+}
+
+/// A rule written.
+#[derive(serde::Serialize)]
+struct JsonRule<'a> {
+    /// The source file, as given.
+    source: &'a str,
+    /// The rule file written.
+    path: String,
+    /// The nested directory it is for (`""`: the layer itself).
+    dir: &'a str,
+    /// Its `paths:` (empty: no scope).
+    paths: &'a [String],
+}
+
+/// Something said of a source (`source` absent: of the import as a whole).
+#[derive(serde::Serialize)]
+struct JsonNote<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    level: &'a str,
+    message: &'a str,
 }
 
 /// The rule directory `dir` (`""`: the layer itself), opened for writing, and its path.
@@ -312,7 +413,7 @@ fn open_dir(layers: &Layers, target: Layer, dir: &str, shown: &str) -> Result<(L
 }
 
 /// The files given, each directory replaced by the agent files below it, in name order.
-fn expand(cx: &mut Context<'_>, given: &[PathBuf]) -> Vec<PathBuf> {
+fn expand(cx: &mut Context<'_>, voice: &mut Voice, given: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for arg in given {
         let is_dir = std::fs::symlink_metadata(arg).is_ok_and(|m| m.is_dir());
@@ -333,21 +434,13 @@ fn expand(cx: &mut Context<'_>, given: &[PathBuf]) -> Vec<PathBuf> {
                 found.push(arg.join(relative));
             }
         });
-        let shown = escape(&arg.display().to_string()).into_owned();
+        let source = arg.display().to_string();
         if walked.truncated {
-            note(
-                cx.err,
-                format_args!(
-                    "pi-rules: warning: `{shown}`: more than {MAX_WALKED} files; the rest are \
-                     not looked at"
-                ),
-            );
+            let message = format!("more than {MAX_WALKED} files; the rest are not looked at");
+            voice.say(cx, "warning", &source, &message);
         }
         if found.is_empty() {
-            note(
-                cx.err,
-                format_args!("pi-rules: warning: `{shown}`: no agent file below it"),
-            );
+            voice.say(cx, "warning", &source, "no agent file below it");
         }
         found.sort();
         files.extend(found);

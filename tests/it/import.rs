@@ -613,3 +613,63 @@ fn a_directory_stands_for_the_agent_files_below_it() {
         stderr(&out)
     );
 }
+
+/// `--format json`: the rules written, with their sources and scopes, the files skipped, and
+/// what was said of each, as one object on stdout; nothing on stderr.
+#[test]
+fn the_json_form_lists_rules_skipped_files_and_notes() {
+    let w = World::new();
+    put(
+        &w,
+        ".cursor/rules/api.mdc",
+        "---\nglobs: src/api/**, !src/api/gen/**\n---\nApi.\n",
+    );
+    put(&w, "packages/web/AGENTS.md", "Web.\n");
+    put(&w, ".cursor/rules/empty.mdc", "");
+    let out = w.run(&[
+        "import",
+        "--project",
+        "--format",
+        "json",
+        ".cursor/rules/api.mdc",
+        ".cursor/rules/empty.mdc",
+        "packages/web/AGENTS.md",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rules = report["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 2);
+    assert_eq!(rules[0]["source"], ".cursor/rules/api.mdc");
+    assert_eq!(rules[0]["dir"], "");
+    let api = fs::read_to_string(rules[0]["path"].as_str().unwrap()).unwrap();
+    let paths: Vec<String> = rules[0]["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        globs_of(&api),
+        paths.iter().map(|g| same(g)).collect::<Vec<_>>()
+    );
+    assert_eq!(rules[1]["dir"], "packages/web");
+    assert!(rules[1]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("packages/web/.pi/rules/91-agents.md"));
+    assert_eq!(
+        report["skipped"],
+        serde_json::json!([".cursor/rules/empty.mdc"])
+    );
+    let notes = report["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n["source"] == ".cursor/rules/api.mdc"
+        && n["level"] == "warning"
+        && n["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 2: `!src/api/gen/**`")));
+    assert!(notes
+        .iter()
+        .any(|n| n.get("source").is_none() && n["level"] == "note"));
+}
