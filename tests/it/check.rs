@@ -170,6 +170,35 @@ fn extras(name: &str, t: &Tree) {
             );
             t.write(t.root.join("proj/.github"), "copilot-instructions.md", long.as_bytes());
         }
+        "err_export_read_twice" => {
+            // What `pi-rules export agents-md` writes, and a GEMINI.md with the same rule under a
+            // heading of its own: Copilot reads both.
+            let rule = "Run make lint before every commit, and fix what it reports.\n";
+            let section = format!("<!-- pi-rules:begin -->\n{rule}<!-- pi-rules:end -->\n");
+            t.write(t.root.join("proj"), "AGENTS.md", section.as_bytes());
+            let gemini = format!("# Team\n\n{rule}");
+            t.write(t.root.join("proj"), "GEMINI.md", gemini.as_bytes());
+        }
+        "err_export_hidden" => {
+            let rule = "Run make lint before every commit, and fix what it reports.\n";
+            let section = format!("<!-- pi-rules:begin -->\n{rule}<!-- pi-rules:end -->\n");
+            t.write(t.root.join("proj"), "AGENTS.md", section.as_bytes());
+            t.write(t.root.join("proj"), "AGENTS.override.md", b"Local notes.\n");
+            t.write(t.root.join("proj"), "CLAUDE.md", b"# My own notes\n");
+        }
+        "err_export_comment_dropped" => {
+            // What `pi-rules export claude` writes for the rule, and a comment from elsewhere.
+            let section = "<!-- pi-rules:begin -->\nRun make lint before every commit.\n\
+                <!-- Never skip it on Fridays. -->\n\n<!-- Ask before pushing. -->\n\
+                <!-- pi-rules:end -->\n";
+            t.write(t.root.join("proj"), "CLAUDE.md", section.as_bytes());
+        }
+        "err_export_chain_over_limit" => {
+            let root = format!("# Root\n{}", "Keep it short. ".repeat(1_400));
+            let api = format!("# API\n{}", "Log every request. ".repeat(800));
+            t.write(t.root.join("proj"), "AGENTS.md", root.as_bytes());
+            t.write(t.root.join("proj/packages/api"), "AGENTS.md", api.as_bytes());
+        }
         "err_special_file" => {
             fs::create_dir_all(t.user()).expect("user");
             std::os::unix::fs::symlink("/dev/zero", t.user().join("75-zero.md")).expect("symlink");

@@ -14,6 +14,7 @@ mod engine_conformance;
 mod exit_codes;
 mod explain;
 mod export;
+mod export_lint;
 mod fix_diff;
 mod git_spawn;
 mod import;

@@ -18,6 +18,7 @@
 //! Exit status: [`CheckStatus::Clean`] (0) when there is no error, and no warning under
 //! `--strict`; [`CheckStatus::Failed`] (1) otherwise. Usage errors (2) are the caller's.
 
+mod exported;
 mod incremental;
 pub mod walk;
 
@@ -112,12 +113,17 @@ pub fn check(opts: &CheckOptions<'_>) -> Result<Report> {
 pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
     let schema = SchemaInfo::from_schema(&opts.session.schema);
     let mut linter = lint::Linter::new(&schema, lint::FEATURES).scoped(scoped);
+    // Other agents' instruction files, found by the same walk.
+    let mut exported = exported::Exported::new(opts.session);
     let (layers, settings) = gather_each(opts, &mut |kind, entry| {
         let dir = (kind == Layer::Project).then_some("");
+        if kind == Layer::Project {
+            exported.rule(entry);
+        }
         linter.check_rule_in(entry, dir);
     })?;
     if walks(opts.session) {
-        check_tree(opts.session, &mut linter);
+        check_tree(opts.session, &mut linter, &mut exported);
     }
     // Lint sorts the names several times.
     let collate = comparator_for(
@@ -133,6 +139,8 @@ pub fn check_with(opts: &CheckOptions<'_>, scoped: bool) -> Result<Report> {
         &session.project_root(),
         &session.cwd,
     ));
+    // What those agents make of them: copies, hidden files, comments, Codex's chains.
+    exported.finish(session, &mut report);
     Ok(report)
 }
 
@@ -204,16 +212,21 @@ fn walks(session: &Session) -> bool {
                 .is_some_and(|m| m.is_dir()))
 }
 
-/// The project directory's tree: one walk finds the nested rule directories and tries the
-/// globs of the project rules; each nested directory is then listed and its rules checked, and
-/// the globs of the nested rules are tried on the files below their directories. A glob that
-/// matched no file is reported, unless a walk stopped short.
-fn check_tree(session: &Session, linter: &mut lint::Linter<'_>) {
+/// The project directory's tree: one walk finds the nested rule directories, tries the globs of
+/// the project rules and hands every file to `exported` (other agents' instruction files); each
+/// nested directory is then listed and its rules checked, and the globs of the nested rules are
+/// tried on the files below their directories. A glob that matched no file is reported, unless
+/// a walk stopped short.
+fn check_tree(session: &Session, linter: &mut lint::Linter<'_>, exported: &mut exported::Exported) {
     let project = &session.cwd;
     let limits = walk::Limits::default();
     let roots = linter.scoped_rules().len();
     let mut trial = walk::GlobTrial::new(linter.scoped_rules(), 0..roots);
-    let walked = walk::walk(project, limits, |path| trial.try_path(path, |_| true));
+    let walked = walk::walk(project, limits, |path| {
+        trial.try_path(path, |_| true);
+        exported.walked(path);
+    });
+    exported.walk_done();
     let mut truncated = walked.truncated;
     let display = PathLabels::new(&session.env);
     let policy = session.policy(false);
@@ -229,7 +242,10 @@ fn check_tree(session: &Session, linter: &mut lint::Linter<'_>) {
             &policy,
             files,
             &display,
-            &mut |_, entry| linter.check_rule_in(entry, Some(&dir)),
+            &mut |_, entry| {
+                exported.rule(entry);
+                linter.check_rule_in(entry, Some(&dir))
+            },
         );
         linter.add_nested(NestedInput {
             label: display.path(&rules),

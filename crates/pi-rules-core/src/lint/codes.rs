@@ -620,6 +620,66 @@ bytes), and `pi-rules check` reports each exported file of the project that does
 Fix: shorten the rules, gate the ones an agent does not need with `requires_setting:`, move
 hand-written text out of the file, or export a smaller set of layers (`--layers`).";
 
+    ExportReadTwice = "PR902" "export-read-twice" Warning
+        "An agent reads the same rule text from two of the project's files."
+        "Some agents read several instruction files together, so a rule written into two of them
+reaches the model twice, which costs tokens and weighs the rule double. Copilot reads
+`AGENTS.md`, `CLAUDE.md`, `GEMINI.md` and `.github/copilot-instructions.md` together, the nested
+`AGENTS.md`, `CLAUDE.md` and `GEMINI.md` too, and `.claude/rules/*.md` (a `paths:` pattern that
+starts with `/` matches nothing for it), and it leaves out only a file byte for byte the same as
+another; it follows an `@AGENTS.md` line, not `@./AGENTS.md`. Cline reads `.clinerules/` and
+`AGENTS.md`. Claude Code reads `CLAUDE.md` (`AGENTS.md` only where there is no `CLAUDE.md`),
+`.claude/rules/` and what an `@path` line imports. Codex joins the `AGENTS.md` files from the
+repository root down to its working directory. Gemini CLI reads every `GEMINI.md`, and the other
+names that `context.fileName` in `.gemini/settings.json` gives. `pi-rules check` compares the
+paragraphs of those files (and each managed section as a whole), spaces and line breaks aside,
+and reports, once for each agent and pair of files, the first rule that reaches that agent from
+both, for files written by hand as well as by `pi-rules export`.
+
+Fix: keep each rule in one of the files the agent reads: export the pointer form
+(`pi-rules export --pointer`, whose `@./AGENTS.md` Copilot does not follow), leave out a target
+whose agent reads another of the files, or delete the hand-written copy.";
+
+    ExportHidden = "PR903" "export-hidden" Warning
+        "A file that an agent reads in place of a file `export` wrote."
+        "Some agents read one file instead of another when both exist, so the rules `export`
+wrote are never seen. Codex reads `AGENTS.override.md` instead of `AGENTS.md` in the same
+directory. Claude Code reads `AGENTS.md` only when there is no `CLAUDE.md` beside it, so a
+hand-written `CLAUDE.md` (one without pi-rules' section, and without an `@AGENTS.md` import)
+hides the exported `AGENTS.md` from it. Nothing tells the user: the agent starts without the
+rules.
+
+Fix: move what the other file says into the rules (or into the exported file, outside pi-rules'
+section) and delete it; for Claude Code, export the `claude` target as well, or add a line
+`@AGENTS.md` to the hand-written `CLAUDE.md`.";
+
+    ExportCommentDropped = "PR904" "export-comment-dropped" Warning
+        "Text inside an HTML comment of a rule exported to Claude Code, which strips comments."
+        "Claude Code takes the HTML comments (`<!-- ... -->`) out of its memory files before the
+model sees them; comments inside code blocks stay. pi-rules' own markers and generated-by line
+go with no loss, but a rule that says something inside a comment says nothing to Claude Code,
+though other agents (and pi) read it. `pi-rules check` reports such a comment on the rule file
+in `.pi/rules` when the `claude` target is exported (a managed section in `CLAUDE.md`, or files
+in `.claude/rules/pi-rules/`) and the rule is for Claude Code, and on the exported file when it
+comes from elsewhere (another layer, or a file not exported again since).
+
+Fix: make the text visible (delete the comment markers), or delete the comment if no agent
+should read it.";
+
+    ExportChainOverLimit = "PR905" "export-chain-over-limit" Warning
+        "The `AGENTS.md` files from the repository root down to a directory hold more than Codex reads."
+        "Codex joins the `AGENTS.md` files (or `AGENTS.override.md` where there is one) from the
+repository root down to its working directory, and stops adding text once the join reaches
+`project_doc_max_bytes` (32 KiB by default): the rules at the end of the chain, those of the
+deepest directory, never reach the model. `pi-rules check` sums, for each directory that holds
+an `AGENTS.md` (found by the same walk that looks for nested rule directories), the files on the
+way from the root, and reports a chain once: at its deepest file when the chain above it is
+within the limit, naming every file of it. A root `AGENTS.md` over the limit on its own is
+reported as `export-over-limit` (PR901), and the chains below it are not reported again.
+
+Fix: shorten the files of the chain, move rules that only one directory needs into that
+directory's file and out of the root's, or export a smaller set of layers (`--layers`).";
+
     InvalidGlob = "PR1001" "invalid-glob" Error
         "A glob in `paths:` that cannot be used."
         "`paths:` lists gitignore-style globs, relative to the directory the rule's scope belongs to
@@ -664,11 +724,17 @@ Fix: correct the glob, or delete it if the files are gone.";
 globs in its own way. Cursor's `globs` and Windsurf's `globs` are one comma-separated value, so a
 glob that holds a comma (`src/**/*.{ts,tsx}`) is cut in two there; Copilot's `applyTo` is
 comma-separated too, but keeps a comma inside `{}` or `[]` with its glob. Claude Code's and
-Cline's `paths` are lists, and Kiro's `fileMatchPattern` holds one pattern, so any glob fits. The
-finding names the agents and why.
+Cline's `paths` are lists, and Kiro's `fileMatchPattern` holds one pattern, so any glob fits.
 
-Fix: write the alternatives as separate globs (`src/**/*.ts` and `src/**/*.tsx`), or leave it
-if you never export to those agents.";
+Each agent also matches globs in its own way. Claude Code and Copilot in VS Code ignore case, so
+a glob with upper-case letters (`docs/API/**`) also matches the paths that differ from it only in
+case there; Claude Code matches nothing with a negated class (`[!x]`). A negation of the whole
+glob (`!src/**`) no agent can take, and a scope refuses it (`invalid-glob`, PR1001). The finding
+names the agents and why.
+
+Fix: write the alternatives as separate globs (`src/**/*.ts` and `src/**/*.tsx`), list the
+characters a class allows rather than those it leaves out, or leave it if you never export to
+those agents (a glob with upper-case letters is fine where no two paths differ only in case).";
 
     NestedRuleReplaces = "PR1006" "nested-rule-replaces" Info
         "A nested rule that replaces a root rule of the same name inside its directory."

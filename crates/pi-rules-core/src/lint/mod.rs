@@ -37,6 +37,7 @@ pub use incremental::{check_layers, combine, lint_settings, FileLint, LayerFindi
 pub use schema::{KeyInfo, SchemaInfo};
 pub use scope::{NestedInput, ScopeGlob, ScopedRule};
 pub use sources::{SourceLines, Sources};
+pub use text::html_comments;
 
 use crate::settings::SettingsFile;
 use crate::FileId;
@@ -202,12 +203,19 @@ impl Report {
     /// file, checked by the host), all at `path`, after every other finding, and keeps the lines
     /// of `text` they point into.
     pub fn add_file(&mut self, path: &str, text: &str, diagnostics: Vec<Diagnostic>) {
+        self.add_findings(path, text, diagnostics);
+        self.files += 1;
+    }
+
+    /// [`Report::add_file`] without counting the file as one more checked: more findings on a
+    /// rule file the linter read, or on a file the report does not count (another agent's
+    /// instruction file).
+    pub fn add_findings(&mut self, path: &str, text: &str, diagnostics: Vec<Diagnostic>) {
         let mut out = FileDiagnostics::new(path);
         for d in diagnostics {
             out.push(d);
         }
         self.sources.insert(&out, text, true);
-        self.files += 1;
         self.diagnostics.extend(out.finish(None));
     }
 

@@ -161,6 +161,9 @@ pub(crate) fn check(
                         ))
                         .label("not used")
                         .help("correct the glob, or delete it");
+                        if item.text.trim_start().starts_with('!') {
+                            d.note(NO_AGENT_NEGATES);
+                        }
                     }
                 }
             }
@@ -244,8 +247,70 @@ fn no_effect(text: &str, key: &str, decl: &Decl<'_>, label: &str, out: &mut File
     }
 }
 
-/// The agents whose formats cannot hold `glob` as it is, when there are any.
+/// What the finding on a negated glob adds: no agent can say it either.
+const NO_AGENT_NEGATES: &str = "no agent `export` writes for can take a negation as a scope \
+     either (Copilot CLI reads `!p` as every file that `p` does not match)";
+
+/// The agents that match every glob without regard to case, and where that is from: Claude Code
+/// matches `paths:` case-insensitively (measured with Claude Code 2.1.332, issue 35), and Copilot
+/// in VS Code matches `applyTo` so too (issue 35, from its sources).
+const CASELESS: &str = "Claude Code and Copilot in VS Code";
+
+/// The agents whose formats cannot hold `glob` as it is, or cannot match it as we do, when there
+/// are any: a comma some agents cut at, a negated class (`[!x]`) that Claude Code matches
+/// nothing with, upper-case letters where Claude Code and Copilot in VS Code ignore case.
 fn check_portable(glob: &str, span: Range<usize>, out: &mut FileDiagnostics) {
+    check_comma(glob, span.clone(), out);
+    check_negated_class(glob, span.clone(), out);
+    check_case(glob, span, out);
+}
+
+/// A negated character class (`[!x]`, `[^x]`): Claude Code expands the glob for the `ignore`
+/// package, where such a class matches nothing (measured with Claude Code 2.1.332, issue 35).
+fn check_negated_class(glob: &str, span: Range<usize>, out: &mut FileDiagnostics) {
+    let Some(at) = glob.find("[!").or_else(|| glob.find("[^")) else {
+        return;
+    };
+    let Some(d) = out.report(Code::GlobNotPortable, Some(span.clone())) else {
+        return;
+    };
+    let class = span.start + at;
+    d.message(format!(
+        "glob `{}` has a negated class, which Claude Code's `paths` match nothing with: the rule \
+         never reaches Claude Code for it",
+        excerpt(glob, 60)
+    ))
+    .label("matches nothing in Claude Code")
+    .secondary(class..class + 2, "negated class")
+    .help("list the characters the class allows (`[abc]`) instead of those it leaves out");
+}
+
+/// Upper-case letters: we match case-sensitively, the agents of [`CASELESS`] do not, so there
+/// the glob also matches the paths that differ from it only in case.
+fn check_case(glob: &str, span: Range<usize>, out: &mut FileDiagnostics) {
+    let Some(at) = glob.find(|c: char| c.is_uppercase()) else {
+        return;
+    };
+    let Some(d) = out.report(Code::GlobNotPortable, Some(span.clone())) else {
+        return;
+    };
+    let upper = span.start + at;
+    let width = glob[at..].chars().next().map_or(1, char::len_utf8);
+    d.message(format!(
+        "glob `{}` tells upper from lower case, but {CASELESS} match globs without regard to \
+         case: there it also matches paths that differ from it only in case",
+        excerpt(glob, 60)
+    ))
+    .label("case-insensitive in those agents")
+    .secondary(upper..upper + width, "upper case")
+    .help(
+        "nothing to do unless the repository holds paths that differ only in case; then name \
+         them by a part that differs in more than case",
+    );
+}
+
+/// A comma: the agents whose formats cut a glob's value at commas.
+fn check_comma(glob: &str, span: Range<usize>, out: &mut FileDiagnostics) {
     let Some(first) = glob.find(',') else {
         return;
     };

@@ -198,8 +198,9 @@ impl Ours {
     fn matches_everything(&self) -> bool {
         self.patterns().iter().any(|p| {
             let parts: Vec<&str> = p.split('/').collect();
-            let (last, init) = parts.split_last().expect("split yields one part at least");
-            init.iter().all(|&s| s == "**") && (*last == "**" || *last == "*")
+            parts.split_last().is_some_and(|(last, init)| {
+                init.iter().all(|&s| s == "**") && (*last == "**" || *last == "*")
+            })
         })
     }
 
@@ -238,7 +239,9 @@ pub fn literal_dir(glob: &str) -> (String, bool) {
         return (String::new(), false);
     };
     let parts: Vec<&str> = ours.base.split('/').collect();
-    let (last, init) = parts.split_last().expect("split yields one part at least");
+    let Some((last, init)) = parts.split_last() else {
+        return (String::new(), false);
+    };
     let mut dir: Vec<&str> = Vec::new();
     let mut whole = false;
     let literal = |s: &str| {
@@ -340,12 +343,12 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             };
             // `[!x]` matches nothing in Claude Code (measured, issue 35); `[^x]` is the same
             // class in gitignore's and the `ignore` package's syntax.
-            patterns.push(p.replace("[!", "[^"));
-            if glob.bytes().any(|b| b.is_ascii_alphabetic()) {
+            if p.bytes().any(|b| b.is_ascii_alphabetic()) {
                 lost.push(format!(
-                    "Claude Code matches `{glob}` ignoring case (pi-rules does not)"
+                    "Claude Code matches `{p}` ignoring case (pi-rules does not)"
                 ));
             }
+            patterns.push(p.replace("[!", "[^"));
         }
         _ => {
             for p in ours.file_patterns() {
@@ -410,7 +413,7 @@ fn dedup(items: &mut Vec<String>) {
     items.retain(|i| seen.insert(i.clone()));
 }
 
-/// Whether `p` has a comma outside `{}` and `[]` (a `\\` does not keep one: Copilot's split does
+/// Whether `p` has a comma outside `{}` and `[]` (a `\` does not keep one: Copilot's split does
 /// not read escapes).
 fn top_level_comma(p: &str) -> bool {
     let mut depth = 0usize;
@@ -557,6 +560,9 @@ pub fn read_value(dialect: Dialect, value: &str) -> (Vec<String>, Vec<String>) {
         read_item(dialect, &item, &mut globs, &mut warnings);
     }
     dedup(&mut globs);
+    if dialect != Dialect::Claude {
+        widened(&globs, &mut warnings);
+    }
     (globs, warnings)
 }
 
@@ -592,12 +598,21 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
                 }
                 all
             };
+            if p.contains("[!") {
+                warnings.push(format!(
+                    "Claude Code matched nothing with `{p}` (`[!` is not its negated class); read \
+                     as written"
+                ));
+            }
             for e in expanded {
                 // Claude Code strips a trailing `/**`, then reads the rest gitignore-style,
-                // which is our reading (measured, issue 35). Where what is left is anchored
-                // (`/src`, `src/api`), `x/**` reads the same to us, and is kept as written.
+                // which is our reading (measured, issue 35). Where what is left is anchored and
+                // names one folder (`/src`, `src/api`), `x/**` reads the same to us (but for a
+                // file named `x`), and is kept as written.
                 let stripped = e.strip_suffix("/**").unwrap_or(&e);
-                let anchored = stripped.starts_with('/') || stripped.contains('/');
+                let last = stripped.rsplit('/').next().unwrap_or(stripped);
+                let anchored = (stripped.starts_with('/') || stripped.contains('/'))
+                    && !last.contains(['*', '?', '[', '{', '\\']);
                 out.push(match stripped {
                     "" | "/" | "**" => "**".to_string(),
                     _ if anchored => e.clone(),
@@ -638,6 +653,30 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
             warnings.push(format!("`{glob}` cannot be used as a glob: {}", e.reason));
         }
         globs.push(glob);
+    }
+}
+
+/// Warns of each glob read from an agent without folder meaning whose last part is a wildcard
+/// (`src/*`): the agent matched only what is directly in `src`, our glob matches everything
+/// below too; unless the same value also held what is below (`src/*/**`, as [`translate`]
+/// writes it).
+fn widened(globs: &[String], warnings: &mut Vec<String>) {
+    let bases: Vec<Option<Ours>> = globs.iter().map(|g| Ours::parse(g).ok()).collect();
+    for (glob, ours) in globs.iter().zip(&bases) {
+        let Some(ours) = ours else { continue };
+        let last = ours.base.rsplit('/').next().unwrap_or(&ours.base);
+        let wild = last.contains(['*', '?', '[']) && last != "**" && !last.contains('.');
+        if !wild || ours.dir_only || ours.matches_everything() {
+            continue;
+        }
+        let below = format!("{}/**", ours.base);
+        if bases.iter().flatten().any(|o| o.base == below) {
+            continue;
+        }
+        warnings.push(format!(
+            "`{glob}` also matches the files in the folders it names, which the agent's pattern \
+             did not"
+        ));
     }
 }
 

@@ -101,31 +101,19 @@ fn place_owned(
     warnings: &mut Vec<String>,
 ) -> Placement {
     let path = owned_path(d, dir, name);
-    if d == Dialect::Cline && !dir.is_empty() {
-        // Cline's CLI reads only its working directory's `.clinerules/` (issue 35): a nested
-        // rule sits in `D/.clinerules/`, its globs relative to `D`, and a rule for the whole of
-        // `D` has no `paths:` (a file without frontmatter always applies: Cline docs, "Cline
-        // Rules").
-        if whole_dir {
-            return Placement::Owned {
-                path,
-                frontmatter: String::new(),
-            };
-        }
-        let patterns = translated(d, "", name, globs, warnings);
-        if patterns.is_empty() {
-            return nowhere(d, name, warnings);
-        }
+    // Cline's CLI reads only its working directory's `.clinerules/` (issue 35): a nested rule
+    // sits in `D/.clinerules/`, its globs relative to `D`, and a rule for the whole of `D` has
+    // no `paths:` (a file without frontmatter always applies: Cline docs, "Cline Rules").
+    let nested_cline = d == Dialect::Cline && !dir.is_empty();
+    if nested_cline && whole_dir {
         return Placement::Owned {
             path,
-            frontmatter: frontmatter(d, name, &patterns, warnings),
+            frontmatter: String::new(),
         };
     }
-    let patterns = if whole_dir {
-        translated(d, dir, name, &["**"], warnings)
-    } else {
-        translated(d, dir, name, globs, warnings)
-    };
+    let within = if nested_cline { "" } else { dir };
+    let globs = if whole_dir { &["**"][..] } else { globs };
+    let patterns = translated(d, within, name, globs, warnings);
     if patterns.is_empty() {
         return nowhere(d, name, warnings);
     }
@@ -230,13 +218,13 @@ fn frontmatter(d: Dialect, name: &str, patterns: &[String], warnings: &mut Vec<S
                 "pi-rules rule {name}, for the files its globs match"
             )));
             out.push_str("\nglobs: ");
-            out.push_str(&patterns.join(","));
+            out.push_str(&unquoted(d, name, &patterns.join(","), warnings));
             out.push_str("\nalwaysApply: false\n");
         }
         // `trigger: glob` with `globs:` (Windsurf docs, "Memories & Rules", activation modes).
         Dialect::Windsurf => {
             out.push_str("trigger: glob\nglobs: ");
-            out.push_str(&patterns.join(","));
+            out.push_str(&unquoted(d, name, &patterns.join(","), warnings));
             out.push('\n');
         }
         // `applyTo:` one comma-separated string, quoted (GitHub docs, path-specific custom
@@ -271,6 +259,24 @@ fn frontmatter(d: Dialect, name: &str, patterns: &[String], warnings: &mut Vec<S
     }
     out.push_str("---\n");
     out
+}
+
+/// `value` as Cursor and Windsurf want `globs:`, unquoted (issue 35; Cursor's own rules write
+/// `globs: **/*.ts`); a warning where a YAML reader would take it for something else than a
+/// string (a leading `[`, `{`, a quote, `!`, `&`, `|`, `>`, `%`, `@` or a backtick, or a `: `).
+fn unquoted(d: Dialect, name: &str, value: &str, warnings: &mut Vec<String>) -> String {
+    let risky = value.starts_with(['[', '{', '"', '\'', '!', '&', '|', '>', '%', '@', '`'])
+        || value.contains(": ")
+        || value.chars().any(char::is_control);
+    if risky {
+        warnings.push(format!(
+            "rule `{name}`, for {}: `globs: {value}` is written unquoted, as {} reads it, and \
+             may be misread there",
+            d.agent(),
+            d.agent()
+        ));
+    }
+    value.chars().filter(|c| !c.is_control()).collect()
 }
 
 /// A rule in a file that an agent reads whole: a headed subsection, or plain text in a nested
@@ -418,6 +424,7 @@ pub fn section_text(unscoped: &str, headed: &[(Option<String>, &str)]) -> String
     for (heading, text) in headed {
         let text = text.trim_end_matches(['\n', '\r']);
         match heading {
+            Some(h) if text.is_empty() => parts.push(Cow::Owned(format!("## {h}"))),
             Some(h) => parts.push(Cow::Owned(format!("## {h}\n\n{text}"))),
             None if text.is_empty() => {}
             None => parts.push(Cow::Borrowed(text)),
@@ -540,16 +547,16 @@ fn scrub(s: &str, dash: bool) -> (String, bool) {
 
 /// A rule name as safe as a file name: unchanged when it is (`50-api`); else its unsafe
 /// characters (`/`, `\`, control characters, those Windows refuses) made `_`, `..`, a Windows
-/// device name, a trailing dot or blank, or a name longer than 96 bytes made safe, a `--` (the
-/// directory separator of [`owned_path`]) made `__`, and a hash of the name as written added
-/// (`a_b-1f2e3d4c5b6a` for `a/b`), so that two names never become one.
+/// device name, a trailing dot or blank, or a name longer than 96 bytes made safe, the dashes of
+/// a name with `--` (the directory separator of [`owned_path`]) made `_`, and a hash of the name
+/// as written added (`a_b-1f2e3d4c5b6a` for `a/b`), so that two names never become one and the
+/// result never holds `--`.
 pub fn safe_name(name: &str) -> Cow<'_, str> {
-    let (mut out, mut changed) = scrub(name, false);
-    if out.contains("--") {
-        out = out.replace('-', "_");
-        changed = true;
-    }
-    if changed {
+    let (mut out, changed) = scrub(name, false);
+    if changed || out.contains("--") {
+        if out.contains("--") || out.ends_with('-') {
+            out = out.replace('-', "_");
+        }
         Cow::Owned(format!("{out}-{}", short_hash(name)))
     } else {
         Cow::Borrowed(name)

@@ -175,6 +175,54 @@ fn a_glob_with_a_comma_names_the_agents_that_cut_it() {
 }
 
 #[test]
+fn a_glob_an_agent_matches_otherwise_names_the_agents_and_why() {
+    let text = "---\npaths:\n  - docs/API/**\n  - \"src/[!x]*.ts\"\n  - \"!gen/**\"\n---\nBody.\n";
+    let report = lint_text(text, true);
+    let got = found(&report, Code::GlobNotPortable);
+    assert_eq!(got.len(), 2, "{:#?}", report.diagnostics);
+    // Upper case: the agents that ignore case, at the glob.
+    assert_eq!((got[0].0, got[0].1), (3, 5));
+    assert!(
+        got[0]
+            .2
+            .contains("Claude Code and Copilot in VS Code match globs without regard to case"),
+        "{}",
+        got[0].2
+    );
+    // The negated class: Claude Code, and the class is the secondary label.
+    assert_eq!((got[1].0, got[1].1), (4, 6));
+    assert!(
+        got[1].2.contains("negated class, which Claude Code"),
+        "{}",
+        got[1].2
+    );
+    let d = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::GlobNotPortable)
+        .nth(1)
+        .unwrap();
+    let class = d.labels[0].span.clone();
+    assert_eq!(&text[class], "[!");
+    // A negation of the whole glob stays an error, and says no agent can take it either.
+    let invalid: Vec<&Diagnostic> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::InvalidGlob)
+        .collect();
+    assert_eq!(invalid.len(), 1);
+    assert!(
+        invalid[0].notes[0].contains("no agent `export` writes for"),
+        "{:?}",
+        invalid[0].notes
+    );
+    // Lower case, no class: nothing.
+    assert!(lint_text("---\npaths: src/[ab]*.ts\n---\nBody.\n", true)
+        .diagnostics
+        .is_empty());
+}
+
+#[test]
 fn every_format_row_is_of_a_known_agent() {
     for row in AGENT_GLOBS {
         assert!(rule_scope::is_known_agent(row.agent), "{}", row.agent);

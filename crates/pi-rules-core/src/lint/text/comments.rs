@@ -59,9 +59,32 @@ fn code_spans(seg: &[u8]) -> Vec<Range<usize>> {
 }
 
 /// Reports HTML comments in the Markdown body (from `body_start`), outside fenced code blocks
-/// and code spans. Indented code blocks are not recognised. Linear: each byte is looked at a
-/// bounded number of times, and the search for `-->` is never repeated over the same text.
+/// and code spans.
 pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileDiagnostics) {
+    scan(text, body_start, |span, content, unclosed| {
+        report_comment(span, content, unclosed, out)
+    });
+}
+
+/// The closed HTML comments of a Markdown text (from `body_start`) that hold more than blanks,
+/// outside fenced code blocks and code spans, as byte ranges from `<!--` to `-->` included: what
+/// an agent that strips comments (Claude Code) never reads. Linear in the text.
+pub fn html_comments(text: &str, body_start: usize) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    scan(text, body_start, |span, _, unclosed| {
+        if !unclosed {
+            found.push(span);
+        }
+    });
+    found
+}
+
+/// Hands each HTML comment of the body (from `body_start`) that holds more than blanks, outside
+/// fenced code blocks and code spans, to `each` with its content and whether it is unclosed (an
+/// unclosed one ends the scan). Indented code blocks are not recognised. Linear: each byte is
+/// looked at a bounded number of times, and the search for `-->` is never repeated over the
+/// same text.
+fn scan(text: &str, body_start: usize, mut each: impl FnMut(Range<usize>, &str, bool)) {
     let bytes = text.as_bytes();
     let opener = find::Finder::new(b"<!--");
     if opener.find(&bytes[body_start..]).is_none() {
@@ -132,7 +155,7 @@ pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileD
                 Some(close) => {
                     let content = &text[at + 4..close];
                     if !content.trim().is_empty() {
-                        report_comment(at..close + 3, content, false, out);
+                        each(at..close + 3, content, false);
                     }
                     if close + 3 <= end {
                         from = close + 3 - pos;
@@ -144,7 +167,7 @@ pub(crate) fn check_html_comments(text: &str, body_start: usize, out: &mut FileD
                 None => {
                     let indent = start == seg.iter().take_while(|&&b| b == b' ').count();
                     if at_line_start && indent && start <= 3 {
-                        report_comment(at..at + 4, &text[at + 4..], true, out);
+                        each(at..at + 4, &text[at + 4..], true);
                         return;
                     }
                     from = start + 4;

@@ -20,6 +20,7 @@ mod table_gaps;
 mod tests;
 
 pub(crate) use classes::is_hidden;
+pub use comments::html_comments;
 pub(crate) use decode::decode;
 pub(crate) use hidden::{report, scan, scan_text, Place, Unit};
 pub(crate) use table_gaps::check_table_gaps;

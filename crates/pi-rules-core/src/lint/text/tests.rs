@@ -330,6 +330,18 @@ fn html_comment_table() {
 }
 
 #[test]
+fn html_comments_gives_the_closed_comments_with_text_outside_code() {
+    let text = "a <!-- x --> `<!-- y -->` <!-- -->\n```\n<!-- z -->\n```\n<!--w\n-->\n<!-- open";
+    let got: Vec<&str> = html_comments(text, 0)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
+    assert_eq!(got, ["<!-- x -->", "<!--w\n-->"]);
+    // From the body's start only.
+    assert!(html_comments("<!-- a --> b", 5).is_empty());
+}
+
+#[test]
 fn messages_name_the_character_and_what_it_hides() {
     let cases: &[(&str, &str)] = &[
         (

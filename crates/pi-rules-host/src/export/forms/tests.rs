@@ -463,6 +463,7 @@ fn section_text_joins_the_block_and_the_headed_rules() {
     assert_eq!(section_text("The block.\n", &[]), "The block.\n");
     assert_eq!(section_text("", &[]), "");
     assert_eq!(section_text("", &[(None, "")]), "");
+    assert_eq!(section_text("", &[(Some("h".into()), "\n")]), "## h\n");
 }
 
 #[test]
@@ -474,4 +475,59 @@ fn a_glob_with_a_backtick_is_a_code_span_still() {
         p.placement,
         section("AGENTS.md", Some("For files matching ``src/`x`/**``"))
     );
+}
+
+#[test]
+fn an_unquoted_value_a_yaml_reader_would_misread_is_a_warning() {
+    for target in [Target::Cursor, Target::Windsurf] {
+        for glob in ["[ab]/x/**", "'q/**", "a: b/**"] {
+            let p = placed(target, "", &[glob]);
+            assert!(
+                p.warnings.iter().any(|w| w.contains("unquoted")),
+                "{target:?} {glob}: {:?}",
+                p.warnings
+            );
+        }
+        assert!(placed(target, "", &["src/**", "*.ts"]).warnings.is_empty());
+    }
+}
+
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
+
+        /// Any two different names, in any directory, give two different files, each a safe
+        /// name in the target's directory.
+        #[test]
+        fn names_are_safe_and_distinct(a in "\\PC{0,12}|[-._/\\\\a:]{0,6}", b in "\\PC{0,12}|[-._/\\\\a:]{0,6}", dir in "|packages/[-a_]{1,3}") {
+            let safe = safe_name(&a);
+            prop_assert!(!safe.is_empty() && !safe.chars().any(bad_char) && !reserved(&safe));
+            prop_assert!(!safe.contains("--"));
+            for d in Dialect::ALL {
+                let (pa, pb) = (owned_path(d, &dir, &a), owned_path(d, &dir, &b));
+                prop_assert_eq!(a == b, pa == pb, "{:?} {:?} {:?}", d, a, b);
+                prop_assert!(!pa.split('/').any(|p| p == ".." || p.is_empty()), "{}", pa);
+            }
+        }
+
+        /// Any rule is placed without a panic, and its owned file's frontmatter is one block.
+        #[test]
+        fn any_rule_is_placed(
+            name in "\\PC{0,10}",
+            dir in "|packages/api|a",
+            globs in prop::collection::vec("[a-z/*?{},\\[\\]!\\\\ #'\".]{0,12}", 0..4),
+        ) {
+            let rule = ScopedRule { name: &name, dir: &dir, globs: &globs, text: "x\n" };
+            for target in Target::ALL {
+                let placed = place(target, &rule);
+                if let Placement::Owned { frontmatter, .. } = placed.placement {
+                    prop_assert!(frontmatter.is_empty() || frontmatter.starts_with("---\n") && frontmatter.ends_with("\n---\n"));
+                    prop_assert_eq!(frontmatter.matches("\n---\n").count(), usize::from(!frontmatter.is_empty()));
+                }
+            }
+        }
+    }
 }
