@@ -180,8 +180,8 @@ fn path_scopes_become_the_rule_s_paths() {
         // A flow list with either quote, over lines.
         (
             Windsurf,
-            "---\ntrigger: glob\nglobs: [\"docker/**\", 'Dockerfile*']\n---\nX\n",
-            &["docker/**", "Dockerfile*"],
+            "---\ntrigger: glob\nglobs: [\"docker/**\", 'compose/*.yml']\n---\nX\n",
+            &["docker/**", "compose/*.yml"],
         ),
         (
             Windsurf,
@@ -210,7 +210,14 @@ fn path_scopes_become_the_rule_s_paths() {
         let want: Vec<String> = want.iter().map(|g| same(g)).collect();
         assert_eq!(same_all(&got.paths), want, "{kind:?}: {file:?}");
         assert_eq!(core_globs(&got.text), want, "{}", got.text);
-        assert!(warnings(&got).is_empty(), "{file:?}: {:?}", got.notes);
+        // Nothing is left out (the dialect reading may say where a glob reads wider).
+        assert!(
+            warnings(&got)
+                .iter()
+                .all(|w| !w.contains("left out") && !w.contains("every request")),
+            "{file:?}: {:?}",
+            got.notes
+        );
         assert!(got.text.ends_with("---\nX\n"), "{}", got.text);
     }
 }
