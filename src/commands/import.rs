@@ -43,7 +43,7 @@ line. pi honours `paths:` when `[rules] scoped = true` is in .pi/pi-rules.toml; 
 does.
 
 A directory given stands for the agent files below it, in name order: those that the list above
-names, found as git lists files (.gitignore honoured, links not followed).
+names, found as `check` walks a project (.gitignore honoured, links not followed).
 
 With --project, a file in a directory below the project directory (D/AGENTS.md, D/CLAUDE.md,
 D/.cursor/rules/x.mdc, ...) becomes a rule of the nested directory D/.pi/rules, for D's files.
@@ -54,7 +54,7 @@ prefixes, several share one, numbered in the order the files were given (`90-01-
 `90-02-web.md`, ...). A name in use is never taken: a rule never replaces another. Each path
 written is printed. A file with nothing to import (empty, written by `export`, not an agent's
 file, unreadable) is skipped with a warning, and the others are imported; only a failed write
-stops the command. The source files are left as they are: after an import, `pi-rules export
+stops the command (and nothing to import at all is an error). The source files are left as they are: after an import, `pi-rules export
 claude` keeps CLAUDE.md's text and adds the section below it, so delete the hand-written text
 once the section holds it.")]
 pub struct Args {
@@ -66,9 +66,8 @@ pub struct Args {
     pub target: TargetArgs,
     #[command(flatten)]
     pub place: PlaceArgs,
-    /// `json`: one object on stdout, `rules` (each `source`, `path`, `dir`, `paths`), `skipped`
-    /// (the sources) and `notes` (each `source`, `level`, `message`), and nothing on stderr but
-    /// an error.
+    /// `json`: one object on stdout (the rules written, the files skipped, the notes), nothing
+    /// on stderr but an error.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -303,6 +302,7 @@ fn write_all(
     }
     // What was written, in the sources' order; then the first failure, if any.
     let mut report = Report {
+        format: 1,
         rules: Vec::new(),
         skipped: &voice.skipped,
         notes: voice
@@ -358,9 +358,11 @@ fn write_all(
     }
 }
 
-/// `--format json`'s object.
+/// `--format json`'s object (`pi-rules docs import-json`).
 #[derive(serde::Serialize)]
 struct Report<'a> {
+    /// The version of this form.
+    format: u32,
     rules: Vec<JsonRule<'a>>,
     skipped: &'a [String],
     notes: Vec<JsonNote<'a>>,
