@@ -20,6 +20,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("config"),
     doc!("config-json"),
     doc!("explain-json"),
+    doc!("import-json"),
     doc!("performance"),
     doc!("schema-json"),
     doc!("scopes"),
