@@ -284,7 +284,7 @@ pub enum OutputFormat {
 #[group(skip)]
 pub struct SelectArgs {
     /// Only these layers, comma-separated, e.g. `package,project`; PI_SUBAGENT_CHILD has no
-    /// effect then [default: export package,project; the others every layer].
+    /// effect then [default: export project, or `[export] layers`; the others every layer].
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LAYERS")]
     pub layers: Vec<LayerName>,
     /// Which settings: `project` (the project settings file and the schema defaults) or `all`

@@ -13,7 +13,7 @@ Examples:
   pi-rules assemble                       # embedded package rules + ~/.pi + ./.pi
   pi-rules assemble --cwd ~/src/app --coms-active
   pi-rules assemble --format json | jq .files
-  pi-rules assemble --layers package,project --settings project --confine   # what export writes
+  pi-rules assemble --layers project --settings project --confine   # what export writes
 
 Text output is the block without its two leading newlines; warnings go to stderr as
 `rule assembly: MESSAGE`. JSON output has `block` (exact, leading \"\\n\\n\" included), `warnings`,

@@ -20,6 +20,8 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("config"),
     doc!("config-json"),
     doc!("explain-json"),
+    doc!("export"),
+    doc!("export-json"),
     doc!("import-json"),
     doc!("performance"),
     doc!("schema-json"),

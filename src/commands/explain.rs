@@ -19,7 +19,7 @@ use pi_rules_host::explain::{Explanation, Recorder};
 Examples:
   pi-rules explain
   pi-rules explain --cwd ~/src/app --format json
-  pi-rules explain --layers package,project --settings project --confine   # export's block
+  pi-rules explain --layers project --settings project --confine   # export's block
 
 Token counts are estimates: one token per four bytes of UTF-8, rounded up. Long values and
 conditions are cut in the text form, with their length shown; the JSON form has every value in

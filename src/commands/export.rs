@@ -2,20 +2,24 @@
 //! `CLAUDE.md`, `.cursor/rules/pi-rules.mdc`, ...), checked for drift with `--check`. The work
 //! is the host's ([`pi_rules_host::export`]); this is its command line and its printing.
 
-use crate::invocation::{run_selected, Context, ProjectArgs, SelectArgs, SelectDefaults};
-use crate::output::{note, output, Exit};
+use crate::invocation::OutputFormat;
+use crate::invocation::{Context, ProjectArgs, SelectArgs, SelectDefaults};
+use crate::output::{note, output, write_notes, Exit};
 use crate::terminal::{escape, Paint};
 use crate::unified_diff;
-use pi_rules_host::assembly::LayerOptions;
+use pi_rules_host::assembly::{self, LayerOptions, ScopeOptions};
+use pi_rules_host::config::{Config, ExportSettings};
 use pi_rules_host::error::{Result, UsageError};
-use pi_rules_host::export::{self as host, targets, Options, Target};
+use pi_rules_host::export::model::{self, Model, WalkOptions};
+use pi_rules_host::export::{self as host, targets, user, Options, Target};
+use pi_rules_host::selection::{LayerChoice, SettingsChain};
 use std::path::PathBuf;
 
 /// Write the rules block into the files other agents read (AGENTS.md, CLAUDE.md, Cursor, ...).
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = "\
 Targets and the files they write (relative to the project root):
-  agents-md  AGENTS.md                        managed section (Codex, pi, and others)
+  agents-md  AGENTS.md                        managed section (Codex, opencode, Qwen, Kilo, ...)
   claude     CLAUDE.md                        managed section (Claude Code)
   gemini     GEMINI.md                        managed section (Gemini CLI)
   copilot    .github/copilot-instructions.md  managed section (GitHub Copilot)
@@ -25,31 +29,58 @@ Targets and the files they write (relative to the project root):
   cline      .clinerules/pi-rules.md          owned file (Cline)
   kiro       .kiro/steering/pi-rules.md       owned file, `inclusion: always` (Kiro)
 
+Scoped rules (`paths:`, or a nested .pi/rules directory D) go where each agent looks for
+scoped instructions: .claude/rules/pi-rules/NAME.md (`paths:`), .cursor/rules/pi-rules-NAME.mdc
+(`globs:`), .github/instructions/pi-rules-NAME.instructions.md (`applyTo:`),
+.kiro/steering/pi-rules-NAME.md (`fileMatch`), .windsurf/rules/pi-rules-NAME.md (`trigger:
+glob`), .clinerules/pi-rules-NAME.md (`paths:`; D/.clinerules for D); for AGENTS.md, GEMINI.md
+and .goosehints a subsection of the root file headed with its globs, or a section in
+D/AGENTS.md (D/GEMINI.md, D/.goosehints). `agents:` is applied per target. A file export wrote
+earlier that is no longer made is deleted (--check names it). `pi-rules docs export` has the
+forms and their sources.
+
 Examples:
   pi-rules export agents-md claude     # write (or refresh) AGENTS.md and CLAUDE.md
-  pi-rules export                      # refresh every target the project already has
+  pi-rules export                      # [export] targets, else every target the project has
   pi-rules export --check              # in CI: exit 1, with a diff, when a file is stale
-  pi-rules export claude --pointer     # CLAUDE.md imports AGENTS.md instead of a copy
+  pi-rules export --remove             # take out everything export wrote, and nothing else
+  pi-rules export --user claude        # the user layer into ~/.claude/CLAUDE.md
 
 In a managed section, pi-rules owns only the lines between its begin and end markers; the rest
 of the file stays byte for byte. An owned file is written whole, and carries a generated-by line;
 a file at that path without it is not replaced (exit 3) unless --force. Without TARGET, export
-refreshes the targets whose file already holds a section or is an owned file.
+writes `[export] targets` of .pi/pi-rules.toml, else refreshes the targets whose file already
+holds a section or is an owned file.
 
-The content is the block `pi-rules assemble` prints, from the package and project layers and the
-project settings file with the schema defaults: the user layer, the global settings file and
-the environment are one machine's, and stay out of a team's files (--layers and --settings all
-bring them in). Rules that escape the project are always refused, as with --confine.
-`assemble` and `explain` take --layers, --settings and --set too: with --confine and the same
-flags (--layers package,project --settings project for export's defaults) they print, and
-explain line by line, the block export writes.
+One copy per agent: with agents-md exported, CLAUDE.md and GEMINI.md hold `@./AGENTS.md`, an
+import Claude Code and Gemini CLI follow and Copilot (which reads them all) does not;
+copilot-instructions.md holds one line pointing to AGENTS.md (Copilot reads AGENTS.md); and
+Cline's own file is left out (Cline reads AGENTS.md beside .clinerules/).
 
-Writes go to a temporary file and a rename, never through a link that leaves the project; a
-file whose bytes are already right is not touched. Exit status: 0 done (or, with --check, every
-file fresh), 1 with --check when a file is stale or missing, 2 usage, 3 a file that cannot be
-written (broken markers, a file not written by pi-rules, a link out of the project, read-only).")]
+The content is the project layer's rules (.pi/rules) with the project settings file and the
+schema defaults. The package rules are written for pi's orchestrator and its specialist agents
+(delegate, do not edit), and stay out unless chosen: `--layers package,project`, or once for
+the team in .pi/pi-rules.toml, `[export] layers = [\"package\", \"project\"]`; `[export]
+settings` and `set` are --settings and --set (flags win over the file). The user layer, the
+global settings file and the environment are one machine's, and stay out of a team's files
+(--layers and --settings all bring them in). Rules that escape the project are always refused,
+as with --confine. `assemble` and `explain` take --layers, --settings and --set too: with
+--confine and the same flags (--layers project --settings project for export's defaults) they
+print, and explain line by line, the block export writes.
+
+--user writes the user layer alone into each agent's per-user file, under $HOME only:
+agents-md $CODEX_HOME/AGENTS.md or ~/.codex/AGENTS.md, claude ~/.claude/CLAUDE.md, gemini
+~/.gemini/GEMINI.md, copilot ~/.copilot/copilot-instructions.md, kiro
+~/.kiro/steering/pi-rules.md; the other targets have none (exit 2).
+
+Writes go to temporary files, synced together, then renamed, never through a link that leaves
+the project; a file whose bytes are already right is not touched. Exit status: 0 done (or, with
+--check, every file fresh), 1 with --check when a file is stale, missing or to be deleted, 2
+usage, 3 a file that cannot be written (broken markers, a file not written by pi-rules, a link
+out of the project, read-only).")]
 pub struct Args {
-    /// The targets to write (see below); none: those the project already has.
+    /// The targets to write (see below; `a,b` is taken too); none: `[export] targets` of the
+    /// configuration, else those the project already has.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
     #[command(flatten)]
@@ -68,25 +99,38 @@ pub struct Args {
     /// Write nothing; print the diff of each file export would change.
     #[arg(long)]
     pub dry_run: bool,
-    /// CLAUDE.md and GEMINI.md import AGENTS.md instead of holding a copy; exports agents-md too.
+    /// CLAUDE.md and GEMINI.md import AGENTS.md instead of holding a copy; exports agents-md
+    /// too (the default whenever agents-md is exported).
     #[arg(long)]
     pub pointer: bool,
     /// Replace an owned target's file that pi-rules did not write.
     #[arg(long)]
     pub force: bool,
+    /// Take out every section and file pi-rules wrote for the targets (every target when none
+    /// is named), and nothing else: the text around a section stays as it was.
+    #[arg(long, conflicts_with_all = ["pointer", "force"])]
+    pub remove: bool,
+    /// Write the user layer alone into each agent's per-user file (~/.claude/CLAUDE.md,
+    /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md), and nothing into the project.
+    #[arg(long, conflicts_with_all = ["pointer"])]
+    pub user: bool,
     /// Warn when a file holds more than N bytes, instead of its agent's own limit.
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<u64>,
     /// Lines of context around each change in a diff.
     #[arg(long, short = 'U', value_name = "N", default_value_t = unified_diff::DEFAULT_CONTEXT)]
     pub context: usize,
+    /// `json`: what was done to each file, as one JSON object on stdout (`files`: `path`,
+    /// `target`, `action`: `written`, `deleted`, `stale`, `missing`, `kept`).
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
 }
 
 /// The targets named, in table order, each once.
 fn parse_targets(names: &[String], pointer: bool) -> Result<Vec<Target>, UsageError> {
     let mut targets = Vec::new();
-    for name in names {
-        let Some(target) = Target::from_name(name) else {
+    for name in names.iter().flat_map(|n| n.split(',')) {
+        let Some(target) = Target::from_name(name.trim()) else {
             return Err(UsageError(format!(
                 "unknown target `{}`; the targets are {}",
                 escape(name),
@@ -110,32 +154,65 @@ fn with_pointer(mut targets: Vec<Target>, pointer: bool) -> Result<Vec<Target>, 
 /// `pi-rules export`.
 pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     let given = parse_targets(&args.targets, args.pointer)?;
+    if args.user {
+        return run_user(args, &given, cx);
+    }
+    let session = args.project.session(cx.env)?;
+    let root = session.project_root();
+    if args.remove {
+        let targets = if given.is_empty() {
+            Target::ALL.to_vec()
+        } else {
+            given
+        };
+        let candidates = model::walk_candidates(&root, Default::default());
+        let planned = host::plan_remove(&root, &targets, &candidates)?;
+        return finish(args, cx, &planned);
+    }
+    // `[export]` in pi-rules' configuration fills what the flags leave open.
+    let config = Config::read(&session);
+    write_notes(cx.err, &config.notes());
+    let file = &config.config.export;
+    let defaults = SelectDefaults {
+        layers: Some(LayerChoice::of(&file.layers)),
+        settings: match file.settings {
+            Some(ExportSettings::All) => SettingsChain::All,
+            Some(ExportSettings::Project) | None => SettingsChain::Project,
+        },
+    };
+    // `[export] set` first, so that `--set` of the same key wins.
+    let mut select = args.select.clone();
+    select.set = file.set.iter().chain(&args.select.set).cloned().collect();
+    let selection = select.selection(&session.schema, defaults)?;
+    // `[export] targets` when none is named.
+    let given = if given.is_empty() && !file.targets.is_empty() {
+        parse_targets(&file.targets, args.pointer)?
+    } else {
+        given
+    };
+    let settings = selection.read_settings(&session, cx.settings);
     let options = LayerOptions {
         package_dir: args.package_dir.clone(),
         coms_active: args.coms_active,
         confine: true,
-        export_layers: None,
-        scope: Default::default(),
+        export_layers: selection.layers,
+        // The configuration was read above: pi's own scopes play no part in an export.
+        scope: ScopeOptions {
+            scoped_in_pi: Some(false),
+            ..ScopeOptions::default()
+        },
     };
-    let run = run_selected(
-        &args.project,
-        options,
-        &args.select,
-        SelectDefaults::EXPORT,
-        cx,
-        &mut (),
-    )?;
-    let root = run.session.project_root();
-    let content = run.block.text();
-    let export = Options {
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
+    let mut export = Options {
         pointer: args.pointer,
         force: args.force,
         max_bytes: args.max_bytes,
     };
-    // Without targets, those present are found and planned in one look at each file.
-    let present = if args.targets.is_empty() {
-        let planned = host::plan_present(&root, content, &export);
-        if matches!(&planned, Ok(planned) if planned.is_empty()) {
+    // Without targets, those present are refreshed.
+    let targets = if given.is_empty() {
+        let present = host::present(&root, &export)?;
+        if present.is_empty() {
             return Err(UsageError(format!(
                 "no target given, and the project `{}` has no exported file to refresh; name \
                  one or more targets: {}",
@@ -144,20 +221,26 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             ))
             .into());
         }
-        Some(planned)
+        present
     } else {
-        None
+        given
     };
+    // Claude Code and Gemini CLI import AGENTS.md when it is exported too: one copy per agent.
+    export.pointer |= targets.contains(&Target::AgentsMd);
     for warning in run.warning_messages() {
         note(
             cx.err,
             format_args!("rule assembly: {}", escape(&warning.to_string())),
         );
     }
-    let planned = match present {
-        Some(planned) => planned?,
-        None => host::plan(&root, &given, content, &export)?,
-    };
+    let model = Model::build(&run, &root, WalkOptions::default());
+    for text in &model.notes {
+        note(cx.err, format_args!("pi-rules: warning: {}", escape(text)));
+    }
+    let (planned, warnings) = host::plan_model(&root, &targets, &model, &export)?;
+    for text in &warnings {
+        note(cx.err, format_args!("pi-rules: warning: {}", escape(text)));
+    }
     for p in &planned {
         if let Some(warning) = &p.over_limit {
             note(
@@ -166,30 +249,61 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             );
         }
     }
+    finish(args, cx, &planned)
+}
+
+/// `--check`, `--dry-run`, or the writes, and what is printed of them.
+fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Result<Exit> {
+    let json = args.format == OutputFormat::Json;
     if args.check || args.dry_run {
         let paint = Paint { on: cx.color_out() };
         let mut stale = Vec::new();
         for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
-            let path = p.located.target.path();
-            let old_label = match change.old {
-                Some(_) => format!("a/{path}"),
-                None => "/dev/null".to_owned(),
-            };
-            let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
-            let new = String::from_utf8_lossy(&change.new);
-            output(unified_diff::write(
+            let path = &p.located.shown;
+            if !json {
+                let old_label = match change.old {
+                    Some(_) => format!("a/{path}"),
+                    None => "/dev/null".to_owned(),
+                };
+                let new_label = match change.new {
+                    Some(_) => format!("b/{path}"),
+                    None => "/dev/null".to_owned(),
+                };
+                let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
+                let new = String::from_utf8_lossy(change.new.as_deref().unwrap_or_default());
+                output(unified_diff::write(
+                    cx.out,
+                    (&old_label, &old),
+                    (&new_label, &new),
+                    args.context,
+                    paint,
+                ))?;
+            }
+            stale.push(match change.new {
+                Some(_) => escape(path).into_owned(),
+                None => format!("{} (to be deleted)", escape(path)),
+            });
+        }
+        if json {
+            let files: Vec<serde_json::Value> = planned
+                .iter()
+                .map(|p| {
+                    let action = match &p.change {
+                        None => "kept",
+                        Some(c) if c.new.is_none() => "deleted",
+                        Some(c) if c.old.is_none() => "missing",
+                        Some(_) => "stale",
+                    };
+                    json_file(&p.located.shown, p.target, action)
+                })
+                .collect();
+            output(writeln!(
                 cx.out,
-                (&old_label, &old),
-                (&format!("b/{path}"), &new),
-                args.context,
-                paint,
+                "{}",
+                serde_json::json!({ "format": 1, "check": true, "files": files })
             ))?;
-            stale.push(escape(path).into_owned());
         }
-        if !args.check {
-            return Ok(Exit::Success);
-        }
-        if stale.is_empty() {
+        if !args.check || stale.is_empty() {
             return Ok(Exit::Success);
         }
         note(
@@ -207,9 +321,111 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
         );
         return Ok(Exit::Findings);
     }
-    let written = host::apply(&planned)?;
-    for target in written {
-        output(writeln!(cx.out, "{}", escape(target.path())))?;
+    let applied = host::apply(planned)?;
+    if json {
+        let mut files: Vec<serde_json::Value> = applied
+            .iter()
+            .map(|a| {
+                let action = if a.deleted { "deleted" } else { "written" };
+                json_file(&a.path, a.target, action)
+            })
+            .collect();
+        files.extend(
+            planned
+                .iter()
+                .filter(|p| !p.changes())
+                .map(|p| json_file(&p.located.shown, p.target, "kept")),
+        );
+        output(writeln!(
+            cx.out,
+            "{}",
+            serde_json::json!({ "format": 1, "check": false, "files": files })
+        ))?;
+        return Ok(Exit::Success);
+    }
+    for a in applied {
+        if a.deleted {
+            output(writeln!(cx.out, "{} (deleted)", escape(&a.path)))?;
+        } else {
+            output(writeln!(cx.out, "{}", escape(&a.path)))?;
+        }
     }
     Ok(Exit::Success)
+}
+
+fn json_file(path: &str, target: Target, action: &str) -> serde_json::Value {
+    serde_json::json!({ "path": path, "target": target.name(), "action": action })
+}
+
+/// `pi-rules export --user`: the user layer alone, into each agent's per-user file.
+fn run_user(args: &Args, given: &[Target], cx: &mut Context<'_>) -> Result<Exit> {
+    let session = args.project.session(cx.env)?;
+    let home = session.home.clone();
+    let targets = if given.is_empty() {
+        user::TARGETS.to_vec()
+    } else {
+        given.to_vec()
+    };
+    for &target in &targets {
+        if user::file(target, cx.env).is_none() {
+            return Err(UsageError(format!(
+                "`{target}` has no per-user file that export --user could write; the targets \
+                 with one are {}",
+                user::TARGETS.map(Target::name).join(", ")
+            ))
+            .into());
+        }
+    }
+    let selection = args.select.selection(
+        &session.schema,
+        SelectDefaults {
+            layers: Some(LayerChoice {
+                package: false,
+                user: true,
+                project: false,
+            }),
+            settings: SettingsChain::Project,
+        },
+    )?;
+    let settings = selection.read_settings(&session, cx.settings);
+    let options = LayerOptions {
+        package_dir: args.package_dir.clone(),
+        coms_active: args.coms_active,
+        confine: true,
+        export_layers: selection.layers,
+        scope: ScopeOptions {
+            scoped_in_pi: Some(false),
+            ..ScopeOptions::default()
+        },
+    };
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
+    let export = Options {
+        pointer: false,
+        force: args.force,
+        max_bytes: args.max_bytes,
+    };
+    let planned = if args.remove {
+        user::plan_remove(home.as_deref(), &targets, cx.env)?
+    } else {
+        // The user layer's unscoped rules: no walk, as nested directories are the project's.
+        let walk = WalkOptions {
+            walk: false,
+            ..WalkOptions::default()
+        };
+        let model = Model::build(&run, &run.session.project_root(), walk);
+        let scoped = model.scoped.len();
+        if scoped > 0 {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: warning: {scoped} rule{} of the user layer with `paths:` left out: \
+                     a per-user file applies to every project",
+                    if scoped == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        user::plan(home.as_deref(), &targets, &model, &export, cx.env)?
+    };
+    finish(args, cx, &planned)
 }

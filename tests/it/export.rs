@@ -66,10 +66,18 @@ fn text(w: &World, path: &str) -> String {
     String::from_utf8(read(w, path)).unwrap()
 }
 
-/// The block `assemble` prints with the same layers and settings.
+/// The block `assemble` prints with the same layers and settings (export's defaults: the
+/// project layer).
 fn block(w: &World, package: &str) -> String {
     let out = w.run_env(
-        &["assemble", "--package-dir", package, "--confine"],
+        &[
+            "assemble",
+            "--package-dir",
+            package,
+            "--confine",
+            "--layers",
+            "project",
+        ],
         &[("HOME", "/nonexistent-home")],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -102,7 +110,9 @@ fn every_target_s_first_export_creates_its_file_with_the_block() {
             expected.trim_end(),
             "{target}"
         );
-        assert!(expected.contains("Package rule") && expected.contains("Team rule"));
+        // The package rules (pi's orchestrator's) stay out by default.
+        assert!(expected.contains("Team rule") && !expected.contains("Package rule"));
+        assert!(!file.contains("Package rule"), "{target}: {file}");
     }
     for (target, path, frontmatter) in OWNED_TARGETS {
         let (w, package) = world();
@@ -328,11 +338,11 @@ fn without_targets_the_present_ones_are_refreshed_and_none_is_a_usage_error() {
     // A hand-written CLAUDE.md without a section is not a target.
     fs::write(w.project.join("CLAUDE.md"), "mine\n").unwrap();
     assert_eq!(code(&export(&w, &package, &[])), 2);
-    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    assert_eq!(code(&export(&w, &package, &["agents-md", "kiro"])), 0);
     w.rule("90-team.md", "Team rule: changed.\n");
     let out = export(&w, &package, &[]);
     assert_eq!(code(&out), 0);
-    assert_eq!(stdout(&out), "AGENTS.md\n.clinerules/pi-rules.md\n");
+    assert_eq!(stdout(&out), "AGENTS.md\n.kiro/steering/pi-rules.md\n");
     assert_eq!(text(&w, "CLAUDE.md"), "mine\n");
     assert!(!w.project.join(".cursor").exists());
     // An unknown target is a usage error that lists them.
@@ -400,14 +410,15 @@ fn pointer_mode_imports_agents_md_and_stays_a_pointer() {
     let out = export(&w, &package, &["claude", "gemini", "--pointer"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), "AGENTS.md\nCLAUDE.md\nGEMINI.md\n");
-    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@AGENTS.md\n");
+    // `@./AGENTS.md`: Claude Code follows it, Copilot (which reads CLAUDE.md too) does not.
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
     assert_eq!(section_of(&text(&w, "GEMINI.md")), "@./AGENTS.md\n");
     assert!(section_of(&text(&w, "AGENTS.md")).contains("Team rule"));
     // A refresh keeps the pointers: the files say how they are kept.
     w.rule("90-team.md", "Team rule: new.\n");
     let out = export(&w, &package, &[]);
     assert_eq!(stdout(&out), "AGENTS.md\n");
-    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@AGENTS.md\n");
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
     assert_eq!(code(&export(&w, &package, &["--check"])), 0);
 }
 
@@ -606,12 +617,15 @@ fn repeated_exports_are_byte_identical_and_touch_nothing() {
         .chain(OWNED_TARGETS.iter().map(|t| t.0))
         .collect();
     assert_eq!(code(&export(&w, &package, &all)), 0);
+    // With agents-md, Cline reads AGENTS.md: its own file is left out.
     let paths: Vec<PathBuf> = SECTION_TARGETS
         .iter()
         .map(|t| t.1)
         .chain(OWNED_TARGETS.iter().map(|t| t.1))
+        .filter(|p| *p != ".clinerules/pi-rules.md")
         .map(|p| w.project.join(p))
         .collect();
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
     let old = SystemTime::now() - Duration::from_secs(3600);
     let before: Vec<Vec<u8>> = paths
         .iter()
@@ -697,4 +711,439 @@ fn the_migration_from_claude_md_keeps_the_hand_written_text_and_adds_the_section
     assert_eq!(code(&out), 0);
     let again = fs::read_to_string(w.project_rules().join("92-claude.md")).unwrap();
     assert!(!again.contains("Team rule"), "{again}");
+}
+
+#[test]
+fn the_package_rules_come_in_from_export_layers_in_the_configuration_and_flags_win() {
+    let (w, package) = world();
+    assert_eq!(code(&export(&w, &package, &["agents-md"])), 0);
+    assert!(!text(&w, "AGENTS.md").contains("Package rule"));
+    fs::write(
+        w.project.join(".pi/pi-rules.toml"),
+        "[export]\nlayers = [\"package\", \"project\"]\n",
+    )
+    .unwrap();
+    let out = export(&w, &package, &["agents-md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let file = text(&w, "AGENTS.md");
+    assert!(
+        file.contains("Package rule") && file.contains("Team rule"),
+        "{file}"
+    );
+    // --check repeats the file's choice; --layers wins over it.
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    let out = export(&w, &package, &["agents-md", "--layers", "project"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!text(&w, "AGENTS.md").contains("Package rule"));
+}
+
+/// A project with one rule of each kind: unscoped, scoped by `paths:`, always on by its glob,
+/// for Claude only, and a nested rule directory.
+fn scoped_world() -> (World, String) {
+    let (w, package) = world();
+    w.rule(
+        "50-api.md",
+        "---\npaths: [\"src/api/**\"]\n---\nApi rule: validate every input.\n",
+    );
+    w.rule(
+        "60-always.md",
+        "---\npaths: [\"**\"]\n---\nAlways rule: run make lint.\n",
+    );
+    w.rule(
+        "70-claude.md",
+        "---\nagents: [claude]\n---\nClaude rule: use the todo list.\n",
+    );
+    w.write(
+        &w.project.join("packages/web/.pi/rules"),
+        "10-web.md",
+        "Web rule: no inline styles.\n",
+    );
+    fs::write(w.project.join("packages/web/index.ts"), "x\n").unwrap();
+    (w, package)
+}
+
+/// Every file under the project that is not a rule, with its bytes.
+fn exported(w: &World) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![w.project.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(&w.project)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel.ends_with(".pi") || rel.contains("/.pi/") || rel.ends_with(".ts") {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                out.push((rel, fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn each_target_gets_the_scoped_rules_in_its_own_files_and_agents_per_target() {
+    // (target, the file the path-scoped rule lands in, the nested rule's file)
+    let cases = [
+        ("agents-md", "AGENTS.md", "packages/web/AGENTS.md"),
+        // Every glob lies under `src/api`: Gemini CLI reads `src/api/GEMINI.md` there.
+        ("gemini", "src/api/GEMINI.md", "packages/web/GEMINI.md"),
+        ("goose", ".goosehints", "packages/web/.goosehints"),
+        (
+            "claude",
+            ".claude/rules/pi-rules/50-api.md",
+            ".claude/rules/pi-rules/packages/web/10-web.md",
+        ),
+        (
+            "cursor",
+            ".cursor/rules/pi-rules-50-api.mdc",
+            ".cursor/rules/pi-rules-packages-web--10-web.mdc",
+        ),
+        (
+            "copilot",
+            ".github/instructions/pi-rules-50-api.instructions.md",
+            ".github/instructions/pi-rules-packages-web--10-web.instructions.md",
+        ),
+        (
+            "kiro",
+            ".kiro/steering/pi-rules-50-api.md",
+            ".kiro/steering/pi-rules-packages-web--10-web.md",
+        ),
+        (
+            "windsurf",
+            ".windsurf/rules/pi-rules-50-api.md",
+            ".windsurf/rules/pi-rules-packages-web--10-web.md",
+        ),
+        (
+            "cline",
+            ".clinerules/pi-rules-50-api.md",
+            "packages/web/.clinerules/pi-rules-10-web.md",
+        ),
+    ];
+    for (target, api_file, web_file) in cases {
+        let (w, package) = scoped_world();
+        let out = export(&w, &package, &[target]);
+        assert_eq!(code(&out), 0, "{target}: {}", stderr(&out));
+        let main = text(&w, target_path(target));
+        // Unscoped and always-on rules are in the target's own file; the package rules are not.
+        assert!(
+            main.contains("Team rule") && main.contains("Always rule"),
+            "{target}: {main}"
+        );
+        assert!(!main.contains("Package rule"), "{target}");
+        // `agents: [claude]` reaches CLAUDE.md only.
+        assert_eq!(
+            main.contains("Claude rule"),
+            target == "claude",
+            "{target}: {main}"
+        );
+        let api = text(&w, api_file);
+        assert!(api.contains("Api rule"), "{target}: {api_file}: {api}");
+        if api_file != target_path(target) {
+            assert!(!main.contains("Api rule"), "{target}: {main}");
+            let ours = api.contains("Generated by pi-rules") || api.contains(BEGIN);
+            assert!(ours, "{target}: {api}");
+        } else {
+            assert!(
+                api.contains("src/api/**"),
+                "{target}: the heading names the glob: {api}"
+            );
+        }
+        let web = text(&w, web_file);
+        assert!(web.contains("Web rule"), "{target}: {web_file}: {web}");
+        assert!(!main.contains("Web rule"), "{target}: {main}");
+        // Fresh at once, and a second export writes nothing.
+        let check = export(&w, &package, &[target, "--check"]);
+        assert_eq!(code(&check), 0, "{target}: {}", stdout(&check));
+        let again = export(&w, &package, &[target]);
+        assert_eq!(stdout(&again), "", "{target}");
+    }
+}
+
+fn target_path(target: &str) -> &'static str {
+    SECTION_TARGETS
+        .iter()
+        .map(|t| (t.0, t.1))
+        .chain(OWNED_TARGETS.iter().map(|t| (t.0, t.1)))
+        .find(|t| t.0 == target)
+        .unwrap()
+        .1
+}
+
+#[test]
+fn a_scoped_rule_taken_away_fails_check_naming_its_file_and_the_next_export_deletes_it() {
+    let (w, package) = scoped_world();
+    assert_eq!(
+        code(&export(&w, &package, &["claude", "cursor", "agents-md"])),
+        0
+    );
+    fs::remove_file(w.project_rules().join("50-api.md")).unwrap();
+    fs::remove_dir_all(w.project.join("packages/web/.pi")).unwrap();
+    let out = export(&w, &package, &["claude", "cursor", "agents-md", "--check"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    for gone in [
+        ".claude/rules/pi-rules/50-api.md",
+        ".cursor/rules/pi-rules-50-api.mdc",
+    ] {
+        assert!(err.contains(gone), "{gone}: {err}");
+        assert!(w.project.join(gone).exists());
+    }
+    assert!(stdout(&out).contains("+++ /dev/null"), "{}", stdout(&out));
+    let out = export(&w, &package, &["claude", "cursor", "agents-md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains(".claude/rules/pi-rules/50-api.md (deleted)"));
+    assert!(!w.project.join(".claude/rules/pi-rules/50-api.md").exists());
+    assert!(!w.project.join(".cursor/rules/pi-rules-50-api.mdc").exists());
+    // The nested AGENTS.md held nothing but the section: it goes too.
+    assert!(!w.project.join("packages/web/AGENTS.md").exists());
+    assert!(w.project.join(".cursor/rules/pi-rules.mdc").exists());
+    // A file in those directories that is not ours stays.
+    fs::write(w.project.join(".cursor/rules/pi-rules-mine.mdc"), "mine\n").unwrap();
+    assert_eq!(code(&export(&w, &package, &["cursor", "--check"])), 0);
+}
+
+#[test]
+fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exactly() {
+    let (w, package) = scoped_world();
+    let hand = [
+        ("AGENTS.md", &b"# Ours\nhand text\n"[..]),
+        ("packages/web/AGENTS.md", b"web notes\r\nmore\r\n"),
+        (".goosehints", b""),
+        ("GEMINI.md", b"no final line break"),
+        ("CLAUDE.md", b"ends in a blank line\n\n"),
+    ];
+    for (path, bytes) in hand {
+        fs::write(w.project.join(path), bytes).unwrap();
+    }
+    let before = exported(&w);
+    let all = [
+        "agents-md",
+        "claude",
+        "gemini",
+        "goose",
+        "cursor",
+        "kiro",
+        "cline",
+    ];
+    let out = export(&w, &package, &all);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(exported(&w).len() > before.len() + 5);
+    // Only some targets first: the others' files stay.
+    let out = export(&w, &package, &["--remove", "cursor"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!w.project.join(".cursor/rules/pi-rules.mdc").exists());
+    assert!(w.project.join(".kiro/steering/pi-rules.md").exists());
+    let out = export(&w, &package, &["--remove", "--check"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let out = export(&w, &package, &["--remove"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let after = exported(&w);
+    let files = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    // Every file as it was, the empty `.goosehints` included (it stays, empty).
+    assert_eq!(files(&after), files(&before));
+    assert_eq!(after, before);
+    // Nothing left to take out.
+    assert_eq!(stdout(&export(&w, &package, &["--remove"])), "");
+}
+
+#[test]
+fn user_exports_the_user_layer_into_each_agent_s_file_under_home_and_nothing_else() {
+    let (w, package) = world();
+    w.write(&w.user_rules(), "75-mine.md", "My personal rule.\n");
+    w.write(
+        &w.user_rules(),
+        "76-claude.md",
+        "---\nagents: [claude]\n---\nMy Claude rule.\n",
+    );
+    w.write(
+        &w.user_rules(),
+        "77-scoped.md",
+        "---\npaths: [\"src/**\"]\n---\nMy scoped rule.\n",
+    );
+    let project_before = exported(&w);
+    let out = export(
+        &w,
+        &package,
+        &["--user", "claude", "agents-md", "gemini", "kiro"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (path, owned) in [
+        (".claude/CLAUDE.md", false),
+        (".codex/AGENTS.md", false),
+        (".gemini/GEMINI.md", false),
+        (".kiro/steering/pi-rules.md", true),
+    ] {
+        let file = fs::read_to_string(w.home.join(path)).unwrap();
+        assert!(file.contains("My personal rule"), "{path}: {file}");
+        assert!(
+            !file.contains("Team rule") && !file.contains("Package rule"),
+            "{path}"
+        );
+        assert_eq!(file.contains("Generated by pi-rules"), owned, "{path}");
+    }
+    assert_eq!(exported(&w), project_before, "nothing into the project");
+    // CODEX_HOME moves Codex's file; outside HOME it is refused.
+    let codex = w.home.join("codex-home");
+    fs::create_dir_all(&codex).unwrap();
+    let codex_home = codex.to_string_lossy().into_owned();
+    let out = w.run_env(
+        &["export", "--user", "agents-md", "--package-dir", &package],
+        &[("CODEX_HOME", &codex_home)],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(fs::read_to_string(codex.join("AGENTS.md"))
+        .unwrap()
+        .contains("My personal rule"));
+    let out = w.run_env(
+        &["export", "--user", "agents-md", "--package-dir", &package],
+        &[("CODEX_HOME", "/tmp")],
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    // A target without a per-user file is a usage error.
+    let out = export(&w, &package, &["--user", "cursor"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("cursor"), "{}", stderr(&out));
+    // --user --remove takes it out again.
+    let out = export(&w, &package, &["--user", "--remove", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!w.home.join(".claude/CLAUDE.md").exists());
+}
+
+#[test]
+fn a_second_export_of_a_monorepo_touches_no_file() {
+    let (w, package) = scoped_world();
+    for i in 0..5 {
+        w.write(
+            &w.project.join(format!("packages/p{i}/.pi/rules")),
+            "20-p.md",
+            format!("---\npaths: [\"src/**\"]\n---\nPackage {i} rule.\n"),
+        );
+    }
+    let all: Vec<&str> = SECTION_TARGETS
+        .iter()
+        .map(|t| t.0)
+        .chain(OWNED_TARGETS.iter().map(|t| t.0))
+        .collect();
+    assert_eq!(code(&export(&w, &package, &all)), 0);
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let files = exported(&w);
+    assert!(files.len() > 40, "{}", files.len());
+    for (path, _) in &files {
+        let file = fs::File::options()
+            .write(true)
+            .open(w.project.join(path))
+            .unwrap();
+        file.set_modified(old).unwrap();
+    }
+    let out = export(&w, &package, &all);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(exported(&w), files);
+    for (path, _) in &files {
+        let modified = fs::metadata(w.project.join(path))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(modified, old, "{path}");
+    }
+    let out = export(&w, &package, &[&all[..], &["--format", "json"]].concat());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let entries = report["files"].as_array().unwrap();
+    assert_eq!(entries.len(), files.len());
+    assert!(entries.iter().all(|f| f["action"] == "kept"));
+}
+
+#[test]
+fn export_targets_settings_and_set_in_the_configuration_are_repeated_and_flags_win() {
+    let (w, package) = world();
+    w.rule("91-dco.md", "{{IF:dco}}Sign off every commit.{{/IF}}\n");
+    fs::write(
+        w.project.join(".pi/pi-rules.toml"),
+        "[export]\ntargets = [\"agents-md\", \"kiro\"]\nset = { dco = true }\n",
+    )
+    .unwrap();
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "AGENTS.md\n.kiro/steering/pi-rules.md\n");
+    assert!(text(&w, "AGENTS.md").contains("Sign off"));
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    // --set wins over the file's.
+    let out = export(&w, &package, &["--check", "--set", "dco=false"]);
+    assert_eq!(code(&out), 1);
+    // A named target wins over the file's list.
+    let out = export(&w, &package, &["claude"]);
+    assert_eq!(stdout(&out), "CLAUDE.md\n");
+}
+
+#[test]
+fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
+    let (w, package) = world();
+    w.rule(
+        "90-team.md",
+        "Run make lint before every commit, and fix what it reports.\n",
+    );
+    w.write(&w.project, "CLAUDE.md", "# Ours\n");
+    let targets = [
+        "agents-md",
+        "claude",
+        "gemini",
+        "copilot",
+        "cline",
+        "cursor",
+    ];
+    let out = export(&w, &package, &targets);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
+    let copilot = text(&w, ".github/copilot-instructions.md");
+    assert!(
+        section_of(&copilot).contains("AGENTS.md") && !copilot.contains("make lint"),
+        "{copilot}"
+    );
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    let report = stdout(&w.run(&["check", "--format", "short"]));
+    let copies: Vec<&str> = report.lines().filter(|l| l.contains("[PR902]")).collect();
+    assert_eq!(copies, Vec::<&str>::new());
+    // Exported one at a time, the copies are there, and check names them.
+    let (w, package) = world();
+    w.rule(
+        "90-team.md",
+        "Run make lint before every commit, and fix what it reports.\n",
+    );
+    for target in ["agents-md", "cline"] {
+        assert_eq!(code(&export(&w, &package, &[target])), 0);
+    }
+    let out = w.run(&["check", "--format", "short"]);
+    assert!(stdout(&out).contains("[PR902]"), "{}", stdout(&out));
+    // A bare export then knows both, and takes Cline's copy out.
+    let out = export(&w, &package, &[]);
+    assert!(
+        stdout(&out).contains(".clinerules/pi-rules.md (deleted)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_bare_export_refreshes_a_target_present_only_by_its_scoped_files() {
+    let (w, package) = scoped_world();
+    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    assert!(w.project.join(".clinerules/pi-rules-50-api.md").exists());
+    fs::remove_file(w.project_rules().join("50-api.md")).unwrap();
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(".clinerules/pi-rules-50-api.md (deleted)"),
+        "{}",
+        stdout(&out)
+    );
 }

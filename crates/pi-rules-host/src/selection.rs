@@ -1,8 +1,9 @@
 //! What an assembly reads, as `--layers`, `--settings` and `--set` choose it: the rule layers
 //! ([`LayerChoice`]) and how much of the settings chain ([`SettingsChain`]), together a
-//! [`Selection`]. `export` reads the package and project layers and the project settings file by
-//! default: the user layer, the global settings file and the environment are one machine's, and
-//! a file a team commits must come out the same on every machine. `assemble` and `explain` take
+//! [`Selection`]. `export` reads the project layer and the project settings file by default: the
+//! package rules are written for pi's orchestrator and its specialists, the user layer, the
+//! global settings file and the environment are one machine's, and a file a team commits must
+//! come out the same on every machine. `assemble` and `explain` take
 //! the same choice, so that they print and explain the block `export` writes.
 
 use crate::notes::Note;
@@ -25,10 +26,22 @@ impl Default for LayerChoice {
 }
 
 impl LayerChoice {
-    /// What `export` reads by default, package and project: the user layer is one person's and
-    /// stays out of a team's files.
+    /// The choice of these layers.
+    pub fn of(layers: &[crate::loader::Layer]) -> LayerChoice {
+        use crate::loader::Layer;
+        LayerChoice {
+            package: layers.contains(&Layer::Package),
+            user: layers.contains(&Layer::User),
+            project: layers.contains(&Layer::Project),
+        }
+    }
+
+    /// What `export` reads by default, the project layer alone: the package rules speak to pi's
+    /// orchestrator and its specialist agents (other agents told "delegate, do not edit" would
+    /// obey), and the user layer is one person's and stays out of a team's files. `[export]
+    /// layers` in the configuration and `--layers` choose otherwise.
     pub const EXPORT: LayerChoice = LayerChoice {
-        package: true,
+        package: false,
         user: false,
         project: true,
     };

@@ -486,6 +486,70 @@ impl LayerDir {
         Ok(())
     }
 
+    /// The first step of a batched atomic write of `name` (replacing what is there, a regular
+    /// file keeping its permission bits): its bytes in a new temporary file, not yet synced.
+    /// Then [`Staged::sync`] (from several threads at once, if need be), [`LayerDir::commit`],
+    /// and once for the directory [`LayerDir::sync`]: many files written durably for a few
+    /// syncs' time, where [`LayerDir::write`] syncs each file and its directory in turn.
+    pub fn stage(&self, name: &str, bytes: &[u8]) -> Result<Staged, WriteError> {
+        check_name(name).map_err(io("name the file"))?;
+        let old = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW);
+        let (temp_name, temp) = self.create_temp(name)?;
+        let mut file = File::from(temp);
+        let written = (|| {
+            file.write_all(bytes)
+                .map_err(io("write the temporary file"))?;
+            if let Ok(old) = &old {
+                let kind = rustix::fs::FileType::from_raw_mode(old.st_mode);
+                if kind == rustix::fs::FileType::RegularFile {
+                    let mode = Mode::from_raw_mode(old.st_mode & 0o7777);
+                    rustix::fs::fchmod(&file, mode)
+                        .map_err(errno("keep the file's permissions"))?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(err) = written {
+            let _ = rustix::fs::unlinkat(&self.fd, temp_name.as_str(), AtFlags::empty());
+            return Err(err);
+        }
+        Ok(Staged {
+            temp_name,
+            name: name.to_owned(),
+            file,
+        })
+    }
+
+    /// Renames a staged file into place (see [`LayerDir::stage`]).
+    pub fn commit(&self, staged: Staged) -> Result<(), WriteError> {
+        let Staged {
+            temp_name, name, ..
+        } = staged;
+        let renamed = rustix::fs::renameat(&self.fd, temp_name.as_str(), &self.fd, name.as_str())
+            .map_err(errno("rename the temporary file into place"));
+        if renamed.is_err() {
+            let _ = rustix::fs::unlinkat(&self.fd, temp_name.as_str(), AtFlags::empty());
+        }
+        renamed
+    }
+
+    /// Takes a staged file away unwritten.
+    pub fn discard(&self, staged: Staged) {
+        let _ = rustix::fs::unlinkat(&self.fd, staged.temp_name.as_str(), AtFlags::empty());
+    }
+
+    /// Removes the entry `name` of this directory (a link itself, never what it leads to).
+    pub fn remove(&self, name: &str) -> Result<(), WriteError> {
+        check_name(name).map_err(io("name the file"))?;
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(errno("remove the file"))
+    }
+
+    /// Makes the renames and removals in this directory durable; best-effort, as not every
+    /// file system allows it.
+    pub fn sync(&self) {
+        let _ = rustix::fs::fsync(&self.fd);
+    }
+
     /// Creates a new, empty temporary file for `name`, hidden and not a rule name (it does not
     /// end in `.md`), so that a concurrent assembly never takes it.
     fn create_temp(&self, name: &str) -> Result<(String, OwnedFd), WriteError> {
@@ -527,6 +591,22 @@ impl LayerDir {
             }
             Err(e) => Err(errno("rename the temporary file into place")(e)),
         }
+    }
+}
+
+/// A file's bytes in its temporary file, waiting to be renamed into place
+/// ([`LayerDir::stage`]).
+#[derive(Debug)]
+pub struct Staged {
+    temp_name: String,
+    name: String,
+    file: File,
+}
+
+impl Staged {
+    /// Syncs the temporary file's bytes to the disk.
+    pub fn sync(&self) -> Result<(), WriteError> {
+        self.file.sync_all().map_err(io("sync the temporary file"))
     }
 }
 

@@ -16,12 +16,16 @@ pub mod dialect;
 pub mod forms;
 pub mod import;
 pub mod lint;
+pub mod model;
 pub mod owned;
 pub mod section;
 pub mod targets;
+pub mod user;
 
-use crate::writing::{Bound, Place, WriteError};
+use crate::writing::{Bound, LayerDir, Place, Staged, WriteError};
+use model::Model;
 use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
@@ -82,12 +86,11 @@ impl From<ExportError> for crate::error::Error {
     }
 }
 
-/// Where a target's file is: the place of its directory (below the project root) and its name.
-/// When the file is a link that stays in the project, this is where it leads.
+/// Where a file export writes is: the place of its directory (below the project root) and its
+/// name. When the file is a link that stays in the project, this is where it leads.
 #[derive(Debug, Clone)]
 pub struct Located {
-    pub target: Target,
-    /// The path as the table gives it, for people.
+    /// The path relative to the project root, `/`-separated, for people.
     pub shown: String,
     place: Place,
     dir: PathBuf,
@@ -102,13 +105,29 @@ impl Located {
     }
 }
 
-/// Finds `target`'s file under the canonical project `root`. A directory on the way, or the file
-/// itself, that is a link leading out of the project is refused.
+/// Finds `target`'s file under the canonical project `root` ([`locate_path`]).
 pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
-    let shown = target.path().to_owned();
-    let (dirs, name) = target.split_path();
+    locate_path(root, target.path())
+}
+
+/// Finds the file `path` (relative, `/`-separated) under the canonical directory `root`. A
+/// directory on the way, or the file itself, that is a link leading out of `root` is refused.
+pub fn locate_path(root: &Path, path: &str) -> Result<Located, ExportError> {
+    locate_bound(Bound::Project, root, path)
+}
+
+fn locate_bound(bound: Bound, root: &Path, path: &str) -> Result<Located, ExportError> {
+    let shown = path.to_owned();
+    let mut dirs: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let name = dirs.pop().unwrap_or_default();
+    if name.is_empty() || dirs.iter().chain([&name]).any(|p| *p == "." || *p == "..") {
+        return Err(ExportError::Refused {
+            path: shown,
+            reason: "not a plain path below the project root".to_owned(),
+        });
+    }
     let below: Vec<OsString> = dirs.iter().map(OsString::from).collect();
-    let place = Place::new(Bound::Project, root.to_path_buf(), below);
+    let place = Place::new(bound, root.to_path_buf(), below);
     let refused = |reason: String| ExportError::Refused {
         path: shown.clone(),
         reason,
@@ -122,7 +141,6 @@ pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
     })?;
     let dir = resolved.path();
     let mut located = Located {
-        target,
         shown: shown.clone(),
         place,
         dir: dir.clone(),
@@ -163,7 +181,7 @@ pub fn locate(root: &Path, target: Target) -> Result<Located, ExportError> {
             .components()
             .map(|c| c.as_os_str().to_owned())
             .collect();
-        located.place = Place::new(Bound::Project, root.to_path_buf(), below);
+        located.place = Place::new(bound, root.to_path_buf(), below);
         located.dir = parent.to_path_buf();
         located.name = file.to_string_lossy().into_owned();
         located.exists = real.is_file();
@@ -229,10 +247,12 @@ pub struct Options {
     pub max_bytes: Option<u64>,
 }
 
-/// One target's file, as export plans it.
+/// One file, as export plans it: kept as it is, written, or deleted.
 #[derive(Debug)]
 pub struct Planned {
     pub located: Located,
+    /// The target the file is for.
+    pub target: Target,
     /// What writing would change; `None` when the file holds exactly what export would write
     /// (it is then compared, not made again, and its bytes are not kept).
     pub change: Option<Change>,
@@ -245,13 +265,20 @@ pub struct Planned {
 pub struct Change {
     /// `None` when the file does not exist.
     pub old: Option<Vec<u8>>,
-    pub new: Vec<u8>,
+    /// `None` when the file goes: an owned file no longer made, or a file that held nothing
+    /// but export's section.
+    pub new: Option<Vec<u8>>,
 }
 
 impl Planned {
     /// Whether writing would change the file.
     pub fn changes(&self) -> bool {
         self.change.is_some()
+    }
+
+    /// Whether the file would be deleted.
+    pub fn deletes(&self) -> bool {
+        self.change.as_ref().is_some_and(|c| c.new.is_none())
     }
 }
 
@@ -325,80 +352,455 @@ pub fn render_change(
 ) -> Result<Option<Vec<u8>>, ExportError> {
     match target.form() {
         Form::Section => {
-            let markers = |err| ExportError::Markers {
-                path: shown.to_owned(),
-                err,
-            };
-            let found = match old {
-                Some(old) => section::find(old).map_err(markers)?,
-                None => None,
-            };
-            // A section that holds the pointer stays a pointer: the file says how it is kept.
-            let existing = old
-                .zip(found.as_ref())
-                .map(|(old, f)| &old[f.inner.clone()]);
-            let pointer = target.pointer().filter(|pointer| {
-                options.pointer
-                    || existing.is_some_and(|text| String::from_utf8_lossy(text).trim() == *pointer)
-            });
-            let content: Cow<'_, str> = match pointer {
-                Some(pointer) => Cow::Owned(format!("{pointer}\n")),
-                None => Cow::Borrowed(content),
-            };
-            if let (Some(old), Some(found)) = (old, &found) {
-                let eol = section::line_ending(old);
-                if section::is_rendered(&old[found.whole.clone()], &content, eol) {
-                    return Ok(None);
-                }
-            }
-            section::splice(old, &content).map(Some).map_err(markers)
+            let pointer = target.pointer().filter(|_| options.pointer);
+            render_section(old, content, pointer, target.pointer(), shown)
         }
         Form::Owned { frontmatter } => {
-            if let Some(old) = old {
-                if !options.force && !owned::is_ours(old) {
-                    return Err(ExportError::NotOurs {
-                        path: shown.to_owned(),
-                    });
-                }
-                if owned::is_rendered(old, frontmatter, content) {
-                    return Ok(None);
-                }
-            }
-            Ok(Some(owned::render(frontmatter, content)))
+            render_owned(old, frontmatter, content, options.force, shown)
         }
     }
 }
 
-/// Plans every target: nothing is written. Stops at the first target that cannot be exported.
-/// The targets are planned one after the other, and the bytes of a file already right are let go
-/// at once: an export that changes nothing holds one file at a time.
+/// A managed section holding `content`, or `pointer` instead: a section that holds `kept`
+/// (the target's pointer) stays a pointer, as the file says how it is kept.
+fn render_section(
+    old: Option<&[u8]>,
+    content: &str,
+    pointer: Option<&str>,
+    kept: Option<&str>,
+    shown: &str,
+) -> Result<Option<Vec<u8>>, ExportError> {
+    let markers = |err| ExportError::Markers {
+        path: shown.to_owned(),
+        err,
+    };
+    let found = match old {
+        Some(old) => section::find(old).map_err(markers)?,
+        None => None,
+    };
+    let existing = old
+        .zip(found.as_ref())
+        .map(|(old, f)| &old[f.inner.clone()]);
+    // `@AGENTS.md`, Claude's pointer before it became `@./AGENTS.md`, is kept as a pointer too.
+    let pointer = pointer.or_else(|| {
+        kept.filter(|kept| {
+            existing.is_some_and(|text| {
+                let text = String::from_utf8_lossy(text);
+                let text = text.trim();
+                text == *kept || (*kept == "@./AGENTS.md" && text == "@AGENTS.md")
+            })
+        })
+    });
+    let content: Cow<'_, str> = match pointer {
+        Some(pointer) => Cow::Owned(format!("{pointer}\n")),
+        None => Cow::Borrowed(content),
+    };
+    if let (Some(old), Some(found)) = (old, &found) {
+        let eol = section::line_ending(old);
+        if section::is_rendered(&old[found.whole.clone()], &content, eol) {
+            return Ok(None);
+        }
+    }
+    section::splice(old, &content).map(Some).map_err(markers)
+}
+
+/// A file written whole; a file at its path that pi-rules did not write is refused unless
+/// `force`.
+fn render_owned(
+    old: Option<&[u8]>,
+    frontmatter: &str,
+    content: &str,
+    force: bool,
+    shown: &str,
+) -> Result<Option<Vec<u8>>, ExportError> {
+    if let Some(old) = old {
+        if !force && !owned::is_ours(old) {
+            return Err(ExportError::NotOurs {
+                path: shown.to_owned(),
+            });
+        }
+        if owned::is_rendered(old, frontmatter, content) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(owned::render(frontmatter, content)))
+}
+
+/// What one file export makes holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// A managed section with this text; a nested file's section that is empty goes.
+    Section(String),
+    /// A file written whole: its frontmatter, then the generated-by line and the text.
+    Owned { frontmatter: String, text: String },
+}
+
+/// One file export makes, for a target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    /// Relative to the project root, `/`-separated.
+    pub path: String,
+    pub target: Target,
+    /// The target's own file (`AGENTS.md`, `.cursor/rules/pi-rules.mdc`, ...), as opposed to
+    /// a scoped rule's file or a nested file.
+    pub main: bool,
+    pub content: Content,
+}
+
+/// What `.github/copilot-instructions.md` holds when `AGENTS.md` is exported too: Copilot reads
+/// `AGENTS.md` itself (GitHub docs, "Adding repository custom instructions for GitHub Copilot",
+/// agent instructions), so a copy here would reach it twice.
+pub const COPILOT_POINTER: &str =
+    "The rules of this project are in `AGENTS.md` at the repository root; GitHub Copilot reads it too.\n";
+
+/// Every file `targets` get from `model`, in target order, each path once, and the warnings of
+/// the forms (what an agent cannot express). Pure.
+///
+/// Each agent gets each rule once, among the files it reads together: with `agents-md` among the
+/// targets, Cline's own unscoped file is left out (Cline reads `AGENTS.md` beside
+/// `.clinerules/`), and `copilot-instructions.md` holds a line that points to `AGENTS.md`
+/// ([`COPILOT_POINTER`]); `CLAUDE.md` and `GEMINI.md` import it (the command's pointer).
+pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
+    let mut out: Vec<Wanted> = Vec::new();
+    let mut warnings = Vec::new();
+    let agents_md = targets.contains(&Target::AgentsMd);
+    for &target in targets {
+        let mut headed: Vec<(Option<String>, &str)> = Vec::new();
+        let mut unscoped: Vec<&str> = Vec::new();
+        let mut nested: BTreeMap<String, Vec<(Option<String>, &str)>> = BTreeMap::new();
+        let mut owned_files = Vec::new();
+        for rule in model.scoped.iter().filter(|r| target.reaches(&r.agents)) {
+            let placed = forms::place(
+                target,
+                &forms::ScopedRule {
+                    name: &rule.name,
+                    dir: &rule.dir,
+                    globs: &rule.globs,
+                    text: &rule.text,
+                },
+            );
+            warnings.extend(
+                placed
+                    .warnings
+                    .into_iter()
+                    .map(|w| format!("{target}: {w}")),
+            );
+            match placed.placement {
+                forms::Placement::Owned { path, frontmatter } => owned_files.push(Wanted {
+                    path,
+                    target,
+                    main: false,
+                    content: Content::Owned {
+                        frontmatter,
+                        text: rule.text.clone(),
+                    },
+                }),
+                forms::Placement::Section { file, heading } if file == target.path() => {
+                    headed.push((heading, &rule.text));
+                }
+                forms::Placement::Section { file, heading } => {
+                    nested.entry(file).or_default().push((heading, &rule.text));
+                }
+                forms::Placement::Unscoped if rule.dir.is_empty() => unscoped.push(&rule.name),
+                forms::Placement::Unscoped => headed.push((None, &rule.text)),
+                // No glob of the rule can be used: it matches nothing, and is written nowhere
+                // (the warning says why).
+                forms::Placement::Nowhere => {}
+            }
+        }
+        let block = model.block_with(target, &unscoped);
+        let content = match target.form() {
+            _ if agents_md && target == Target::Copilot => {
+                Content::Section(COPILOT_POINTER.to_owned())
+            }
+            // Without headed rules the block is written as it is, byte for byte `assemble`'s.
+            Form::Section if headed.is_empty() => Content::Section(block),
+            Form::Section => Content::Section(forms::section_text(&block, &headed)),
+            Form::Owned { frontmatter } => Content::Owned {
+                frontmatter: frontmatter.to_owned(),
+                text: block,
+            },
+        };
+        let mut all = Vec::new();
+        if !(agents_md && target == Target::Cline) {
+            all.push(Wanted {
+                path: target.path().to_owned(),
+                target,
+                main: true,
+                content,
+            });
+        }
+        all.extend(owned_files);
+        all.extend(nested.into_iter().map(|(path, headed)| Wanted {
+            path,
+            target,
+            main: false,
+            content: Content::Section(forms::section_text("", &headed)),
+        }));
+        for w in all {
+            if !out.iter().any(|o| o.path == w.path) {
+                out.push(w);
+            }
+        }
+    }
+    (out, warnings)
+}
+
+/// The target a file below the root may have been written for by an earlier export, and
+/// whether it is a managed section's file (else an owned file). `None` for a file export
+/// never writes.
+pub fn written_for(path: &str) -> Option<(Target, bool)> {
+    if let Some(target) = Target::ALL.into_iter().find(|t| t.path() == path) {
+        return Some((target, target.form() == Form::Section));
+    }
+    if !model::is_candidate(path) {
+        return None;
+    }
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let section = |t: Target| Some((t, true));
+    match name {
+        "AGENTS.md" => return section(Target::AgentsMd),
+        "CLAUDE.md" => return section(Target::Claude),
+        "GEMINI.md" => return section(Target::Gemini),
+        ".goosehints" => return section(Target::Goose),
+        _ => {}
+    }
+    let target = if dir.starts_with(".claude/rules/pi-rules") {
+        Target::Claude
+    } else if dir == ".cursor/rules" {
+        Target::Cursor
+    } else if dir == ".github/instructions" {
+        Target::Copilot
+    } else if dir == ".kiro/steering" {
+        Target::Kiro
+    } else if dir == ".windsurf/rules" {
+        Target::Windsurf
+    } else {
+        Target::Cline
+    };
+    Some((target, false))
+}
+
+/// The directories below the root where the targets' owned scoped files live, listed (up to a
+/// bound) for `pi-rules*` files: the walk does not see them when `.gitignore` leaves them out.
+fn listed(root: &Path, targets: &[Target]) -> Vec<String> {
+    const MAX: usize = 10_000;
+    let mut out = Vec::new();
+    let mut stack: Vec<String> = targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::Claude => Some(".claude/rules/pi-rules"),
+            Target::Cursor => Some(".cursor/rules"),
+            Target::Copilot => Some(".github/instructions"),
+            Target::Kiro => Some(".kiro/steering"),
+            Target::Windsurf => Some(".windsurf/rules"),
+            Target::Cline => Some(".clinerules"),
+            _ => None,
+        })
+        .map(str::to_owned)
+        .collect();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if out.len() >= MAX {
+                return out;
+            }
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let path = format!("{dir}/{name}");
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && dir.starts_with(".claude/rules/pi-rules") {
+                stack.push(path);
+            } else if !kind.is_dir() && model::is_candidate(&path) {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// Plans every file `targets` get from `model` under the canonical project `root`, and the
+/// files an earlier export wrote for them that are no longer made (an owned file that is ours
+/// goes; a nested file's section goes, and the file with it when nothing else was in it).
+/// Nothing is written. Stops at the first file that cannot be exported.
+pub fn plan_model(
+    root: &Path,
+    targets: &[Target],
+    model: &Model,
+    options: &Options,
+) -> Result<(Vec<Planned>, Vec<String>), ExportError> {
+    let (wanted, warnings) = wanted(model, targets);
+    let mut planned = Vec::with_capacity(wanted.len());
+    for w in &wanted {
+        let located = locate_path(root, &w.path)?;
+        let old = read(&located)?;
+        planned.push(plan_wanted(located, old, w, options)?);
+    }
+    let mut stale: Vec<&str> = model.candidates.iter().map(String::as_str).collect();
+    let listed = listed(root, targets);
+    stale.extend(listed.iter().map(String::as_str));
+    stale.sort_unstable();
+    stale.dedup();
+    for path in stale {
+        let Some((target, section)) = written_for(path) else {
+            continue;
+        };
+        if !targets.contains(&target) || wanted.iter().any(|w| w.path == path) {
+            continue;
+        }
+        if let Some(p) = plan_removal(Bound::Project, root, path, target, section)? {
+            planned.push(p);
+        }
+    }
+    Ok((planned, warnings))
+}
+
+/// Plans taking out of `path` what export wrote there for `target`: its section (`section`),
+/// or the whole file when export owns it. `None` when export has nothing there.
+fn plan_removal(
+    bound: Bound,
+    root: &Path,
+    path: &str,
+    target: Target,
+    section: bool,
+) -> Result<Option<Planned>, ExportError> {
+    let located = match locate_bound(bound, root, path) {
+        Ok(located) => located,
+        // Behind a link out of the project: not a file export could have written.
+        Err(ExportError::Refused { .. }) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let Some(old) = read(&located)? else {
+        return Ok(None);
+    };
+    let new = if section {
+        let markers = |err| ExportError::Markers {
+            path: path.to_owned(),
+            err,
+        };
+        if section::find(&old).map_err(markers)?.is_none() {
+            return Ok(None);
+        }
+        // A file export made for the section alone goes; one that was there keeps what it held.
+        (!section::was_alone(&old))
+            .then(|| section::remove(&old).map_err(markers))
+            .transpose()?
+    } else {
+        if !owned::is_ours(&old) {
+            return Ok(None);
+        }
+        None
+    };
+    Ok(Some(Planned {
+        located,
+        target,
+        change: Some(Change {
+            old: Some(old),
+            new,
+        }),
+        over_limit: None,
+    }))
+}
+
+/// One wanted file's plan, its file located and read (`old`).
+fn plan_wanted(
+    located: Located,
+    old: Option<Vec<u8>>,
+    wanted: &Wanted,
+    options: &Options,
+) -> Result<Planned, ExportError> {
+    let target = wanted.target;
+    let shown = &located.shown;
+    let change = match &wanted.content {
+        Content::Section(text) if !wanted.main && text.is_empty() => {
+            // A nested file whose section is empty: the section goes.
+            match old.as_deref() {
+                Some(bytes) => {
+                    let markers = |err| ExportError::Markers {
+                        path: shown.clone(),
+                        err,
+                    };
+                    if section::find(bytes).map_err(markers)?.is_some() {
+                        let new = (!section::was_alone(bytes))
+                            .then(|| section::remove(bytes).map_err(markers))
+                            .transpose()?;
+                        Some(Change { new, old })
+                    } else {
+                        None
+                    }
+                }
+                None => None,
+            }
+        }
+        Content::Section(text) => {
+            let (pointer, kept) = if wanted.main {
+                (
+                    target.pointer().filter(|_| options.pointer),
+                    target.pointer(),
+                )
+            } else {
+                (None, None)
+            };
+            render_section(old.as_deref(), text, pointer, kept, shown)?.map(|new| Change {
+                old,
+                new: Some(new),
+            })
+        }
+        Content::Owned { frontmatter, text } => {
+            render_owned(old.as_deref(), frontmatter, text, options.force, shown)?.map(|new| {
+                Change {
+                    old,
+                    new: Some(new),
+                }
+            })
+        }
+    };
+    let over_limit = if wanted.main {
+        let bytes = match &change {
+            Some(Change { new: Some(new), .. }) => Some(&new[..]),
+            _ => None,
+        };
+        match bytes {
+            Some(bytes) => targets::over_limit(target, bytes, options.max_bytes),
+            None => read(&located)
+                .ok()
+                .flatten()
+                .and_then(|b| targets::over_limit(target, &b, options.max_bytes)),
+        }
+    } else {
+        None
+    };
+    Ok(Planned {
+        located,
+        target,
+        change,
+        over_limit,
+    })
+}
+
+/// Plans every target with one block and no scoped rule: nothing is written. Stops at the first
+/// target that cannot be exported.
 pub fn plan(
     root: &Path,
     targets: &[Target],
     content: &str,
     options: &Options,
 ) -> Result<Vec<Planned>, ExportError> {
-    targets
-        .iter()
-        .map(|&target| {
-            let located = locate(root, target)?;
-            let old = read(&located)?;
-            plan_read(located, old, content, options)
-        })
-        .collect()
+    Ok(plan_model(root, targets, &Model::plain(content), options)?.0)
 }
 
-/// Plans the targets present under `root` (see [`is_present`]), in table order, with
-/// `agents-md` too under `options.pointer`: what [`plan`] gives for those targets, each file read
-/// once. Empty when none is present (and no pointer). A file that exists but cannot be read
-/// counts as present, so that its error is reported rather than the target skipped; a path that
-/// leads out of the project (`.github` a link elsewhere) is not one export could have written.
-pub fn plan_present(
-    root: &Path,
-    content: &str,
-    options: &Options,
-) -> Result<Vec<Planned>, ExportError> {
-    let mut planned = Vec::new();
+/// The targets present under `root`: a managed file with a section, or an owned file pi-rules
+/// wrote (its own, or a scoped rule's in its directory), in table order, with `agents-md` too under `options.pointer`. A file that exists but
+/// cannot be read counts as present, so that its error is reported rather than the target
+/// skipped; a path that leads out of the project (`.github` a link elsewhere) is not one export
+/// could have written.
+pub fn present(root: &Path, options: &Options) -> Result<Vec<Target>, ExportError> {
+    let mut found = Vec::new();
     for target in Target::ALL {
         let named = options.pointer && target == Target::AgentsMd;
         let located = match locate(root, target) {
@@ -406,41 +808,91 @@ pub fn plan_present(
             Err(_) if !named => continue,
             Err(err) => return Err(err),
         };
-        let old = read(&located)?;
-        let present = old
-            .as_deref()
-            .is_some_and(|bytes| is_present(target, bytes));
+        let present = match read(&located) {
+            Ok(old) => old.as_deref().is_some_and(|b| is_present(target, b)),
+            Err(_) => true,
+        } || has_scoped_files(root, target);
         if present || named {
-            planned.push(plan_read(located, old, content, options)?);
+            found.push(target);
+        }
+    }
+    Ok(found)
+}
+
+/// Whether an owned scoped file of ours for `target` is in its directory under `root` (Cline's
+/// own file is left out when `AGENTS.md` is exported, and its scoped files still say it is).
+fn has_scoped_files(root: &Path, target: Target) -> bool {
+    listed(root, &[target]).iter().any(|path| {
+        locate_path(root, path)
+            .and_then(|located| read(&located))
+            .is_ok_and(|bytes| bytes.is_some_and(|b| owned::is_ours(&b)))
+    })
+}
+
+/// [`plan`] for the targets [`present`] finds. Empty when none is present (and no pointer).
+pub fn plan_present(
+    root: &Path,
+    content: &str,
+    options: &Options,
+) -> Result<Vec<Planned>, ExportError> {
+    let targets = present(root, options)?;
+    plan(root, &targets, content, options)
+}
+
+/// Plans taking out everything export wrote for `targets` under `root`: each main file's
+/// section (the user's text stays, as it was) or the owned file, every owned scoped file, and
+/// every nested file's section (`candidates`: the walk's [`model::is_candidate`] files).
+pub fn plan_remove(
+    root: &Path,
+    targets: &[Target],
+    candidates: &[String],
+) -> Result<Vec<Planned>, ExportError> {
+    let mut paths: Vec<String> = targets.iter().map(|t| t.path().to_owned()).collect();
+    paths.extend(candidates.iter().cloned());
+    paths.extend(listed(root, targets));
+    let mut seen = std::collections::HashSet::new();
+    let mut planned = Vec::new();
+    for path in paths {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let Some((target, section)) = written_for(&path) else {
+            continue;
+        };
+        if !targets.contains(&target) {
+            continue;
+        }
+        if let Some(p) = plan_removal(Bound::Project, root, &path, target, section)? {
+            planned.push(p);
         }
     }
     Ok(planned)
 }
 
-/// One target's plan, its file located and read (`old`).
-fn plan_read(
-    located: Located,
-    old: Option<Vec<u8>>,
-    content: &str,
-    options: &Options,
-) -> Result<Planned, ExportError> {
-    let target = located.target;
-    let new = render_change(target, old.as_deref(), content, options, &located.shown)?;
-    let written = new.as_deref().or(old.as_deref()).unwrap_or_default();
-    let over_limit = targets::over_limit(target, written, options.max_bytes);
-    Ok(Planned {
-        located,
-        change: new.map(|new| Change { old, new }),
-        over_limit,
-    })
+/// What [`apply`] did to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub target: Target,
+    /// The file was deleted (else written).
+    pub deleted: bool,
 }
 
-/// Writes every planned file that changes (a file whose bytes are already right is not touched,
-/// so its modification time stays). Returns the targets written.
-pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
+/// How many threads sync the temporary files of one export.
+const SYNC_THREADS: usize = 4;
+/// How many files one batch of writes holds open at most (with their directories).
+const BATCH: usize = 256;
+
+/// Writes every planned file that changes, and deletes those that go (a file whose bytes are
+/// already right is not touched, so its modification time stays). Every write is atomic and
+/// durable, and they are made together: the temporary files of a batch are written, then
+/// synced (a few threads at once), renamed into place, and each directory is synced once.
+/// Returns what was done, in plan order.
+pub fn apply(planned: &[Planned]) -> Result<Vec<Applied>, ExportError> {
     // Check every file first, so that a read-only one stops the export before anything is
     // written.
-    for p in planned.iter().filter(|p| p.changes()) {
+    for p in planned.iter().filter(|p| p.changes() && !p.deletes()) {
         if p.located.exists {
             let read_only = fs::metadata(p.located.real_path())
                 .map(|m| m.permissions().readonly())
@@ -452,25 +904,153 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Target>, ExportError> {
             }
         }
     }
-    let mut written = Vec::new();
-    for (p, change) in planned.iter().filter_map(|p| Some((p, p.change.as_ref()?))) {
+    let mut tasks: Vec<(usize, &Planned, Option<&[u8]>)> = planned
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p, p.change.as_ref()?.new.as_deref())))
+        .collect();
+    // A directory's files together, so that it is opened and synced once.
+    tasks.sort_by(|a, b| a.1.located.dir.cmp(&b.1.located.dir).then(a.0.cmp(&b.0)));
+    let mut done = Vec::with_capacity(tasks.len());
+    for batch in tasks.chunks(BATCH) {
+        apply_batch(batch, &mut done)?;
+    }
+    done.sort_by_key(|(i, _)| *i);
+    Ok(done.into_iter().map(|(_, a)| a).collect())
+}
+
+fn failed(located: &Located) -> impl Fn(WriteError) -> ExportError + '_ {
+    move |e: WriteError| match e {
+        WriteError::Refused(reason) => ExportError::Refused {
+            path: located.shown.clone(),
+            reason,
+        },
+        other => ExportError::Io {
+            path: located.shown.clone(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// One batch of [`apply`]: its directories opened, its files staged, synced, renamed or
+/// removed, its directories synced.
+fn apply_batch(
+    batch: &[(usize, &Planned, Option<&[u8]>)],
+    done: &mut Vec<(usize, Applied)>,
+) -> Result<(), ExportError> {
+    let mut dirs: Vec<LayerDir> = Vec::new();
+    let mut dir_of: HashMap<&Path, usize> = HashMap::new();
+    let mut staged: Vec<(usize, usize, Staged)> = Vec::new();
+    let discard = |dirs: &[LayerDir], staged: Vec<(usize, usize, Staged)>| {
+        for (_, d, s) in staged {
+            dirs[d].discard(s);
+        }
+    };
+    let mut deletions = Vec::new();
+    for (n, &(_, p, new)) in batch.iter().enumerate() {
         let located = &p.located;
-        let failed = |e: WriteError| match e {
-            WriteError::Refused(reason) => ExportError::Refused {
-                path: located.shown.clone(),
-                reason,
-            },
-            other => ExportError::Io {
-                path: located.shown.clone(),
-                reason: other.to_string(),
+        let d = match dir_of.get(located.dir.as_path()) {
+            Some(&d) => d,
+            None => match located.place.open(new.is_some()) {
+                Ok(dir) => {
+                    dirs.push(dir);
+                    dir_of.insert(located.dir.as_path(), dirs.len() - 1);
+                    dirs.len() - 1
+                }
+                Err(e) => {
+                    discard(&dirs, staged);
+                    return Err(failed(located)(e));
+                }
             },
         };
-        let dir = located.place.open(true).map_err(failed)?;
-        dir.write(&located.name, &change.new, true)
-            .map_err(failed)?;
-        written.push(located.target);
+        match new {
+            Some(new) => match dirs[d].stage(&located.name, new) {
+                Ok(s) => staged.push((n, d, s)),
+                Err(e) => {
+                    discard(&dirs, staged);
+                    return Err(failed(located)(e));
+                }
+            },
+            None => deletions.push((n, d)),
+        }
     }
-    Ok(written)
+    if let Some((at, err)) = sync_all(&staged) {
+        let n = staged[at].0;
+        discard(&dirs, staged);
+        return Err(failed(&batch[n].1.located)(err));
+    }
+    let mut staged = staged.into_iter();
+    while let Some((n, d, s)) = staged.next() {
+        let (i, p, _) = batch[n];
+        if let Err(e) = dirs[d].commit(s) {
+            discard(&dirs, staged.collect());
+            return Err(failed(&p.located)(e));
+        }
+        done.push((
+            i,
+            Applied {
+                path: p.located.shown.clone(),
+                target: p.target,
+                deleted: false,
+            },
+        ));
+    }
+    for (n, d) in deletions {
+        let (i, p, _) = batch[n];
+        dirs[d]
+            .remove(&p.located.name)
+            .map_err(failed(&p.located))?;
+        done.push((
+            i,
+            Applied {
+                path: p.located.shown.clone(),
+                target: p.target,
+                deleted: true,
+            },
+        ));
+    }
+    // Each directory synced once, a few at a time too.
+    if dirs.len() <= 1 {
+        dirs.iter().for_each(LayerDir::sync);
+    } else {
+        let chunk = dirs.len().div_ceil(SYNC_THREADS);
+        std::thread::scope(|scope| {
+            for part in dirs.chunks(chunk) {
+                scope.spawn(move || part.iter().for_each(LayerDir::sync));
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Syncs every staged file, a few threads at once (a sync waits on the disk, not the CPU): the
+/// first failure, by its index in `staged`.
+fn sync_all(staged: &[(usize, usize, Staged)]) -> Option<(usize, WriteError)> {
+    if staged.len() <= 1 {
+        return staged
+            .iter()
+            .enumerate()
+            .find_map(|(i, (_, _, s))| s.sync().err().map(|e| (i, e)));
+    }
+    let chunk = staged.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = staged
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .find_map(|(i, (_, _, s))| s.sync().err().map(|e| (c * chunk + i, e)))
+                })
+            })
+            .collect();
+        handles.into_iter().find_map(|h| {
+            h.join().unwrap_or_else(|_| {
+                Some((0, WriteError::Refused("a sync thread failed".to_owned())))
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -493,7 +1073,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             section::content(&pointed).unwrap(),
-            Some(&b"@AGENTS.md\n"[..])
+            Some(&b"@./AGENTS.md\n"[..])
         );
         // Refreshed without --pointer, the pointer stays.
         let again = render(
@@ -610,9 +1190,8 @@ mod tests {
     fn plan_present_plans_what_is_present_and_the_pointer_s_agents_md() {
         let tmp = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(tmp.path()).unwrap();
-        let targets = |planned: Vec<Planned>| -> Vec<Target> {
-            planned.iter().map(|p| p.located.target).collect()
-        };
+        let targets =
+            |planned: Vec<Planned>| -> Vec<Target> { planned.iter().map(|p| p.target).collect() };
         let options = Options::default();
         let pointer = Options {
             pointer: true,
@@ -639,5 +1218,119 @@ mod tests {
             plan_present(&root, "b\n", &options),
             Err(ExportError::Markers { .. })
         ));
+    }
+
+    fn scoped(name: &str, dir: &str, globs: &[&str], agents: &[&str]) -> model::Scoped {
+        model::Scoped {
+            name: name.to_owned(),
+            dir: dir.to_owned(),
+            globs: globs.iter().map(|g| (*g).to_owned()).collect(),
+            agents: agents.iter().map(|a| (*a).to_owned()).collect(),
+            text: format!("{name} text\n"),
+        }
+    }
+
+    #[test]
+    fn wanted_applies_agents_per_target_and_writes_each_rule_once_per_agent() {
+        let mut model = Model::plain("block\n");
+        model.scoped.push(scoped("api", "", &["src/api/**"], &[]));
+        model
+            .scoped
+            .push(scoped("claude", "", &["src/**"], &["claude"]));
+        model
+            .scoped
+            .push(scoped("web", "packages/web", &[], &["codex"]));
+        let paths = |targets: &[Target]| -> Vec<String> {
+            wanted(&model, targets)
+                .0
+                .into_iter()
+                .map(|w| w.path)
+                .collect()
+        };
+        let cline = paths(&[Target::Cline]);
+        assert!(
+            cline.contains(&".clinerules/pi-rules.md".to_owned()),
+            "{cline:?}"
+        );
+        assert!(
+            cline.contains(&".clinerules/pi-rules-api.md".to_owned()),
+            "{cline:?}"
+        );
+        // `agents: [claude]` and `[codex]` leave Cline out.
+        assert_eq!(cline.len(), 2, "{cline:?}");
+        let claude = paths(&[Target::Claude]);
+        assert!(
+            claude.iter().any(|p| p.ends_with("/claude.md")),
+            "{claude:?}"
+        );
+        // With agents-md, Cline's own file goes and Copilot's is a pointer line.
+        let (all, _) = wanted(&model, &[Target::AgentsMd, Target::Copilot, Target::Cline]);
+        let all_paths: Vec<&str> = all.iter().map(|w| w.path.as_str()).collect();
+        assert!(
+            !all_paths.contains(&".clinerules/pi-rules.md"),
+            "{all_paths:?}"
+        );
+        assert!(
+            all_paths.contains(&".clinerules/pi-rules-api.md"),
+            "{all_paths:?}"
+        );
+        assert!(
+            all_paths.contains(&"packages/web/AGENTS.md"),
+            "{all_paths:?}"
+        );
+        let copilot = all
+            .iter()
+            .find(|w| w.path == Target::Copilot.path())
+            .unwrap();
+        assert_eq!(
+            copilot.content,
+            Content::Section(COPILOT_POINTER.to_owned())
+        );
+        // AGENTS.md holds the block and the api rule under a heading naming its glob.
+        let agents = all.iter().find(|w| w.path == "AGENTS.md").unwrap();
+        let Content::Section(text) = &agents.content else {
+            panic!("{agents:?}")
+        };
+        assert!(
+            text.starts_with("block\n") && text.contains("src/api/**"),
+            "{text}"
+        );
+        assert!(
+            text.contains("api text") && !text.contains("claude text"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn apply_writes_and_deletes_in_batches_and_a_second_plan_keeps_everything() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let mut model = Model::plain("block\n");
+        for i in 0..(BATCH + 10) {
+            model
+                .scoped
+                .push(scoped(&format!("r{i:03}"), "", &["src/**"], &[]));
+        }
+        let targets = [Target::Cursor];
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        let applied = apply(&planned).unwrap();
+        assert_eq!(applied.len(), BATCH + 11);
+        let shown: Vec<&str> = planned.iter().map(|p| p.located.shown.as_str()).collect();
+        let done: Vec<&str> = applied.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(shown, done, "in plan order");
+        let (again, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        assert!(again.iter().all(|p| !p.changes()));
+        // The rules gone, their files go (found by listing the directory: no walk here).
+        let (gone, _) = plan_model(
+            &root,
+            &targets,
+            &Model::plain("block\n"),
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!(gone.iter().filter(|p| p.deletes()).count(), BATCH + 10);
+        apply(&gone).unwrap();
+        let left: Vec<_> = fs::read_dir(root.join(".cursor/rules")).unwrap().collect();
+        assert_eq!(left.len(), 1);
     }
 }

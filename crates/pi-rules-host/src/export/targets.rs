@@ -126,15 +126,62 @@ impl Target {
     }
 
     /// In pointer mode, what the section holds instead of a copy of the block: the agent's import
-    /// of `AGENTS.md`. Claude Code imports a file with `@path` (Claude Code docs, "Manage
-    /// Claude's memory", CLAUDE.md imports); Gemini CLI with `@./file.md` (Gemini CLI docs,
-    /// "Memory Import Processor").
+    /// of `AGENTS.md`, written `@./AGENTS.md` for both. Claude Code imports a file with `@path`,
+    /// relative paths included (Claude Code docs, "Manage Claude's memory", CLAUDE.md imports);
+    /// Gemini CLI with `@./file.md` (Gemini CLI docs, "Memory Import Processor"). Copilot CLI,
+    /// which reads `CLAUDE.md` and `GEMINI.md` too, follows `@AGENTS.md` but not `@./AGENTS.md`
+    /// (measured with Copilot CLI 1.0.102, issue 35): this form keeps it to one copy.
     pub fn pointer(self) -> Option<&'static str> {
         match self {
-            Target::Claude => Some("@AGENTS.md"),
-            Target::Gemini => Some("@./AGENTS.md"),
+            Target::Claude | Target::Gemini => Some("@./AGENTS.md"),
             _ => None,
         }
+    }
+
+    /// The agents (as `agents:` names them) that read this target's files: a rule with `agents:`
+    /// reaches the target when the two meet. `agents-md` is every agent that reads `AGENTS.md`
+    /// as its own file (Codex, opencode, Qwen Code, Kilo, Amp, Jules, Aider, Zed, Warp, Junie,
+    /// Crush, Roo Code, Augment, Firebender, Antigravity, Trae); `pi` is none of them.
+    pub fn agents(self) -> &'static [&'static str] {
+        match self {
+            Target::AgentsMd => &[
+                "codex",
+                "opencode",
+                "qwen",
+                "kilo",
+                "amp",
+                "jules",
+                "aider",
+                "zed",
+                "warp",
+                "junie",
+                "crush",
+                "roo",
+                "augment",
+                "firebender",
+                "antigravity",
+                "trae",
+            ],
+            Target::Claude => &["claude"],
+            Target::Gemini => &["gemini"],
+            Target::Copilot => &["copilot"],
+            Target::Goose => &["goose"],
+            Target::Cursor => &["cursor"],
+            Target::Windsurf => &["windsurf"],
+            Target::Cline => &["cline"],
+            Target::Kiro => &["kiro"],
+        }
+    }
+
+    /// Whether a rule for `agents` (its `agents:` list; empty for every agent) reaches this
+    /// target. Names compare without regard to case.
+    pub fn reaches<S: AsRef<str>>(self, agents: &[S]) -> bool {
+        agents.is_empty()
+            || agents.iter().any(|a| {
+                self.agents()
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(a.as_ref()))
+            })
     }
 
     /// What the target's agent reads of its file at most.
@@ -227,10 +274,30 @@ mod tests {
             assert_eq!(target.path().matches('/').count(), dirs.len());
         }
         assert_eq!(Target::from_name("agents"), None);
+        // Every agent a target stands for is one `agents:` knows.
+        for target in Target::ALL {
+            for agent in target.agents() {
+                assert!(
+                    pi_rules_core::rule_scope::is_known_agent(agent),
+                    "{target}: {agent}"
+                );
+            }
+        }
         assert_eq!(
             Target::Copilot.split_path(),
             (vec![".github"], "copilot-instructions.md")
         );
+    }
+
+    #[test]
+    fn agents_reach_the_targets_that_serve_them() {
+        assert!(Target::Claude.reaches::<&str>(&[]));
+        assert!(Target::Claude.reaches(&["Claude"]));
+        assert!(!Target::Claude.reaches(&["codex"]));
+        assert!(Target::AgentsMd.reaches(&["cursor", "codex"]));
+        for target in Target::ALL {
+            assert!(!target.reaches(&["pi"]), "{target}");
+        }
     }
 
     #[test]
