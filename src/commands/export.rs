@@ -52,10 +52,15 @@ a file at that path without it is not replaced (exit 3) unless --force. Without 
 writes `[export] targets` of .pi/pi-rules.toml, else refreshes the targets whose file already
 holds a section or is an owned file.
 
-One copy per agent: with agents-md exported, CLAUDE.md and GEMINI.md hold `@./AGENTS.md`, an
-import Claude Code and Gemini CLI follow and Copilot (which reads them all) does not;
-copilot-instructions.md holds one line pointing to AGENTS.md (Copilot reads AGENTS.md); and
-Cline's own file is left out (Cline reads AGENTS.md beside .clinerules/).
+One copy per agent: with agents-md exported, every agent that reads AGENTS.md takes the rules
+from it (its subsections and D/AGENTS.md): Claude Code's go into .claude/CLAUDE.md (which
+Copilot does not read) and .claude/rules/pi-rules, and none into CLAUDE.md; Gemini CLI gets
+`AGENTS.md` (and `GEMINI.md`) named in `context.fileName` of .gemini/settings.json, the other
+keys kept, and no GEMINI.md; copilot-instructions.md holds one line pointing to AGENTS.md; no
+.github/instructions or .clinerules file is written (Copilot and Cline read AGENTS.md). The
+files of the other layout are taken out (--check names them). --pointer instead makes CLAUDE.md
+and GEMINI.md import AGENTS.md (`@./AGENTS.md`) and keeps each target's own forms: Copilot
+follows that import too, and then reads the rules twice.
 
 The content is the project layer's rules (.pi/rules) with the project settings file and the
 schema defaults. The package rules are written for pi's orchestrator and its specialist agents
@@ -99,8 +104,9 @@ pub struct Args {
     /// Write nothing; print the diff of each file export would change.
     #[arg(long)]
     pub dry_run: bool,
-    /// CLAUDE.md and GEMINI.md import AGENTS.md instead of holding a copy; exports agents-md
-    /// too (the default whenever agents-md is exported).
+    /// CLAUDE.md and GEMINI.md import AGENTS.md (`@./AGENTS.md`) instead of holding a copy,
+    /// each target keeping its own forms; exports agents-md too. Copilot follows the import
+    /// as well (two copies for it).
     #[arg(long)]
     pub pointer: bool,
     /// Replace an owned target's file that pi-rules did not write.
@@ -204,7 +210,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     };
     let run = assembly::run(session, &options, settings, &mut ())?;
     write_notes(cx.err, &run.notes);
-    let mut export = Options {
+    let export = Options {
         pointer: args.pointer,
         force: args.force,
         max_bytes: args.max_bytes,
@@ -225,8 +231,6 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     } else {
         given
     };
-    // Claude Code and Gemini CLI import AGENTS.md when it is exported too: one copy per agent.
-    export.pointer |= targets.contains(&Target::AgentsMd);
     for warning in run.warning_messages() {
         note(
             cx.err,

@@ -14,6 +14,7 @@
 
 pub mod dialect;
 pub mod forms;
+pub mod gemini_settings;
 pub mod import;
 pub mod lint;
 pub mod model;
@@ -433,6 +434,9 @@ pub enum Content {
     Section(String),
     /// A file written whole: its frontmatter, then the generated-by line and the text.
     Owned { frontmatter: String, text: String },
+    /// `.gemini/settings.json`, the team's file, with `AGENTS.md` named in `context.fileName`
+    /// ([`gemini_settings`]).
+    GeminiSettings,
 }
 
 /// One file export makes, for a target.
@@ -453,18 +457,58 @@ pub struct Wanted {
 pub const COPILOT_POINTER: &str =
     "The rules of this project are in `AGENTS.md` at the repository root; GitHub Copilot reads it too.\n";
 
+/// Claude Code's project memory in `.claude/`, where export writes Claude's unscoped rules when
+/// `AGENTS.md` is exported too ([`together`]): Claude Code reads `./CLAUDE.md` and
+/// `./.claude/CLAUDE.md` (Claude Code docs, "Manage Claude's memory", project memory), and,
+/// with either, not `AGENTS.md`; Copilot CLI, which reads the root `CLAUDE.md`, does not read
+/// this one (both measured with Claude Code 2.1.332 and Copilot CLI 1.0.102 in tests/agents).
+pub const CLAUDE_DOT_PATH: &str = ".claude/CLAUDE.md";
+
+/// Whether `targets` are written in the layout for agents that read each other's files
+/// ([`wanted`]): `agents-md` among them, and no `--pointer`.
+pub fn together(targets: &[Target], pointer: bool) -> bool {
+    targets.contains(&Target::AgentsMd) && !pointer
+}
+
 /// Every file `targets` get from `model`, in target order, each path once, and the warnings of
 /// the forms (what an agent cannot express). Pure.
 ///
-/// Each agent gets each rule once, among the files it reads together: with `agents-md` among the
-/// targets, Cline's own unscoped file is left out (Cline reads `AGENTS.md` beside
-/// `.clinerules/`), and `copilot-instructions.md` holds a line that points to `AGENTS.md`
-/// ([`COPILOT_POINTER`]); `CLAUDE.md` and `GEMINI.md` import it (the command's pointer).
-pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
+/// Each agent gets each rule once, among the files it reads together. With `agents-md` among the
+/// targets ([`together`]), every agent that reads `AGENTS.md` takes the rules from it (the
+/// unscoped block and the headed subsections of the root file, and `D/AGENTS.md`), measured with
+/// the real agents (tests/agents, issue 35):
+/// - Copilot CLI reads `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (root and nested),
+///   `copilot-instructions.md`, `.claude/rules/*.md` and `.github/instructions`, and follows
+///   `@./AGENTS.md`: `copilot-instructions.md` holds one line that points to `AGENTS.md`
+///   ([`COPILOT_POINTER`], no import), and no `.github/instructions` file is written;
+/// - Cline reads `.clinerules/` beside `AGENTS.md`: no `.clinerules` file is written;
+/// - Gemini CLI reads `AGENTS.md` when `.gemini/settings.json` names it in `context.fileName`:
+///   that name is added ([`gemini_settings`]), and no `GEMINI.md` is written;
+/// - Claude Code does not read `AGENTS.md` beside a `CLAUDE.md`: its unscoped block goes into
+///   [`CLAUDE_DOT_PATH`], which Copilot does not read, nothing into the root `CLAUDE.md` (which
+///   Copilot reads), and its scoped rules into `.claude/rules/pi-rules` (anchored with `/`, so
+///   that Copilot, which reads them too, matches none).
+///
+/// With `pointer` (`--pointer`), `CLAUDE.md` and `GEMINI.md` import `AGENTS.md` instead, and
+/// every target keeps its own forms: Copilot CLI follows that import too (a second copy for it).
+pub fn wanted(model: &Model, targets: &[Target], pointer: bool) -> (Vec<Wanted>, Vec<String>) {
     let mut out: Vec<Wanted> = Vec::new();
     let mut warnings = Vec::new();
     let agents_md = targets.contains(&Target::AgentsMd);
+    let together = together(targets, pointer);
     for &target in targets {
+        if together && target == Target::Gemini {
+            out.push(Wanted {
+                path: gemini_settings::PATH.to_owned(),
+                target,
+                main: true,
+                content: Content::GeminiSettings,
+            });
+            continue;
+        }
+        if together && target == Target::Cline {
+            continue;
+        }
         let mut headed: Vec<(Option<String>, &str)> = Vec::new();
         let mut unscoped: Vec<&str> = Vec::new();
         let mut nested: BTreeMap<String, Vec<(Option<String>, &str)>> = BTreeMap::new();
@@ -522,13 +566,22 @@ pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
             },
         };
         let mut all = Vec::new();
+        let main_path = match target {
+            Target::Claude if together => CLAUDE_DOT_PATH,
+            _ => target.path(),
+        };
         if !(agents_md && target == Target::Cline) {
             all.push(Wanted {
-                path: target.path().to_owned(),
+                path: main_path.to_owned(),
                 target,
                 main: true,
                 content,
             });
+        }
+        if together && target == Target::Copilot {
+            // Copilot takes the scoped rules from AGENTS.md's subsections and nested files.
+            owned_files.clear();
+            nested.clear();
         }
         all.extend(owned_files);
         all.extend(nested.into_iter().map(|(path, headed)| Wanted {
@@ -550,6 +603,12 @@ pub fn wanted(model: &Model, targets: &[Target]) -> (Vec<Wanted>, Vec<String>) {
 /// whether it is a managed section's file (else an owned file). `None` for a file export
 /// never writes.
 pub fn written_for(path: &str) -> Option<(Target, bool)> {
+    match path {
+        CLAUDE_DOT_PATH => return Some((Target::Claude, true)),
+        // Not a section: [`plan_removal`] takes back only export's names.
+        gemini_settings::PATH => return Some((Target::Gemini, false)),
+        _ => {}
+    }
     if let Some(target) = Target::ALL.into_iter().find(|t| t.path() == path) {
         return Some((target, target.form() == Form::Section));
     }
@@ -634,16 +693,41 @@ pub fn plan_model(
     model: &Model,
     options: &Options,
 ) -> Result<(Vec<Planned>, Vec<String>), ExportError> {
-    let (wanted, warnings) = wanted(model, targets);
+    let (wanted, mut warnings) = wanted(model, targets, options.pointer);
     let mut planned = Vec::with_capacity(wanted.len());
     for w in &wanted {
         let located = locate_path(root, &w.path)?;
         let old = read(&located)?;
+        if w.content == Content::GeminiSettings {
+            match gemini_settings::add(old.as_deref()) {
+                Ok(new) => planned.push(Planned {
+                    located,
+                    target: w.target,
+                    change: new.map(|new| Change {
+                        old,
+                        new: Some(new),
+                    }),
+                    over_limit: None,
+                }),
+                // The team's file, left as it is: Gemini CLI then does not read AGENTS.md.
+                Err(why) => warnings.push(format!(
+                    "{}: `{}` is left as it is: {why}; Gemini CLI reads AGENTS.md only when                      it names it, so {}",
+                    w.target,
+                    w.path,
+                    gemini_settings::BY_HAND
+                )),
+            }
+            continue;
+        }
         planned.push(plan_wanted(located, old, w, options)?);
     }
     let mut stale: Vec<&str> = model.candidates.iter().map(String::as_str).collect();
     let listed = listed(root, targets);
     stale.extend(listed.iter().map(String::as_str));
+    // The files of the other layout (with or without `agents-md`) an earlier export may have
+    // written: the main files, Claude's `.claude/CLAUDE.md`, Gemini's settings.
+    stale.extend(targets.iter().map(|t| t.path()));
+    stale.extend([CLAUDE_DOT_PATH, gemini_settings::PATH]);
     stale.sort_unstable();
     stale.dedup();
     for path in stale {
@@ -678,7 +762,12 @@ fn plan_removal(
     let Some(old) = read(&located)? else {
         return Ok(None);
     };
-    let new = if section {
+    let new = if path == gemini_settings::PATH {
+        match gemini_settings::take_back(&old) {
+            Some(new) => new,
+            None => return Ok(None),
+        }
+    } else if section {
         let markers = |err| ExportError::Markers {
             path: path.to_owned(),
             err,
@@ -738,7 +827,7 @@ fn plan_wanted(
             }
         }
         Content::Section(text) => {
-            let (pointer, kept) = if wanted.main {
+            let (pointer, kept) = if wanted.main && wanted.path == target.path() {
                 (
                     target.pointer().filter(|_| options.pointer),
                     target.pointer(),
@@ -759,8 +848,10 @@ fn plan_wanted(
                 }
             })
         }
+        // Planned by [`plan_model`], which has a place for its warning.
+        Content::GeminiSettings => None,
     };
-    let over_limit = if wanted.main {
+    let over_limit = if wanted.main && wanted.path == target.path() {
         let bytes = match &change {
             Some(Change { new: Some(new), .. }) => Some(&new[..]),
             _ => None,
@@ -811,12 +902,31 @@ pub fn present(root: &Path, options: &Options) -> Result<Vec<Target>, ExportErro
         let present = match read(&located) {
             Ok(old) => old.as_deref().is_some_and(|b| is_present(target, b)),
             Err(_) => true,
-        } || has_scoped_files(root, target);
+        } || has_scoped_files(root, target)
+            || present_together(root, target);
         if present || named {
             found.push(target);
         }
     }
     Ok(found)
+}
+
+/// Whether the file of `target` in the layout for agents that read `AGENTS.md` ([`together`])
+/// says that the target is exported: Claude's section in [`CLAUDE_DOT_PATH`], Gemini's settings
+/// naming `AGENTS.md`.
+fn present_together(root: &Path, target: Target) -> bool {
+    let bytes = |path: &str| {
+        locate_path(root, path)
+            .and_then(|located| read(&located))
+            .ok()
+            .flatten()
+    };
+    match target {
+        Target::Claude => bytes(CLAUDE_DOT_PATH).is_some_and(|b| is_present(target, &b)),
+        Target::Gemini => bytes(gemini_settings::PATH)
+            .is_some_and(|b| gemini_settings::names_agents_md(&b) && root.join("AGENTS.md").is_file()),
+        _ => false,
+    }
 }
 
 /// Whether an owned scoped file of ours for `target` is in its directory under `root` (Cline's
@@ -848,6 +958,7 @@ pub fn plan_remove(
     candidates: &[String],
 ) -> Result<Vec<Planned>, ExportError> {
     let mut paths: Vec<String> = targets.iter().map(|t| t.path().to_owned()).collect();
+    paths.extend([CLAUDE_DOT_PATH.to_owned(), gemini_settings::PATH.to_owned()]);
     paths.extend(candidates.iter().cloned());
     paths.extend(listed(root, targets));
     let mut seen = std::collections::HashSet::new();
@@ -1241,7 +1352,7 @@ mod tests {
             .scoped
             .push(scoped("web", "packages/web", &[], &["codex"]));
         let paths = |targets: &[Target]| -> Vec<String> {
-            wanted(&model, targets)
+            wanted(&model, targets, false)
                 .0
                 .into_iter()
                 .map(|w| w.path)
@@ -1263,21 +1374,42 @@ mod tests {
             claude.iter().any(|p| p.ends_with("/claude.md")),
             "{claude:?}"
         );
-        // With agents-md, Cline's own file goes and Copilot's is a pointer line.
-        let (all, _) = wanted(&model, &[Target::AgentsMd, Target::Copilot, Target::Cline]);
-        let all_paths: Vec<&str> = all.iter().map(|w| w.path.as_str()).collect();
-        assert!(
-            !all_paths.contains(&".clinerules/pi-rules.md"),
-            "{all_paths:?}"
+        // With agents-md, Cline and Copilot get no file of their own but Copilot's pointer
+        // line, Gemini its settings, Claude `.claude/CLAUDE.md` and its scoped files.
+        let together = [
+            Target::AgentsMd,
+            Target::Claude,
+            Target::Gemini,
+            Target::Copilot,
+            Target::Cline,
+        ];
+        let (all, _) = wanted(&model, &together, false);
+        let mut all_paths: Vec<&str> = all.iter().map(|w| w.path.as_str()).collect();
+        all_paths.sort_unstable();
+        assert_eq!(
+            all_paths,
+            [
+                ".claude/CLAUDE.md",
+                ".claude/rules/pi-rules/api.md",
+                ".claude/rules/pi-rules/claude.md",
+                ".gemini/settings.json",
+                ".github/copilot-instructions.md",
+                "AGENTS.md",
+                "packages/web/AGENTS.md",
+            ]
         );
-        assert!(
-            all_paths.contains(&".clinerules/pi-rules-api.md"),
-            "{all_paths:?}"
-        );
-        assert!(
-            all_paths.contains(&"packages/web/AGENTS.md"),
-            "{all_paths:?}"
-        );
+        // With --pointer, each target keeps its own forms (Cline's unscoped file aside).
+        let (pointed, _) = wanted(&model, &together, true);
+        let pointed: Vec<&str> = pointed.iter().map(|w| w.path.as_str()).collect();
+        for path in [
+            "CLAUDE.md",
+            "GEMINI.md",
+            ".clinerules/pi-rules-api.md",
+            ".github/instructions/pi-rules-api.instructions.md",
+        ] {
+            assert!(pointed.contains(&path), "{path}: {pointed:?}");
+        }
+        assert!(!pointed.contains(&".clinerules/pi-rules.md"));
         let copilot = all
             .iter()
             .find(|w| w.path == Target::Copilot.path())
