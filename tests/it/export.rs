@@ -414,12 +414,21 @@ fn pointer_mode_imports_agents_md_and_stays_a_pointer() {
     assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
     assert_eq!(section_of(&text(&w, "GEMINI.md")), "@./AGENTS.md\n");
     assert!(section_of(&text(&w, "AGENTS.md")).contains("Team rule"));
-    // A refresh keeps the pointers: the files say how they are kept.
+    // A refresh with --pointer keeps the pointers.
     w.rule("90-team.md", "Team rule: new.\n");
-    let out = export(&w, &package, &[]);
+    let out = export(&w, &package, &["--pointer"]);
     assert_eq!(stdout(&out), "AGENTS.md\n");
     assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
-    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    assert_eq!(code(&export(&w, &package, &["--check", "--pointer"])), 0);
+    // Without it, the default layout: the pointers go (they were export's only text there).
+    let out = export(&w, &package, &["--check"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("CLAUDE.md"), "{}", stderr(&out));
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!w.project.join("CLAUDE.md").exists());
+    assert!(!w.project.join("GEMINI.md").exists());
+    assert!(section_of(&text(&w, ".claude/CLAUDE.md")).contains("Team rule: new."));
 }
 
 #[test]
@@ -617,15 +626,20 @@ fn repeated_exports_are_byte_identical_and_touch_nothing() {
         .chain(OWNED_TARGETS.iter().map(|t| t.0))
         .collect();
     assert_eq!(code(&export(&w, &package, &all)), 0);
-    // With agents-md, Cline reads AGENTS.md: its own file is left out.
+    // With agents-md, Cline and Gemini CLI read AGENTS.md: their own files are left out (Gemini
+    // gets its settings), and Claude's block is in .claude/CLAUDE.md.
+    let together_only = ["CLAUDE.md", "GEMINI.md", ".clinerules/pi-rules.md"];
     let paths: Vec<PathBuf> = SECTION_TARGETS
         .iter()
         .map(|t| t.1)
         .chain(OWNED_TARGETS.iter().map(|t| t.1))
-        .filter(|p| *p != ".clinerules/pi-rules.md")
+        .chain([".claude/CLAUDE.md", ".gemini/settings.json"])
+        .filter(|p| !together_only.contains(p))
         .map(|p| w.project.join(p))
         .collect();
-    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    for path in together_only {
+        assert!(!w.project.join(path).exists(), "{path}");
+    }
     let old = SystemTime::now() - Duration::from_secs(3600);
     let before: Vec<Vec<u8>> = paths
         .iter()
@@ -1102,7 +1116,8 @@ fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
     ];
     let out = export(&w, &package, &targets);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(section_of(&text(&w, "CLAUDE.md")), "@./AGENTS.md\n");
+    assert_eq!(text(&w, "CLAUDE.md"), "# Ours\n");
+    assert!(section_of(&text(&w, ".claude/CLAUDE.md")).contains("make lint"));
     let copilot = text(&w, ".github/copilot-instructions.md");
     assert!(
         section_of(&copilot).contains("AGENTS.md") && !copilot.contains("make lint"),
@@ -1135,7 +1150,11 @@ fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
 #[test]
 fn a_bare_export_refreshes_a_target_present_only_by_its_scoped_files() {
     let (w, package) = scoped_world();
-    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    // With --pointer, Cline keeps its scoped files beside AGENTS.md, not its own file.
+    assert_eq!(
+        code(&export(&w, &package, &["agents-md", "cline", "--pointer"])),
+        0
+    );
     assert!(!w.project.join(".clinerules/pi-rules.md").exists());
     assert!(w.project.join(".clinerules/pi-rules-50-api.md").exists());
     fs::remove_file(w.project_rules().join("50-api.md")).unwrap();

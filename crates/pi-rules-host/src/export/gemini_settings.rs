@@ -106,13 +106,17 @@ pub fn take_back(old: &[u8]) -> Option<Option<Vec<u8>>> {
 fn parse(bytes: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str(text).map_err(|e| {
-        format!("it is not plain JSON ({e}; comments are not read here)")
-    })
+    serde_json::from_str(text)
+        .map_err(|e| format!("it is not plain JSON ({e}; comments are not read here)"))
 }
 
 fn added() -> Value {
-    Value::Array(ADDED.iter().map(|n| Value::String((*n).to_owned())).collect())
+    Value::Array(
+        ADDED
+            .iter()
+            .map(|n| Value::String((*n).to_owned()))
+            .collect(),
+    )
 }
 
 /// What export writes where there is no settings file.
@@ -219,7 +223,9 @@ mod tests {
 
     #[test]
     fn a_name_the_team_set_is_kept_and_agents_md_added_after_it() {
-        let made = add(Some(b"{\"context\":{\"fileName\":\"CONTEXT.md\"}}")).unwrap().unwrap();
+        let made = add(Some(b"{\"context\":{\"fileName\":\"CONTEXT.md\"}}"))
+            .unwrap()
+            .unwrap();
         let value: Value = serde_json::from_slice(&made).unwrap();
         assert_eq!(
             value["context"]["fileName"],
@@ -230,8 +236,14 @@ mod tests {
         let list = br#"{"context":{"fileName":["A.md"]}}"#;
         let made = add(Some(list)).unwrap().unwrap();
         let value: Value = serde_json::from_slice(&made).unwrap();
-        assert_eq!(value["context"]["fileName"], serde_json::json!(["A.md", "AGENTS.md"]));
-        assert_eq!(add(Some(br#"{"context":{"fileName":"AGENTS.md"}}"#)).unwrap(), None);
+        assert_eq!(
+            value["context"]["fileName"],
+            serde_json::json!(["A.md", "AGENTS.md"])
+        );
+        assert_eq!(
+            add(Some(br#"{"context":{"fileName":"AGENTS.md"}}"#)).unwrap(),
+            None
+        );
     }
 
     #[test]

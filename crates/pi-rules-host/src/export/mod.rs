@@ -923,8 +923,9 @@ fn present_together(root: &Path, target: Target) -> bool {
     };
     match target {
         Target::Claude => bytes(CLAUDE_DOT_PATH).is_some_and(|b| is_present(target, &b)),
-        Target::Gemini => bytes(gemini_settings::PATH)
-            .is_some_and(|b| gemini_settings::names_agents_md(&b) && root.join("AGENTS.md").is_file()),
+        Target::Gemini => bytes(gemini_settings::PATH).is_some_and(|b| {
+            gemini_settings::names_agents_md(&b) && root.join("AGENTS.md").is_file()
+        }),
         _ => false,
     }
 }
