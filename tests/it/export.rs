@@ -1166,3 +1166,184 @@ fn a_bare_export_refreshes_a_target_present_only_by_its_scoped_files() {
         stdout(&out)
     );
 }
+
+/// The targets whose agents read each other's files, exported together (as tests/agents does).
+const TOGETHER: [&str; 5] = ["agents-md", "claude", "gemini", "copilot", "cline"];
+
+#[test]
+fn exported_together_every_agent_that_reads_agents_md_takes_the_rules_from_it() {
+    let (w, package) = scoped_world();
+    w.write(&w.project, "CLAUDE.md", "# Notes for Claude\n");
+    let out = export(&w, &package, &TOGETHER);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let files: Vec<String> = exported(&w).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        files,
+        [
+            ".claude/CLAUDE.md",
+            ".claude/rules/pi-rules/50-api.md",
+            ".claude/rules/pi-rules/packages/web/10-web.md",
+            ".gemini/settings.json",
+            ".github/copilot-instructions.md",
+            "AGENTS.md",
+            "CLAUDE.md",
+            "packages/web/AGENTS.md",
+        ]
+    );
+    // Nothing of ours in the root CLAUDE.md (Copilot reads it); Claude's block in .claude/.
+    assert_eq!(text(&w, "CLAUDE.md"), "# Notes for Claude\n");
+    let claude = text(&w, ".claude/CLAUDE.md");
+    assert!(
+        section_of(&claude).contains("Team rule: use tabs.")
+            && section_of(&claude).contains("Claude rule")
+            && !claude.contains("@./AGENTS.md"),
+        "{claude}"
+    );
+    let agents = text(&w, "AGENTS.md");
+    assert!(
+        agents.contains("Team rule: use tabs.") && agents.contains("Api rule"),
+        "{agents}"
+    );
+    // Copilot: one line, and no import it would follow.
+    let copilot = section_of(&text(&w, ".github/copilot-instructions.md")).to_owned();
+    assert!(
+        copilot.contains("AGENTS.md") && !copilot.contains('@'),
+        "{copilot}"
+    );
+    let settings: serde_json::Value =
+        serde_json::from_slice(&read(&w, ".gemini/settings.json")).unwrap();
+    assert_eq!(
+        settings,
+        serde_json::json!({"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}})
+    );
+    assert_eq!(code(&export(&w, &package, &TOGETHER)), 0);
+    let out = export(&w, &package, &["--check"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // Without agents-md, each agent's own forms.
+    let (w, package) = scoped_world();
+    let out = export(&w, &package, &["claude", "gemini", "copilot", "cline"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for path in [
+        "CLAUDE.md",
+        "GEMINI.md",
+        ".clinerules/pi-rules.md",
+        ".github/instructions/pi-rules-50-api.instructions.md",
+    ] {
+        assert!(w.project.join(path).exists(), "{path}");
+    }
+    assert!(!w.project.join(".gemini/settings.json").exists());
+    assert!(!w.project.join(".claude/CLAUDE.md").exists());
+}
+
+#[test]
+fn a_project_exported_in_the_old_layout_moves_to_the_new_one_with_one_export() {
+    let (w, package) = scoped_world();
+    let hand = [
+        ("CLAUDE.md", &b"# Notes for Claude\r\nAsk first.\r\n"[..]),
+        ("GEMINI.md", b"no final line break"),
+        ("packages/web/GEMINI.md", b"web notes\n"),
+    ];
+    for (path, bytes) in hand {
+        fs::write(w.project.join(path), bytes).unwrap();
+    }
+    // The layout export wrote before: CLAUDE.md and GEMINI.md import AGENTS.md, and Copilot,
+    // Cline and Gemini CLI have their own scoped files beside it (what --pointer still writes).
+    let mut old = TOGETHER.to_vec();
+    old.push("--pointer");
+    assert_eq!(code(&export(&w, &package, &old)), 0);
+    let stale = [
+        ".github/instructions/pi-rules-50-api.instructions.md",
+        ".github/instructions/pi-rules-packages-web--10-web.instructions.md",
+        ".clinerules/pi-rules-50-api.md",
+        "packages/web/.clinerules/pi-rules-10-web.md",
+        "src/api/GEMINI.md",
+    ];
+    for path in stale {
+        assert!(w.project.join(path).exists(), "{path}");
+    }
+    assert!(section_of(&text(&w, "CLAUDE.md")).contains("@./AGENTS.md"));
+    let out = export(&w, &package, &["--check"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let err = stderr(&out);
+    for path in stale
+        .iter()
+        .chain(&["CLAUDE.md", "GEMINI.md", "packages/web/GEMINI.md"])
+    {
+        assert!(err.contains(path), "{path}: {err}");
+    }
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for path in stale {
+        assert!(!w.project.join(path).exists(), "{path}");
+    }
+    // The team's text, byte for byte.
+    for (path, bytes) in hand {
+        assert_eq!(read(&w, path), bytes, "{path}");
+    }
+    assert!(w.project.join(".gemini/settings.json").exists());
+    assert!(section_of(&text(&w, ".claude/CLAUDE.md")).contains("Team rule"));
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+}
+
+#[test]
+fn remove_after_an_export_together_gives_every_file_back() {
+    let (w, package) = scoped_world();
+    let team_settings = "{\n  \"ui\": {\n    \"theme\": \"Dracula\"\n  },\n  \"context\": {\n    \"includeDirectories\": [\n      \"lib\"\n    ]\n  }\n}\n";
+    fs::create_dir_all(w.project.join(".gemini")).unwrap();
+    fs::write(w.project.join(".gemini/settings.json"), team_settings).unwrap();
+    fs::write(w.project.join("AGENTS.md"), "# Ours\n").unwrap();
+    let before = exported(&w);
+    assert_eq!(code(&export(&w, &package, &TOGETHER)), 0);
+    assert_ne!(text(&w, ".gemini/settings.json"), team_settings);
+    let out = export(&w, &package, &["--remove"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(exported(&w), before);
+    // A settings file export created goes whole.
+    let (w, package) = scoped_world();
+    assert_eq!(code(&export(&w, &package, &TOGETHER)), 0);
+    let out = export(&w, &package, &["--remove", "gemini"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(".gemini/settings.json (deleted)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(w.project.join("AGENTS.md").exists());
+}
+
+#[test]
+fn the_team_s_gemini_settings_keep_their_keys_and_one_export_cannot_read_is_left_alone() {
+    let (w, package) = world();
+    let team = "{\n    \"general\": { \"vimMode\": true },\n    \"context\": { \"fileName\": \"CONTEXT.md\", \"loadMemoryFromIncludeDirectories\": true },\n    \"zeta\": 1,\n    \"alpha\": 2\n}\n";
+    w.write(&w.project.join(".gemini"), "settings.json", team);
+    let out = export(&w, &package, &TOGETHER);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let made = text(&w, ".gemini/settings.json");
+    let value: serde_json::Value = serde_json::from_str(&made).unwrap();
+    let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["general", "context", "zeta", "alpha"]);
+    let context: Vec<&String> = value["context"].as_object().unwrap().keys().collect();
+    assert_eq!(context, ["fileName", "loadMemoryFromIncludeDirectories"]);
+    // The team's name stays, AGENTS.md comes after it; GEMINI.md is not added to a list the
+    // team chose.
+    assert_eq!(
+        value["context"]["fileName"],
+        serde_json::json!(["CONTEXT.md", "AGENTS.md"])
+    );
+    assert!(made.contains("\n    \"general\""), "{made}");
+    assert_eq!(code(&export(&w, &package, &["--check"])), 0);
+    // A file with comments (Gemini CLI reads them; export does not): left alone, a warning
+    // naming it and what to add.
+    let (w, package) = world();
+    let commented = "{\n  // the team's\n  \"general\": {}\n}\n";
+    w.write(&w.project.join(".gemini"), "settings.json", commented);
+    let out = export(&w, &package, &TOGETHER);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(text(&w, ".gemini/settings.json"), commented);
+    let err = stderr(&out);
+    assert!(
+        err.contains(".gemini/settings.json")
+            && err.contains("\"fileName\": [\"AGENTS.md\", \"GEMINI.md\"]"),
+        "{err}"
+    );
+}

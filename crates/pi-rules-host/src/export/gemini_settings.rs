@@ -7,9 +7,10 @@
 //! context file or files to load into memory", a string or an array of strings, `GEMINI.md`
 //! when unset; measured with Gemini CLI 0.61.0 in tests/agents: it then reads `AGENTS.md` at the
 //! root, and a nested `AGENTS.md` after a read in its directory, as it does `GEMINI.md`). Gemini
-//! CLI strips comments from its settings files before it parses them; this module reads strict
-//! JSON only, and a file with comments (or anything else it cannot read) is left as it is, with a
-//! warning that says what to add by hand.
+//! CLI strips comments from its settings files before it parses them (its settings loader runs
+//! `strip-json-comments` and then `JSON.parse`, read in the bundle of `@google/gemini-cli`
+//! 0.61.0); this module reads strict JSON only, and a file with comments (or anything else it
+//! cannot read) is left as it is, with a warning that says what to add by hand.
 //!
 //! The file is the team's: every other key stays, in its order (`serde_json` with
 //! `preserve_order`), and the file keeps its indentation and line endings.
