@@ -22,6 +22,7 @@ pub const DOCS: &[(&str, &str)] = &[
     doc!("explain-json"),
     doc!("export"),
     doc!("export-json"),
+    doc!("import-json"),
     doc!("performance"),
     doc!("schema-json"),
     doc!("scopes"),

@@ -107,6 +107,7 @@ impl Command {
             }
             Command::Eval(_) | Command::Serve(_) => true,
             Command::Config(args) => args.format == Json,
+            Command::Import(args) => args.format == Json,
             _ => false,
         }
     }

@@ -17,6 +17,7 @@ mod export;
 mod export_lint;
 mod fix_diff;
 mod git_spawn;
+mod import;
 mod layers_conformance;
 mod lint_noise;
 mod loader;

@@ -364,6 +364,84 @@ impl LayerDir {
         Ok(())
     }
 
+    /// Writes new files (`import`'s rules) into this directory, each atomically and durably as
+    /// [`LayerDir::write`] without `replace` writes one, in a few syncs' time: every temporary
+    /// file is written, all are synced at once from several threads, each is renamed into place
+    /// unless its name exists ([`WriteError::Exists`]), then the directory is synced once. The
+    /// results are in the order of `files`; a file whose result is an error is not in place.
+    pub fn write_new_all(&self, files: &[(&str, &[u8])]) -> Vec<Result<(), WriteError>> {
+        // In rounds, so that the open temporary files stay well under the descriptor limit.
+        let mut results = Vec::with_capacity(files.len());
+        for round in files.chunks(256) {
+            results.extend(self.write_new_round(round));
+        }
+        // Make the renames durable; best-effort, as not every file system allows it.
+        let _ = rustix::fs::fsync(&self.fd);
+        results
+    }
+
+    /// One round of [`LayerDir::write_new_all`], the directory not synced.
+    fn write_new_round(&self, files: &[(&str, &[u8])]) -> Vec<Result<(), WriteError>> {
+        struct Temp {
+            name: String,
+            file: File,
+            failed: Option<WriteError>,
+        }
+        let mut temps: Vec<Result<Temp, WriteError>> = files
+            .iter()
+            .map(|&(name, bytes)| {
+                check_name(name).map_err(io("name the file"))?;
+                if rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                    return Err(WriteError::Exists);
+                }
+                let (temp_name, temp) = self.create_temp(name)?;
+                let mut file = File::from(temp);
+                let failed = file
+                    .write_all(bytes)
+                    .err()
+                    .map(|e| io("write the temporary file")(e));
+                Ok(Temp {
+                    name: temp_name,
+                    file,
+                    failed,
+                })
+            })
+            .collect();
+        // An fsync waits for the disk, not the processor: many at once share its flushes.
+        let threads = temps.len().clamp(1, 32);
+        let per = temps.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            for part in temps.chunks_mut(per) {
+                scope.spawn(move || {
+                    for temp in part.iter_mut().flatten() {
+                        if temp.failed.is_none() {
+                            temp.failed = temp
+                                .file
+                                .sync_all()
+                                .err()
+                                .map(|e| io("sync the temporary file")(e));
+                        }
+                    }
+                });
+            }
+        });
+        temps
+            .into_iter()
+            .zip(files)
+            .map(|(temp, &(name, _))| {
+                let temp = temp?;
+                drop(temp.file);
+                let placed = match temp.failed {
+                    Some(err) => Err(err),
+                    None => self.rename_no_replace(&temp.name, name),
+                };
+                // After a rename the temporary name is gone; otherwise it is taken away.
+                let _ = rustix::fs::unlinkat(&self.fd, temp.name.as_str(), AtFlags::empty());
+                placed
+            })
+            .collect()
+    }
+
     /// Writes `bytes` to the file `name` of this directory atomically. With `replace`, an
     /// existing entry is replaced (a regular file keeps its permission bits; a link is replaced
     /// itself, its target untouched); without it, an existing entry is left untouched and the
@@ -716,5 +794,32 @@ mod tests {
         for name in ["", ".", "..", "../x.md", "a/b.md"] {
             assert!(dir.write(name, b"x", true).is_err(), "{name:?}");
         }
+    }
+
+    #[test]
+    fn writes_new_files_together_and_never_one_that_exists() {
+        let (_tmp, root, place) = project();
+        let dir = place.open(true).unwrap();
+        dir.write("b.md", b"mine", false).unwrap();
+        // More than one round of temporary files.
+        let names: Vec<String> = (0..300).map(|i| format!("r{i:03}.md")).collect();
+        let mut files: Vec<(&str, &[u8])> =
+            names.iter().map(|n| (n.as_str(), &b"new"[..])).collect();
+        files.insert(1, ("b.md", b"new"));
+        files.push(("../x.md", b"new"));
+        let results = dir.write_new_all(&files);
+        assert_eq!(results.len(), 302);
+        assert!(matches!(results[1], Err(WriteError::Exists)));
+        assert!(results[301].is_err());
+        assert!(results
+            .iter()
+            .enumerate()
+            .all(|(i, r)| r.is_ok() != (i == 1 || i == 301)));
+        let rules = root.join(".pi/rules");
+        assert_eq!(fs::read(rules.join("b.md")).unwrap(), b"mine");
+        assert_eq!(fs::read(rules.join("r299.md")).unwrap(), b"new");
+        // No temporary file is left behind.
+        let left = fs::read_dir(&rules).unwrap().count();
+        assert_eq!(left, 301);
     }
 }
