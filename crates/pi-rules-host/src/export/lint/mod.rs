@@ -19,6 +19,7 @@ pub mod chain;
 pub mod comments;
 pub mod copies;
 pub mod hidden;
+pub mod planned;
 #[cfg(test)]
 mod tests;
 
