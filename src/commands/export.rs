@@ -90,7 +90,8 @@ rule would reach an agent twice from a hand-written file, 2 usage, 3 a file that
 written (broken markers, a file not written by pi-rules, a link out of the project,
 read-only).")]
 pub struct Args {
-    /// The targets to write (see below); none: those the project already has.
+    /// The targets to write (see below; `a,b` is taken too); none: `[export] targets` of the
+    /// configuration, else those the project already has.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
     #[command(flatten)]
