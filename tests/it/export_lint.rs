@@ -88,8 +88,9 @@ fn cline_and_gemini_read_their_files_with_agents_md() {
         )),
         "{got:#?}"
     );
-    // Gemini CLI told to read AGENTS.md as well as GEMINI.md.
-    let w = exported(&["agents-md", "gemini"]);
+    // Gemini CLI told to read AGENTS.md as well as GEMINI.md (gemini not exported: an export
+    // of it beside agents-md would name AGENTS.md in .gemini/settings.json itself).
+    let w = exported(&["agents-md"]);
     fs::write(
         w.project.join("GEMINI.md"),
         format!("# Hand-written\n\n{RULE}"),

@@ -141,9 +141,13 @@ fn read_sets(files: &[AgentFile<'_>], gemini_names: &[String]) -> Vec<ReadSet> {
     let by_path: HashMap<&str, usize> =
         files.iter().enumerate().map(|(i, f)| (f.path, i)).collect();
     // Claude Code: per deepest directory, its chain of `CLAUDE.md` (else `AGENTS.md`), and
-    // `.claude/rules`.
+    // `.claude/rules`. With a `.claude/CLAUDE.md` (read as the root's memory), it reads no
+    // `AGENTS.md`, the root's nor a nested one after a read there (measured with Claude Code
+    // 2.1.332 in tests/agents, with and without a root `CLAUDE.md`).
+    let dot_claude = by_path.get(crate::export::CLAUDE_DOT_PATH).copied();
     let claude_rules: Vec<usize> = (0..files.len())
         .filter(|&i| is_claude_rule(files[i].path))
+        .chain(dot_claude)
         .collect();
     let claude_leaves = leaves(files, &["CLAUDE.md", "AGENTS.md"]);
     if claude_leaves.is_empty() && !claude_rules.is_empty() {
@@ -157,7 +161,12 @@ fn read_sets(files: &[AgentFile<'_>], gemini_names: &[String]) -> Vec<ReadSet> {
         let mut chain: Vec<usize> = chain_of(leaf)
             .filter_map(|dir| {
                 let claude = by_path.get(join(dir, "CLAUDE.md").as_str()).copied();
-                claude.or_else(|| by_path.get(join(dir, "AGENTS.md").as_str()).copied())
+                claude.or_else(|| {
+                    dot_claude
+                        .is_none()
+                        .then(|| by_path.get(join(dir, "AGENTS.md").as_str()).copied())
+                        .flatten()
+                })
             })
             .collect();
         chain.extend(&claude_rules);

@@ -37,6 +37,14 @@ pub fn hidden(files: &[AgentFile<'_>]) -> Vec<Diagnostic> {
         let Some(claude) = by_path.get(join(dir, "CLAUDE.md").as_str()) else {
             continue;
         };
+        // `claude` exported beside `agents-md`: its rules are in `.claude/CLAUDE.md` and
+        // `.claude/rules`, and Claude Code reads no `AGENTS.md` then (export's `wanted`).
+        if by_path
+            .get(crate::export::CLAUDE_DOT_PATH)
+            .is_some_and(|f| has_section(f.text))
+        {
+            continue;
+        }
         if has_section(claude.text) || imports(claude, file.path) {
             continue;
         }
