@@ -452,3 +452,29 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn with_claude_s_memory_in_dot_claude_claude_code_reads_no_agents_md() {
+    let names = gemini_names(None);
+    // The layout export writes with agents-md: the block in AGENTS.md and .claude/CLAUDE.md,
+    // the team's CLAUDE.md beside them.
+    let list = [
+        ("AGENTS.md", with_section("", RULE)),
+        (".claude/CLAUDE.md", with_section("", RULE)),
+        ("CLAUDE.md", "My own notes.\n".to_owned()),
+        ("packages/api/AGENTS.md", with_section("", OTHER)),
+        (
+            ".claude/rules/pi-rules/packages/api/10-api.md",
+            format!("---\npaths:\n  - \"/packages/api/**\"\n---\n{OTHER}"),
+        ),
+    ];
+    let f = files(&list);
+    let got = seen(&read_twice(&f, &names), &f);
+    assert!(got.iter().all(|g| !g.2.contains("Claude Code")), "{got:#?}");
+    // Claude is exported: the team's CLAUDE.md hides nothing from it.
+    assert!(hidden(&f).is_empty(), "{:#?}", hidden(&f));
+    // Without .claude/CLAUDE.md, Claude Code reads the nested AGENTS.md beside its rule.
+    let f = files(&list[2..]);
+    let got = seen(&read_twice(&f, &names), &f);
+    assert!(got.iter().any(|g| g.2.contains("Claude Code")), "{got:#?}");
+}
