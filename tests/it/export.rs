@@ -1219,6 +1219,17 @@ fn exported_together_every_agent_that_reads_agents_md_takes_the_rules_from_it() 
     assert_eq!(code(&export(&w, &package, &TOGETHER)), 0);
     let out = export(&w, &package, &["--check"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // A rule for Gemini CLI alone has no place Gemini CLI reads: a warning names it.
+    w.rule("80-gemini.md", "---\nagents: [gemini]\n---\nGemini rule.\n");
+    let out = export(&w, &package, &TOGETHER);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("gemini: rule `80-gemini` is for gemini and not for the agents of agents-md"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!text(&w, "AGENTS.md").contains("Gemini rule"));
     // Without agents-md, each agent's own forms.
     let (w, package) = scoped_world();
     let out = export(&w, &package, &["claude", "gemini", "copilot", "cline"]);

@@ -497,6 +497,16 @@ pub fn wanted(model: &Model, targets: &[Target], pointer: bool) -> (Vec<Wanted>,
     let agents_md = targets.contains(&Target::AgentsMd);
     let together = together(targets, pointer);
     for &target in targets {
+        if together && matches!(target, Target::Gemini | Target::Copilot | Target::Cline) {
+            for name in model.reaching_only(target, Target::AgentsMd) {
+                warnings.push(format!(
+                    "{target}: rule `{name}` is for {target} and not for the agents of \
+                     agents-md; exported together with agents-md, {target} takes the rules from \
+                     AGENTS.md, and does not get this one (export {target} without agents-md, \
+                     or let the rule's `agents:` reach agents-md too)"
+                ));
+            }
+        }
         if together && target == Target::Gemini {
             out.push(Wanted {
                 path: gemini_settings::PATH.to_owned(),

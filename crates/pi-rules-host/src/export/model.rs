@@ -278,6 +278,22 @@ impl Model {
         self.blocks.get(at).map_or("", String::as_str)
     }
 
+    /// The rules (their file stems, in assembly order, then the scoped ones) whose `agents:`
+    /// reach `target` and not `other`.
+    pub fn reaching_only(&self, target: Target, other: Target) -> Vec<&str> {
+        let unscoped = self
+            .sources
+            .iter()
+            .filter(|s| !s.scoped)
+            .map(|s| (s.stem.as_str(), &s.agents));
+        let scoped = self.scoped.iter().map(|r| (r.name.as_str(), &r.agents));
+        unscoped
+            .chain(scoped)
+            .filter(|(_, agents)| target.reaches(agents) && !other.reaches(agents))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
     /// The block of `target` with the root rules `names` (scoped rules that are unscoped for
     /// it) joining it, in assembly order; the block itself when `names` is empty.
     pub fn block_with(&self, target: Target, names: &[&str]) -> String {
