@@ -33,8 +33,13 @@ const PARTS: &[&str] = &[
     "{src,lib}",
     "*.{ts,md}",
     "{api,web}",
+    "[!s]*",
+    "?pi",
+    "a #b",
+    "[ab]*",
+    "{a,b/c}",
 ];
-const DIRS: &[&str] = &["src", "api", "lib", "web", "a", "packages"];
+const DIRS: &[&str] = &["src", "api", "lib", "web", "a", "packages", "a #b", "b"];
 const FILES: &[&str] = &["a.ts", "b.md", "src", "api", "x.rs", "Makefile"];
 
 /// A glob of the small grammar: slashless (`*.ts`), anchored (`/src`, `src/api`), a folder
