@@ -79,7 +79,8 @@ the project; a file whose bytes are already right is not touched. Exit status: 0
 usage, 3 a file that cannot be written (broken markers, a file not written by pi-rules, a link
 out of the project, read-only).")]
 pub struct Args {
-    /// The targets to write (see below); none: those the project already has.
+    /// The targets to write (see below; `a,b` is taken too); none: `[export] targets` of the
+    /// configuration, else those the project already has.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
     #[command(flatten)]

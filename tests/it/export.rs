@@ -918,6 +918,8 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
         ("AGENTS.md", &b"# Ours\nhand text\n"[..]),
         ("packages/web/AGENTS.md", b"web notes\r\nmore\r\n"),
         (".goosehints", b""),
+        ("GEMINI.md", b"no final line break"),
+        ("CLAUDE.md", b"ends in a blank line\n\n"),
     ];
     for (path, bytes) in hand {
         fs::write(w.project.join(path), bytes).unwrap();
@@ -946,13 +948,9 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let after = exported(&w);
     let files = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    // `.goosehints` was empty: with the section out it is empty, and goes.
-    let expected: Vec<(String, Vec<u8>)> = before
-        .into_iter()
-        .filter(|f| f.0 != ".goosehints")
-        .collect();
-    assert_eq!(files(&after), files(&expected));
-    assert_eq!(after, expected);
+    // Every file as it was, the empty `.goosehints` included (it stays, empty).
+    assert_eq!(files(&after), files(&before));
+    assert_eq!(after, before);
     // Nothing left to take out.
     assert_eq!(stdout(&export(&w, &package, &["--remove"])), "");
 }
@@ -1129,6 +1127,22 @@ fn exported_together_each_agent_reads_each_rule_once_as_check_sees_it() {
     let out = export(&w, &package, &[]);
     assert!(
         stdout(&out).contains(".clinerules/pi-rules.md (deleted)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_bare_export_refreshes_a_target_present_only_by_its_scoped_files() {
+    let (w, package) = scoped_world();
+    assert_eq!(code(&export(&w, &package, &["agents-md", "cline"])), 0);
+    assert!(!w.project.join(".clinerules/pi-rules.md").exists());
+    assert!(w.project.join(".clinerules/pi-rules-50-api.md").exists());
+    fs::remove_file(w.project_rules().join("50-api.md")).unwrap();
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(".clinerules/pi-rules-50-api.md (deleted)"),
         "{}",
         stdout(&out)
     );

@@ -689,8 +689,10 @@ fn plan_removal(
         if section::find(&old).map_err(markers)?.is_none() {
             return Ok(None);
         }
-        let rest = section::remove(&old).map_err(markers)?;
-        (!rest.is_empty()).then_some(rest)
+        // A file export made for the section alone goes; one that was there keeps what it held.
+        (!section::was_alone(&old))
+            .then(|| section::remove(&old).map_err(markers))
+            .transpose()?
     } else {
         if !owned::is_ours(&old) {
             return Ok(None);
@@ -727,11 +729,10 @@ fn plan_wanted(
                         err,
                     };
                     if section::find(bytes).map_err(markers)?.is_some() {
-                        let rest = section::remove(bytes).map_err(markers)?;
-                        Some(Change {
-                            new: (!rest.is_empty()).then_some(rest),
-                            old,
-                        })
+                        let new = (!section::was_alone(bytes))
+                            .then(|| section::remove(bytes).map_err(markers))
+                            .transpose()?;
+                        Some(Change { new, old })
                     } else {
                         None
                     }
@@ -797,7 +798,7 @@ pub fn plan(
 }
 
 /// The targets present under `root`: a managed file with a section, or an owned file pi-rules
-/// wrote, in table order, with `agents-md` too under `options.pointer`. A file that exists but
+/// wrote (its own, or a scoped rule's in its directory), in table order, with `agents-md` too under `options.pointer`. A file that exists but
 /// cannot be read counts as present, so that its error is reported rather than the target
 /// skipped; a path that leads out of the project (`.github` a link elsewhere) is not one export
 /// could have written.
@@ -813,12 +814,22 @@ pub fn present(root: &Path, options: &Options) -> Result<Vec<Target>, ExportErro
         let present = match read(&located) {
             Ok(old) => old.as_deref().is_some_and(|b| is_present(target, b)),
             Err(_) => true,
-        };
+        } || has_scoped_files(root, target);
         if present || named {
             found.push(target);
         }
     }
     Ok(found)
+}
+
+/// Whether an owned scoped file of ours for `target` is in its directory under `root` (Cline's
+/// own file is left out when `AGENTS.md` is exported, and its scoped files still say it is).
+fn has_scoped_files(root: &Path, target: Target) -> bool {
+    listed(root, &[target]).iter().any(|path| {
+        locate_path(root, path)
+            .and_then(|located| read(&located))
+            .is_ok_and(|bytes| bytes.is_some_and(|b| owned::is_ours(&b)))
+    })
 }
 
 /// [`plan`] for the targets [`present`] finds. Empty when none is present (and no pointer).
