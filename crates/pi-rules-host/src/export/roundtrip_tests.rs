@@ -227,3 +227,42 @@ fn each_construct_round_trips_for_each_agent() {
         }
     }
 }
+
+/// Regression (found by the round trip): an agent without folder meaning read `src/api` as a
+/// file of that name, and import gave the folder's files without a word; it now says so, as it
+/// says of `src/*`. A name at any depth or with a dot is a file's, and is not said.
+#[test]
+fn import_says_a_folder_path_now_matches_the_folder_s_files() {
+    for d in [
+        Dialect::Copilot,
+        Dialect::Cursor,
+        Dialect::Windsurf,
+        Dialect::Kiro,
+        Dialect::Cline,
+    ] {
+        let (globs, warnings) = super::dialect::read_value(d, "src/api");
+        assert_eq!(globs, ["/src/api"], "{d:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("`/src/api` also matches the files in the folders it names")),
+            "{d:?}: {warnings:?}"
+        );
+        for quiet in [
+            "Makefile",
+            "**/Makefile",
+            "src/main.rs",
+            "src/**",
+            "src/api/**",
+        ] {
+            let (_, warnings) = super::dialect::read_value(d, quiet);
+            assert!(
+                !warnings.iter().any(|w| w.contains("folders it names")),
+                "{d:?} {quiet}: {warnings:?}"
+            );
+        }
+    }
+    // Claude Code reads a folder's path as the folder: nothing to say.
+    let (_, warnings) = super::dialect::read_value(Dialect::Claude, "src/api");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
