@@ -653,6 +653,13 @@ fn round_trip(project: &Path, agent: &Agent) -> Option<Counts> {
                         }
                     }
                 });
+                // ... and nowhere always on.
+                assert!(
+                    hits.iter().all(|e| e.scope != Scope::Always),
+                    "{what}: {} was scoped; it also came back always on in {:?}",
+                    orig.source,
+                    hits.iter().map(|e| &e.path).collect::<Vec<_>>()
+                );
                 counts.widened += usize::from(widened);
                 counts.widened_unsaid += usize::from(widened && !said);
                 assert!(
