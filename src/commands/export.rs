@@ -10,6 +10,7 @@ use crate::unified_diff;
 use pi_rules_host::assembly::{self, LayerOptions, ScopeOptions};
 use pi_rules_host::config::{Config, ExportSettings};
 use pi_rules_host::error::{Result, UsageError};
+use pi_rules_host::export::lint::planned::{after_export, Finding};
 use pi_rules_host::export::model::{self, Model, WalkOptions};
 use pi_rules_host::export::{self as host, targets, user, Options, Target};
 use pi_rules_host::selection::{LayerChoice, SettingsChain};
@@ -73,11 +74,21 @@ agents-md $CODEX_HOME/AGENTS.md or ~/.codex/AGENTS.md, claude ~/.claude/CLAUDE.m
 ~/.gemini/GEMINI.md, copilot ~/.copilot/copilot-instructions.md, kiro
 ~/.kiro/steering/pi-rules.md; the other targets have none (exit 2).
 
+Export warns, as `pi-rules check` does, of what agents make of the files as they will be
+(--check and --dry-run too, before anything is written), hand-written files beside them
+included: a rule an agent reads twice (PR902, naming the agent and the files), a file an agent
+reads in place of an exported one (PR903: AGENTS.override.md; a CLAUDE.md pi-rules did not
+write, beside an exported AGENTS.md), a comment Claude Code strips (PR904), the AGENTS.md files
+from the root down to a directory over Codex's 32 KiB (PR905), a file over its agent's limit
+(PR901). `pi-rules check --explain CODE` says more. --check fails on a rule read twice from a
+hand-written file and another (delete the copy); the other findings are warnings.
+
 Writes go to temporary files, synced together, then renamed, never through a link that leaves
 the project; a file whose bytes are already right is not touched. Exit status: 0 done (or, with
---check, every file fresh), 1 with --check when a file is stale, missing or to be deleted, 2
-usage, 3 a file that cannot be written (broken markers, a file not written by pi-rules, a link
-out of the project, read-only).")]
+--check, every file fresh), 1 with --check when a file is stale, missing or to be deleted, or a
+rule would reach an agent twice from a hand-written file, 2 usage, 3 a file that cannot be
+written (broken markers, a file not written by pi-rules, a link out of the project,
+read-only).")]
 pub struct Args {
     /// The targets to write (see below; `a,b` is taken too); none: `[export] targets` of the
     /// configuration, else those the project already has.
@@ -121,7 +132,8 @@ pub struct Args {
     #[arg(long, short = 'U', value_name = "N", default_value_t = unified_diff::DEFAULT_CONTEXT)]
     pub context: usize,
     /// `json`: what was done to each file, as one JSON object on stdout (`files`: `path`,
-    /// `target`, `action`: `written`, `deleted`, `stale`, `missing`, `kept`).
+    /// `target`, `action`: `written`, `deleted`, `stale`, `missing`, `kept`; `warnings`:
+    /// `code`, `path`, `line`, `column` (null for a whole file), `message`).
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
 }
@@ -249,12 +261,48 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
             );
         }
     }
-    finish(args, cx, &planned)
+    // What `check` will say of the files as they will be (PR902-PR905).
+    let found = after_export(run.session.files(), &root, &planned, &model.candidates);
+    for f in &found {
+        note(
+            cx.err,
+            format_args!("pi-rules: warning[{}]: {}", f.code.id(), escape(&f.located)),
+        );
+    }
+    finish_with(args, cx, &planned, &found)
 }
 
 /// `--check`, `--dry-run`, or the writes, and what is printed of them.
 fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Result<Exit> {
+    finish_with(args, cx, planned, &[])
+}
+
+/// [`finish`], with what `check` will say of the files (`found`): in `--format json`'s
+/// `warnings`, and, for a rule an agent would read twice, a failed `--check`.
+fn finish_with(
+    args: &Args,
+    cx: &mut Context<'_>,
+    planned: &[host::Planned],
+    found: &[Finding],
+) -> Result<Exit> {
     let json = args.format == OutputFormat::Json;
+    let warnings = || {
+        let over = planned.iter().filter_map(|p| {
+            let message = p.over_limit.as_ref()?;
+            Some(serde_json::json!({
+                "code": "PR901", "path": p.located.shown, "line": null, "column": null,
+                "message": message,
+            }))
+        });
+        let found = found.iter().map(|f| {
+            serde_json::json!({
+                "code": f.code.id(), "path": f.path, "line": f.line, "column": f.column,
+                "message": f.message,
+            })
+        });
+        serde_json::Value::Array(over.chain(found).collect())
+    };
+    let copies = found.iter().filter(|f| f.fails_check()).count();
     if args.check || args.dry_run {
         let paint = Paint { on: cx.color_out() };
         let mut stale = Vec::new();
@@ -300,11 +348,27 @@ fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Resul
             output(writeln!(
                 cx.out,
                 "{}",
-                serde_json::json!({ "format": 1, "check": true, "files": files })
+                serde_json::json!({
+                    "format": 1, "check": true, "files": files, "warnings": warnings(),
+                })
             ))?;
         }
-        if !args.check || stale.is_empty() {
+        if args.check && copies > 0 {
+            note(
+                cx.err,
+                format_args!(
+                    "pi-rules: {copies} rule text{} would reach an agent twice, from a \
+                     hand-written file and another (PR902 above): keep each rule in one of the \
+                     files that agent reads",
+                    if copies == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        if !args.check || (stale.is_empty() && copies == 0) {
             return Ok(Exit::Success);
+        }
+        if stale.is_empty() {
+            return Ok(Exit::Findings);
         }
         note(
             cx.err,
@@ -339,7 +403,9 @@ fn finish(args: &Args, cx: &mut Context<'_>, planned: &[host::Planned]) -> Resul
         output(writeln!(
             cx.out,
             "{}",
-            serde_json::json!({ "format": 1, "check": false, "files": files })
+            serde_json::json!({
+                "format": 1, "check": false, "files": files, "warnings": warnings(),
+            })
         ))?;
         return Ok(Exit::Success);
     }

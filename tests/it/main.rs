@@ -15,6 +15,7 @@ mod exit_codes;
 mod explain;
 mod export;
 mod export_lint;
+mod export_warnings;
 mod fix_diff;
 mod git_spawn;
 mod import;

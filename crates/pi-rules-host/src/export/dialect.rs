@@ -133,7 +133,8 @@ pub struct Translated {
     pub patterns: Vec<String>,
     /// The glob matches every file (`*`, `**`, `**/*`): the rule is unscoped for this agent.
     pub always: bool,
-    /// What the agent cannot express exactly (case, a comma it would split on, ...): a warning.
+    /// What the agent cannot express exactly (a comma it would split on, a pattern it reads at
+    /// any depth, ...): a warning. Not case, which `check` reports (PR1005).
     pub lost: Option<String>,
 }
 
@@ -343,11 +344,10 @@ fn finish(dialect: Dialect, dir: &str, glob: &str, ours: &Ours) -> Translated {
             };
             // `[!x]` matches nothing in Claude Code (measured, issue 35); `[^x]` is the same
             // class in gitignore's and the `ignore` package's syntax.
-            if p.bytes().any(|b| b.is_ascii_alphabetic()) {
-                lost.push(format!(
-                    "Claude Code matches `{p}` ignoring case (pi-rules does not)"
-                ));
-            }
+            //
+            // Claude Code matches ignoring case, and pi-rules does not: that is left to `check`
+            // (PR1005 names the agents that ignore case), and not said here, where it would be
+            // said of every pattern with a letter in it, on every export.
             patterns.push(p.replace("[!", "[^"));
         }
         _ => {

@@ -6,11 +6,11 @@
 //!   of the rule's name.
 //! - [`import`] reads the file as its agent reads it: the agent's frontmatter keys, with the
 //!   values real files hold (comma-separated strings, block and flow lists, braces with commas,
-//!   values that are not strict YAML; [`header`]); each glob in our meaning (`read_value`, per
+//!   values that are not strict YAML; `header`); each glob in our meaning (`read_value`, per
 //!   agent dialect). A rule the agent applied to some paths keeps them as its `paths:`; a rule it
 //!   always applied has no scope; a rule it applied on request is imported unscoped, with a
 //!   warning. What cannot be kept is a warning with its line, never a failure.
-//! - [`name_rules`] names every rule of an import together ([`names`]).
+//! - [`name_rules`] names every rule of an import together (`names`).
 
 mod header;
 mod names;

@@ -64,7 +64,7 @@ pub fn rule_comments(path: &str, text: &str) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// The PR904 findings of an exported file that Claude Code reads (see [`claude_part`]): each
+/// The PR904 findings of an exported file that Claude Code reads (see `claude_part`): each
 /// comment in the part pi-rules wrote whose normalised text is not in `reported` (those already
 /// reported on the rule file they come from). Nothing for any other file.
 pub fn exported_comments(file: &AgentFile<'_>, reported: &HashSet<String>) -> Vec<Diagnostic> {

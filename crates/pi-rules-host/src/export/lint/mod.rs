@@ -3,7 +3,7 @@
 //! - a file that holds more than its agent reads (PR901, `export-over-limit`), with the same
 //!   limits `export` warns about (below, [`findings`]);
 //! - rule text that reaches one agent from two files (PR902, [`copies`]);
-//! - a file an agent reads in place of an exported one (PR903, [`hidden`]);
+//! - a file an agent reads in place of an exported one (PR903, [`hidden()`]);
 //! - text inside an HTML comment of a rule exported to Claude Code, which strips comments
 //!   (PR904, [`comments`]);
 //! - `AGENTS.md` files from the root down to a directory that hold more than Codex joins
@@ -19,6 +19,7 @@ pub mod chain;
 pub mod comments;
 pub mod copies;
 pub mod hidden;
+pub mod planned;
 #[cfg(test)]
 mod tests;
 
