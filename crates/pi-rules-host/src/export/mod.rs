@@ -22,6 +22,9 @@ pub mod section;
 pub mod targets;
 pub mod user;
 
+#[cfg(test)]
+mod roundtrip_tests;
+
 use crate::writing::{Bound, LayerDir, Place, Staged, WriteError};
 use model::Model;
 use std::borrow::Cow;
