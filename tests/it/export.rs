@@ -970,6 +970,40 @@ fn remove_takes_out_what_export_wrote_and_gives_the_hand_written_text_back_exact
 }
 
 #[test]
+fn remove_leaves_no_empty_rule_directory_of_an_agent_and_keeps_the_team_s() {
+    let (w, package) = scoped_world();
+    // The team's own things beside the agents' rule directories.
+    put(&w, ".claude/settings.json", "{}\n");
+    put(&w, ".github/workflows/ci.yml", "on: push\n");
+    let all = ["claude", "cursor", "kiro", "windsurf", "cline", "copilot"];
+    let out = export(&w, &package, &all);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(w
+        .project
+        .join(".claude/rules/pi-rules/packages/web")
+        .is_dir());
+    assert!(w.project.join("packages/web/.clinerules").is_dir());
+    let out = export(&w, &package, &["--remove"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for gone in [
+        ".claude/rules",
+        ".cursor",
+        ".kiro",
+        ".windsurf",
+        ".clinerules",
+        "packages/web/.clinerules",
+        ".github/instructions",
+    ] {
+        assert!(!w.project.join(gone).exists(), "{gone} is left behind");
+    }
+    // A directory with the team's files in it stays, and so does the team's directory that
+    // only held an exported file (`.github` once its copilot-instructions.md is gone).
+    assert_eq!(read(&w, ".claude/settings.json"), b"{}\n");
+    assert!(w.project.join(".github/workflows/ci.yml").is_file());
+    assert!(w.project.join("packages/web/.pi/rules/10-web.md").is_file());
+}
+
+#[test]
 fn user_exports_the_user_layer_into_each_agent_s_file_under_home_and_nothing_else() {
     let (w, package) = world();
     w.write(&w.user_rules(), "75-mine.md", "My personal rule.\n");

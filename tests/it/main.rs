@@ -25,6 +25,7 @@ mod loader;
 mod lsp;
 mod raw_messages;
 mod readme_examples;
+mod roundtrip;
 mod scoped;
 mod serve;
 mod show_trust;

@@ -138,6 +138,13 @@ impl Place {
         Place { bound, root, below }
     }
 
+    /// The components below the bound, `/`-separated (lossy), for a caller that decides by
+    /// name.
+    pub fn below(&self) -> String {
+        let parts: Vec<_> = self.below.iter().map(|c| c.to_string_lossy()).collect();
+        parts.join("/")
+    }
+
     /// The project layer, `<cwd>/.pi/rules`, bound by the project `root` (a session's
     /// `project_root`). The working directory itself is the user's choice and is taken as it
     /// resolves; when it is not inside the project root (it can only be reached through a link

@@ -658,15 +658,22 @@ fn read_item(dialect: Dialect, item: &str, globs: &mut Vec<String>, warnings: &m
 
 /// Warns of each glob read from an agent without folder meaning whose last part is a wildcard
 /// (`src/*`): the agent matched only what is directly in `src`, our glob matches everything
-/// below too; unless the same value also held what is below (`src/*/**`, as [`translate`]
+/// below too; likewise a folder's path (`src/api`), which the agent matched as a file; unless the same value also held what is below (`src/*/**`, as [`translate`]
 /// writes it).
 fn widened(globs: &[String], warnings: &mut Vec<String>) {
     let bases: Vec<Option<Ours>> = globs.iter().map(|g| Ours::parse(g).ok()).collect();
     for (glob, ours) in globs.iter().zip(&bases) {
         let Some(ours) = ours else { continue };
-        let last = ours.base.rsplit('/').next().unwrap_or(&ours.base);
+        let (init, last) = ours.base.rsplit_once('/').unwrap_or(("", &ours.base));
         let wild = last.contains(['*', '?', '[']) && last != "**" && !last.contains('.');
-        if !wild || ours.dir_only || ours.matches_everything() {
+        // A folder's path (`src/api`): the agent matched a file of that name only (Copilot CLI:
+        // "`src/api` matches nothing", issue 35), our glob the folder's files. A name with a dot
+        // is a file's, and a name at any depth (`Makefile`, `**/Makefile`) is left unsaid.
+        let folder_path = !init.is_empty()
+            && init != "**"
+            && last != "**"
+            && !last.contains(['*', '?', '[', '{', '.']);
+        if !(wild || folder_path) || ours.dir_only || ours.matches_everything() {
             continue;
         }
         let below = format!("{}/**", ours.base);

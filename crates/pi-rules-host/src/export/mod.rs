@@ -23,6 +23,9 @@ pub mod section;
 pub mod targets;
 pub mod user;
 
+#[cfg(test)]
+mod roundtrip_tests;
+
 use crate::writing::{Bound, LayerDir, Place, Staged, WriteError};
 use model::Model;
 use std::borrow::Cow;
@@ -1037,8 +1040,47 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Applied>, ExportError> {
     for batch in tasks.chunks(BATCH) {
         apply_batch(batch, &mut done)?;
     }
+    prune_emptied(planned.iter().filter(|p| p.deletes()));
     done.sort_by_key(|(i, _)| *i);
     Ok(done.into_iter().map(|(_, a)| a).collect())
+}
+
+/// The agents' rule directories that deleting `deleted` left empty are removed too, so that
+/// `--remove` (or a rule moved away) leaves no `.claude/rules/pi-rules/D/` or `.cursor/rules/`
+/// behind. Only directories named as agents name their rule directories are removed, from the
+/// deepest up, and only while empty (`remove_dir` refuses a directory with anything in it); a
+/// directory of the team's own (`packages/api`, `.github`) stays, empty or not.
+fn prune_emptied<'a>(deleted: impl Iterator<Item = &'a Planned>) {
+    const AGENT_DIRS: [&str; 9] = [
+        ".claude",
+        ".cursor",
+        ".kiro",
+        ".windsurf",
+        ".clinerules",
+        "rules",
+        "pi-rules",
+        "instructions",
+        "steering",
+    ];
+    let mut dirs: Vec<(PathBuf, String)> = deleted
+        .map(|p| (p.located.dir.clone(), p.located.place.below()))
+        .collect();
+    dirs.sort_by_key(|(_, below)| std::cmp::Reverse(below.matches('/').count()));
+    dirs.dedup();
+    for (mut dir, below) in dirs {
+        let mut below = below.as_str();
+        while !below.is_empty() {
+            let (parent, name) = below.rsplit_once('/').unwrap_or(("", below));
+            let ours = AGENT_DIRS.contains(&name) || below.starts_with(".claude/rules/pi-rules/");
+            if !ours || fs::remove_dir(&dir).is_err() {
+                break;
+            }
+            below = parent;
+            if !dir.pop() {
+                break;
+            }
+        }
+    }
 }
 
 fn failed(located: &Located) -> impl Fn(WriteError) -> ExportError + '_ {
