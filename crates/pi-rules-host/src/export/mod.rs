@@ -243,7 +243,8 @@ pub fn is_present(target: Target, bytes: &[u8]) -> bool {
 /// How an export writes.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// `claude` and `gemini` import `AGENTS.md` instead of holding a copy.
+    /// `claude` and `gemini` import `AGENTS.md` instead of holding a copy, and every target
+    /// keeps its own forms beside `agents-md` (not the layout of [`wanted`]).
     pub pointer: bool,
     /// Replace an owned target's file that pi-rules did not write.
     pub force: bool,
@@ -536,12 +537,15 @@ pub fn wanted(model: &Model, targets: &[Target], pointer: bool) -> (Vec<Wanted>,
                     text: &rule.text,
                 },
             );
-            warnings.extend(
-                placed
-                    .warnings
-                    .into_iter()
-                    .map(|w| format!("{target}: {w}")),
-            );
+            // Copilot's own forms are not written beside AGENTS.md: nothing to say of them.
+            if !(together && target == Target::Copilot) {
+                warnings.extend(
+                    placed
+                        .warnings
+                        .into_iter()
+                        .map(|w| format!("{target}: {w}")),
+                );
+            }
             match placed.placement {
                 forms::Placement::Owned { path, frontmatter } => owned_files.push(Wanted {
                     path,
