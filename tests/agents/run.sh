@@ -15,7 +15,12 @@ if ! npm ls --silent >/dev/null 2>&1; then
         echo "SKIPPED: the end-to-end tests with the real agent CLIs (tests/agents): npm cannot reach its registry to install them" >&2
         exit 77
     fi
-    npm ci --no-audit --no-fund
+    # `npm install --no-save` from the lock rather than `npm ci`: the agents' packages list a
+    # native package per platform as optional dependencies, and the registry this runs against
+    # does not hold all of them (Kilo's darwin ones, say). npm leaves a platform package it
+    # cannot resolve out of the lock, and `npm ci` then refuses the lock as out of sync, while
+    # `npm install` takes every version from the lock and leaves it unchanged (`--no-save`).
+    npm install --no-save --no-audit --no-fund
 fi
 # The machine's node runs the harness (the agents' processes find Node 22 first on their PATH).
 exec node run.js --bin "$bin" "${@:2}"
