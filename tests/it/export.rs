@@ -1392,3 +1392,39 @@ fn the_team_s_gemini_settings_keep_their_keys_and_one_export_cannot_read_is_left
         "{err}"
     );
 }
+
+#[test]
+fn with_every_rule_scoped_no_empty_always_on_file_is_written_and_an_earlier_one_goes() {
+    let (w, package) = world();
+    fs::remove_file(w.project_rules().join("90-team.md")).unwrap();
+    w.rule("50-api.md", "Api rule: validate every input.\n");
+    let owned = [
+        ("cursor", ".cursor/rules/pi-rules.mdc"),
+        ("windsurf", ".windsurf/rules/pi-rules.md"),
+        ("kiro", ".kiro/steering/pi-rules.md"),
+        ("cline", ".clinerules/pi-rules.md"),
+    ];
+    let targets: Vec<&str> = owned.iter().map(|(t, _)| *t).collect();
+    let out = export(&w, &package, &targets);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (_, path) in owned {
+        assert!(w.project.join(path).is_file(), "{path}");
+    }
+    // The rule becomes scoped: its own file is written, and the always-on one, empty now, goes.
+    w.rule(
+        "50-api.md",
+        "---\npaths: src/api/**\n---\nApi rule: validate every input.\n",
+    );
+    let out = export(&w, &package, &["--check"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let out = export(&w, &package, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for (target, path) in owned {
+        assert!(!w.project.join(path).exists(), "{target}: {path} is left");
+    }
+    assert!(text(&w, ".cursor/rules/pi-rules-50-api.mdc").contains("Api rule"));
+    assert!(text(&w, ".clinerules/pi-rules-50-api.md").contains("Api rule"));
+    // And the next export finds everything fresh.
+    let out = export(&w, &package, &["--check"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}

@@ -587,7 +587,13 @@ pub fn wanted(model: &Model, targets: &[Target], pointer: bool) -> (Vec<Wanted>,
             Target::Claude if together => CLAUDE_DOT_PATH,
             _ => target.path(),
         };
-        if !(agents_md && target == Target::Cline) {
+        // An owned file for the rules every request gets, when there are none (every rule is
+        // scoped), would be an empty always-on rule: it is not written (and one written earlier
+        // goes).
+        let empty = matches!(&content, Content::Owned { text, .. } if text.trim().is_empty());
+        // Cline reads AGENTS.md itself when it is exported.
+        let cline_reads_agents_md = agents_md && target == Target::Cline;
+        if !empty && !cline_reads_agents_md {
             all.push(Wanted {
                 path: main_path.to_owned(),
                 target,
@@ -728,7 +734,7 @@ pub fn plan_model(
                 }),
                 // The team's file, left as it is: Gemini CLI then does not read AGENTS.md.
                 Err(why) => warnings.push(format!(
-                    "{}: `{}` is left as it is: {why}; Gemini CLI reads AGENTS.md only when                      it names it, so {}",
+                    "{}: `{}` is left as it is: {why}; Gemini CLI reads AGENTS.md only when it names it, so {}",
                     w.target,
                     w.path,
                     gemini_settings::BY_HAND
