@@ -13,7 +13,8 @@ use pi_rules_host::error::{Result, UsageError};
 use pi_rules_host::export::lint::planned::{after_export, Finding};
 use pi_rules_host::export::model::{self, Model, WalkOptions};
 use pi_rules_host::export::{self as host, targets, user, Options, Target};
-use pi_rules_host::selection::{LayerChoice, SettingsChain};
+use pi_rules_host::selection::{LayerChoice, Selection, SettingsChain};
+use pi_rules_host::session::Session;
 use std::path::PathBuf;
 
 /// Write the rules block into the files other agents read (AGENTS.md, CLAUDE.md, Cursor, ...).
@@ -208,20 +209,7 @@ pub fn run(args: &Args, cx: &mut Context<'_>) -> Result<Exit> {
     } else {
         given
     };
-    let settings = selection.read_settings(&session, cx.settings);
-    let options = LayerOptions {
-        package_dir: args.package_dir.clone(),
-        coms_active: args.coms_active,
-        confine: true,
-        export_layers: selection.layers,
-        // The configuration was read above: pi's own scopes play no part in an export.
-        scope: ScopeOptions {
-            scoped_in_pi: Some(false),
-            ..ScopeOptions::default()
-        },
-    };
-    let run = assembly::run(session, &options, settings, &mut ())?;
-    write_notes(cx.err, &run.notes);
+    let run = assemble(args, session, &selection, cx)?;
     let export = Options {
         pointer: args.pointer,
         force: args.force,
@@ -427,6 +415,31 @@ fn json_file(path: &str, target: Target, action: &str) -> serde_json::Value {
     serde_json::json!({ "path": path, "target": target.name(), "action": action })
 }
 
+/// The assembly of the layers and settings `selection` chooses, its notes written: what
+/// `export` and `export --user` write. pi's own scopes play no part in it (`[rules] scoped` is
+/// pi's; other agents' files carry every scope in their own forms).
+fn assemble(
+    args: &Args,
+    session: Session,
+    selection: &Selection,
+    cx: &mut Context<'_>,
+) -> Result<assembly::Run> {
+    let settings = selection.read_settings(&session, cx.settings);
+    let options = LayerOptions {
+        package_dir: args.package_dir.clone(),
+        coms_active: args.coms_active,
+        confine: true,
+        export_layers: selection.layers,
+        scope: ScopeOptions {
+            scoped_in_pi: Some(false),
+            ..ScopeOptions::default()
+        },
+    };
+    let run = assembly::run(session, &options, settings, &mut ())?;
+    write_notes(cx.err, &run.notes);
+    Ok(run)
+}
+
 /// `pi-rules export --user`: the user layer alone, into each agent's per-user file.
 fn run_user(args: &Args, given: &[Target], cx: &mut Context<'_>) -> Result<Exit> {
     let session = args.project.session(cx.env)?;
@@ -457,19 +470,7 @@ fn run_user(args: &Args, given: &[Target], cx: &mut Context<'_>) -> Result<Exit>
             settings: SettingsChain::Project,
         },
     )?;
-    let settings = selection.read_settings(&session, cx.settings);
-    let options = LayerOptions {
-        package_dir: args.package_dir.clone(),
-        coms_active: args.coms_active,
-        confine: true,
-        export_layers: selection.layers,
-        scope: ScopeOptions {
-            scoped_in_pi: Some(false),
-            ..ScopeOptions::default()
-        },
-    };
-    let run = assembly::run(session, &options, settings, &mut ())?;
-    write_notes(cx.err, &run.notes);
+    let run = assemble(args, session, &selection, cx)?;
     let export = Options {
         pointer: false,
         force: args.force,

@@ -3,6 +3,7 @@
 //! ([`pi_rules_host::export::import`]); this reads the files, says what it found, and writes.
 
 use crate::invocation::{Context, OutputFormat, PlaceArgs, TargetArgs};
+use crate::lsp::uri::normal;
 use crate::output::{note, output, Exit};
 use crate::terminal::escape;
 use pi_rules_core::layer::Layer;
@@ -457,19 +458,6 @@ fn relative_to(here: Option<&Path>, project: &Path, file: &Path) -> Option<PathB
         file.to_path_buf()
     } else {
         here?.join(file)
-    };
-    let normal = |path: &Path| {
-        let mut out = PathBuf::new();
-        for component in path.components() {
-            match component {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    out.pop();
-                }
-                other => out.push(other),
-            }
-        }
-        out
     };
     normal(&absolute)
         .strip_prefix(normal(project))
