@@ -465,15 +465,7 @@ impl LayerDir {
             file.write_all(bytes)
                 .map_err(io("write the temporary file"))?;
             if replace {
-                // An editor keeps the mode of the file it saves over; so do we.
-                if let Ok(old) = &old {
-                    let kind = rustix::fs::FileType::from_raw_mode(old.st_mode);
-                    if kind == rustix::fs::FileType::RegularFile {
-                        let mode = Mode::from_raw_mode(old.st_mode & 0o7777);
-                        rustix::fs::fchmod(&file, mode)
-                            .map_err(errno("keep the file's permissions"))?;
-                    }
-                }
+                keep_mode(&file, &old)?;
             }
             file.sync_all().map_err(io("sync the temporary file"))?;
             drop(file);
@@ -506,15 +498,7 @@ impl LayerDir {
         let written = (|| {
             file.write_all(bytes)
                 .map_err(io("write the temporary file"))?;
-            if let Ok(old) = &old {
-                let kind = rustix::fs::FileType::from_raw_mode(old.st_mode);
-                if kind == rustix::fs::FileType::RegularFile {
-                    let mode = Mode::from_raw_mode(old.st_mode & 0o7777);
-                    rustix::fs::fchmod(&file, mode)
-                        .map_err(errno("keep the file's permissions"))?;
-                }
-            }
-            Ok(())
+            keep_mode(&file, &old)
         })();
         if let Err(err) = written {
             let _ = rustix::fs::unlinkat(&self.fd, temp_name.as_str(), AtFlags::empty());
@@ -624,6 +608,19 @@ fn check_name(name: &str) -> io::Result<()> {
             io::ErrorKind::InvalidInput,
             "not a plain file name",
         ));
+    }
+    Ok(())
+}
+
+/// An editor keeps the mode of the file it saves over; so does a write: the permission bits of
+/// `old`, when it is a regular file, given to the temporary `file` that replaces it.
+fn keep_mode(file: &File, old: &rustix::io::Result<rustix::fs::Stat>) -> Result<(), WriteError> {
+    if let Ok(old) = old {
+        let kind = rustix::fs::FileType::from_raw_mode(old.st_mode);
+        if kind == rustix::fs::FileType::RegularFile {
+            let mode = Mode::from_raw_mode(old.st_mode & 0o7777);
+            rustix::fs::fchmod(file, mode).map_err(errno("keep the file's permissions"))?;
+        }
     }
     Ok(())
 }
