@@ -24,9 +24,9 @@ test("pi reads the block `pi-rules export agents-md` wrote into AGENTS.md", asyn
   assert.equal(run(["export", "agents-md", "--cwd", cwd]), "AGENTS.md\n");
   const file = readFileSync(join(cwd, "AGENTS.md"), "utf8");
   assert.ok(file.startsWith(HAND), file);
-  // What export wrote is the block `assemble` prints (no user layer or global settings exist in
-  // this HOME, so the two agree).
-  const block = cliBlock(cwd).replace(/^\n\n/, "");
+  // What export wrote is the block `assemble` prints with export's selection: the project layer
+  // alone (the package rules are pi's orchestrator's), the project settings file.
+  const block = cliBlock(cwd, ["--layers", "project", "--settings", "project", "--confine"]).replace(/^\n\n/, "");
   assert.ok(block.includes("Tag every release"), block);
   assert.ok(file.includes(block), "AGENTS.md holds the assembled block");
 
@@ -40,6 +40,8 @@ test("pi reads the block `pi-rules export agents-md` wrote into AGENTS.md", asyn
     assert.ok(prompt.includes(block.trimEnd()), "the system prompt holds the exported block");
     // Once: the extension, which would append the block itself, is not loaded.
     assert.equal(prompt.split("Tag every release").length - 1, 1, prompt);
+    // And none of the package rules: they are written for pi's orchestrator, not for AGENTS.md.
+    assert.ok(!prompt.includes("You are the orchestrator"), prompt);
   } finally {
     harness.dispose();
   }
