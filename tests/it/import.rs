@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{code, stderr, stdout, World};
+use common::{code, files_below, stderr, stdout, World};
 use pi_rules_core::{frontmatter, rule_scope};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -415,26 +415,6 @@ fn expectation(text: &str) -> Expect {
         "always" => Expect::Always,
         globs => Expect::Paths(globs.split(" | ").map(same).collect()),
     }
-}
-
-/// Every file below `dir`, relative to it, in name order (the corpus's own `.pi` aside).
-fn files_below(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                if path.file_name().unwrap() != ".pi" {
-                    stack.push(path);
-                }
-            } else {
-                out.push(path.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn copy_tree(from: &Path, to: &Path) {

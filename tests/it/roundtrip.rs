@@ -6,7 +6,7 @@
 //! own matcher, written here from the facts of issue 35, not with pi-rules' dialect code), every
 //! always-on rule comes back always on, and a second export changes nothing.
 
-use crate::common::{code, stderr, stdout, World};
+use crate::common::{code, files_below, stderr, stdout, World};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -116,27 +116,6 @@ fn plain(path: &str) -> bool {
             | ".windsurfrules"
             | ".clinerules"
     )
-}
-
-/// Every file below `dir`, relative to it, `/`-separated, in name order (`.pi` aside).
-fn files_below(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                if path.file_name().unwrap() != ".pi" {
-                    stack.push(path);
-                }
-            } else {
-                let rel = path.strip_prefix(dir).unwrap();
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
