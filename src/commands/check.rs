@@ -17,6 +17,7 @@ use std::io::IsTerminal as _;
 Examples:
   pi-rules check
   pi-rules check --format sarif > pi-rules.sarif
+  pi-rules check --format github                 # annotations in a GitHub Actions job
   pi-rules check --fix --dry-run                 # the repairs --fix would make, as a diff
   pi-rules check --fix                           # make them, then check again
   pi-rules check --explain unknown-setting-key   # or: --explain PR101
@@ -69,6 +70,9 @@ pub enum CheckFormat {
     Json,
     /// SARIF 2.1.0, for CI annotations.
     Sarif,
+    /// GitHub Actions workflow commands (`::error file=...::message`), one per finding: each
+    /// an annotation on its lines.
+    Github,
 }
 
 impl From<CheckFormat> for Format {
@@ -78,6 +82,7 @@ impl From<CheckFormat> for Format {
             CheckFormat::Short => Format::Short,
             CheckFormat::Json => Format::Json,
             CheckFormat::Sarif => Format::Sarif,
+            CheckFormat::Github => Format::Github,
         }
     }
 }

@@ -634,7 +634,13 @@ fn renderers_handle_hostile_text() {
             scoped: false,
         };
         let report = lint::lint(input);
-        for format in [Format::Human, Format::Short, Format::Json, Format::Sarif] {
+        for format in [
+            Format::Human,
+            Format::Short,
+            Format::Json,
+            Format::Sarif,
+            Format::Github,
+        ] {
             for color in [false, true] {
                 let mut out = Vec::new();
                 pi_rules::report::check::render(&report, format, color, &mut out).expect("render");
@@ -644,6 +650,12 @@ fn renderers_handle_hostile_text() {
                     if format == Format::Sarif {
                         assert_sarif_shape(&value);
                     }
+                }
+                if format == Format::Github {
+                    // One workflow command per finding, whatever the text: no line forged.
+                    assert_eq!(out.lines().count(), report.diagnostics.len(), "{text:?}");
+                    assert!(out.lines().all(|l| l.starts_with("::")), "{text:?}");
+                    assert!(!out.contains(['\r', '\u{202e}', '\u{e0041}']), "{text:?}");
                 }
                 if format == Format::Human {
                     // Snippets never carry raw bidirectional or tag characters.
@@ -1322,5 +1334,189 @@ mod scopes {
             .filter(|d| d["code"] == "PR1004")
             .find(|d| d["message"].as_str().unwrap().starts_with("and 949 more"));
         assert!(summary.is_some(), "{report:#}");
+    }
+}
+
+mod github_format {
+    //! `check --format github`: one GitHub Actions workflow command per finding, read back as
+    //! the runner reads it and compared with the JSON report of the same check.
+    use super::*;
+
+    /// A project, a home with a user layer and a package directory, each with one rule.
+    struct World {
+        _tmp: tempfile::TempDir,
+        root: PathBuf,
+    }
+
+    impl World {
+        fn new() -> World {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let root = fs::canonicalize(tmp.path()).expect("canonical");
+            for dir in ["home/.pi/agent/rules", "proj/.pi/rules", "pkg"] {
+                fs::create_dir_all(root.join(dir)).expect("dir");
+            }
+            World { _tmp: tmp, root }
+        }
+        fn write(&self, dir: &str, name: &str, text: &str) {
+            fs::write(self.root.join(dir).join(name), text).expect("write rule");
+        }
+        fn check(&self, args: &[&str]) -> (i32, String) {
+            let out = assert_cmd::Command::cargo_bin("pi-rules")
+                .expect("binary")
+                .arg("check")
+                .args(["--cwd", "proj", "--package-dir", "pkg", "--color", "never"])
+                .args(args)
+                .current_dir(&self.root)
+                .env_clear()
+                .env("HOME", self.root.join("home"))
+                .output()
+                .expect("run");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8(out.stdout).expect("utf-8"),
+            )
+        }
+    }
+
+    /// What the runner decodes of a property value or a message.
+    fn decode(text: &str) -> String {
+        text.replace("%0D", "\r")
+            .replace("%0A", "\n")
+            .replace("%3A", ":")
+            .replace("%2C", ",")
+            .replace("%25", "%")
+    }
+
+    /// A workflow command as the runner reads it: the command, its properties (decoded), its
+    /// message (decoded).
+    fn parse(line: &str) -> (String, Vec<(String, String)>, String) {
+        let rest = line.strip_prefix("::").expect("starts with ::");
+        let (head, data) = rest.split_once("::").expect("a second ::");
+        let (command, properties) = head.split_once(' ').unwrap_or((head, ""));
+        let properties = properties
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (key, value) = p.split_once('=').expect("key=value");
+                (key.to_owned(), decode(value))
+            })
+            .collect();
+        (command.to_owned(), properties, decode(data))
+    }
+
+    fn property<'p>(properties: &'p [(String, String)], key: &str) -> Option<&'p str> {
+        properties
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn one_command_per_finding_in_each_layer_as_the_json_report_has_them() {
+        let w = World::new();
+        w.write("pkg", "10-p.md", "{{IF:x}} unclosed\n");
+        w.write(
+            "home/.pi/agent/rules",
+            "80-u.md",
+            "Be brief.{{IF:dcoo}} x{{/IF}}\n",
+        );
+        // A name with every character a property value escapes, and an info and a warning.
+        w.write(
+            "proj/.pi/rules",
+            "90-a,b:c%.md",
+            "Keep it small.{{IF:dcoo}} x{{/IF}}\n<!-- note -->\n{{ IF:dco}}x{{/IF}}\n",
+        );
+        let (code, out) = w.check(&["--format", "github"]);
+        assert_eq!(code, 1, "{out}");
+        let (_, json) = w.check(&["--format", "json"]);
+        let report: Value = serde_json::from_str(&json).expect("JSON");
+        let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), diagnostics.len(), "{out}");
+        let mut layers = std::collections::BTreeSet::new();
+        for (line, d) in lines.iter().zip(diagnostics) {
+            let (command, properties, message) = parse(line);
+            let want = match d["severity"].as_str() {
+                Some("error") => "error",
+                Some("warning") => "warning",
+                Some("info") => "notice",
+                other => panic!("severity {other:?}"),
+            };
+            assert_eq!(command, want, "{line}");
+            assert_eq!(property(&properties, "file"), d["path"].as_str(), "{line}");
+            assert_eq!(property(&properties, "title"), d["code"].as_str(), "{line}");
+            if let Some(l) = property(&properties, "line") {
+                assert_eq!(Some(l), d["line"].to_string().as_str().into(), "{line}");
+                let col = property(&properties, "col").expect("col with line");
+                assert_eq!(col, d["column"].to_string(), "{line}");
+                assert!(property(&properties, "endLine").is_some(), "{line}");
+                assert!(property(&properties, "endColumn").is_some(), "{line}");
+            }
+            let want = match d["help"].as_str() {
+                Some(help) => format!("{}\nhelp: {help}", d["message"].as_str().unwrap()),
+                None => d["message"].as_str().unwrap().to_owned(),
+            };
+            assert_eq!(message, want, "{line}");
+            layers.insert(d["path"].as_str().unwrap().split('/').next().unwrap());
+        }
+        assert_eq!(
+            layers.into_iter().collect::<Vec<_>>(),
+            ["home", "pkg", "proj"],
+            "{out}"
+        );
+        // Every severity, and the escaped name as the runner gets it.
+        for command in ["::error ", "::warning ", "::notice "] {
+            assert!(out.contains(command), "{command}: {out}");
+        }
+        assert!(
+            out.contains(
+                "::error file=proj/.pi/rules/90-a%2Cb%3Ac%25.md,line=1,col=20,endLine=1,\
+                 endColumn=24,title=PR101::unknown settings key `dcoo` in a condition%0A\
+                 help: did you mean `dco`?\n"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_message_cannot_forge_a_second_command() {
+        let w = World::new();
+        // A hidden character and a line break in a key become visible text on the one line.
+        w.write(
+            "proj/.pi/rules",
+            "90-x.md",
+            "{{IF:a\u{200b}%0A::error::forged}}x{{/IF}}\n",
+        );
+        let (code, out) = w.check(&["--format", "github"]);
+        assert_eq!(code, 1, "{out}");
+        for line in out.lines() {
+            assert!(
+                line.starts_with("::error ")
+                    || line.starts_with("::warning ")
+                    || line.starts_with("::notice "),
+                "{line}"
+            );
+            assert!(!line.contains('\u{200b}'), "{line}");
+            let (_, _, message) = parse(line);
+            assert!(!message.contains("\n::"), "{line}");
+        }
+        assert!(out.contains("%250A"), "{out}");
+    }
+
+    #[test]
+    fn exit_codes_are_the_other_formats() {
+        let w = World::new();
+        let (code, out) = w.check(&["--format", "github"]);
+        assert_eq!((code, out.as_str()), (0, ""), "a clean run prints nothing");
+        // A warning alone passes, and fails with --strict, as in the short format.
+        w.write("proj/.pi/rules", "90-x.md", "{{ IF:dco}}x\n");
+        for strict in [false, true] {
+            let args: &[&str] = if strict { &["--strict"] } else { &[] };
+            let (github, out) = w.check(&[&["--format", "github"], args].concat());
+            let (short, _) = w.check(&[&["--format", "short"], args].concat());
+            assert_eq!(github, short, "strict {strict}: {out}");
+            assert_eq!(github, i32::from(strict), "strict {strict}: {out}");
+            assert!(out.starts_with("::warning "), "{out}");
+        }
     }
 }

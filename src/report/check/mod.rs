@@ -1,11 +1,13 @@
-//! `check`'s report: a lint [`Report`] rendered in one of four formats: `human` (a source
+//! `check`'s report: a lint [`Report`] rendered in one of five formats: `human` (a source
 //! snippet with carets, in the style of codespan), `short` (`path:line:col: severity[CODE]:
-//! message`), `json` (one object with stable field names) and `sarif` (SARIF 2.1.0, for CI
-//! annotations); and [`CheckRun`], a check with its format and colour.
+//! message`), `json` (one object with stable field names), `sarif` (SARIF 2.1.0, for CI
+//! annotations) and `github` (GitHub Actions workflow commands, one per finding); and
+//! [`CheckRun`], a check with its format and colour.
 //!
 //! Spans are byte ranges; lines and columns (1-based, columns in characters) are computed here,
 //! from the lines the report keeps of each file ([`SourceLines`]).
 
+mod github;
 mod human;
 mod json;
 
@@ -25,6 +27,7 @@ pub enum Format {
     Short,
     Json,
     Sarif,
+    Github,
 }
 
 /// A check and how its report is shown.
@@ -60,6 +63,7 @@ pub fn render(report: &Report, format: Format, color: bool, out: &mut dyn Write)
         Format::Short => short::render(report, &positions, color, out),
         Format::Json => json::render(report, &positions, out),
         Format::Sarif => sarif::render(report, &positions, out),
+        Format::Github => github::render(report, &positions, out),
     }
 }
 
