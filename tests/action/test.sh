@@ -7,7 +7,8 @@
 # exported files of the export case. Cases: a broken project in a subdirectory with SARIF on
 # (fails, with `::error file=sub/...` on stdout, the outputs and a valid SARIF file); a clean
 # project (passes); `export --check` on fresh files (passes) and on stale ones (fails); an
-# unknown argument (exit 2). Prints `N passed, N failed`; exits 1 when one failed.
+# unknown argument (exit 2); the version it installs without a spec (the action's own, or the
+# input), and a version input that is not one. Prints `N passed, N failed`; exits 1 when one failed.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: tests/action/test.sh DIST BIN" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -102,6 +103,26 @@ mkdir -p "$work/usage/ws"
 if run usage 2 PI_RULES_ACTION_ARGS="--strict --no-such-flag" &&
     has usage stdout "::error title=pi-rules check::pi-rules check exited 2"; then
     pass "an unknown argument: exit 2"
+fi
+
+# The version installed without a spec: the action's own (its Cargo.toml), or the input. With an
+# empty npm cache and offline, npm cannot install it, which shows the spec it was asked for.
+for name in own input; do
+    mkdir -p "$work/$name/ws" "$work/$name/npm-cache"
+done
+if run own 1 PI_RULES_ACTION_NPM_SPEC= npm_config_cache="$work/own/npm-cache" &&
+    has own stdout "Installing pi-rules@$version from npm" &&
+    has own stdout "::error title=pi-rules action::npm could not install pi-rules@$version"; then
+    pass "no version input: the action's own version, $version"
+fi
+if run input 1 PI_RULES_ACTION_NPM_SPEC= npm_config_cache="$work/input/npm-cache" \
+    PI_RULES_ACTION_VERSION=0.0.9 && has input stdout "Installing pi-rules@0.0.9 from npm"; then
+    pass "the version input: that version"
+fi
+mkdir -p "$work/bad-version/ws"
+if run bad-version 1 PI_RULES_ACTION_VERSION='1.0 && echo' &&
+    has bad-version stdout "::error title=pi-rules action::input version is \`1.0 && echo\`"; then
+    pass "a version input that is not a version: refused"
 fi
 
 echo "action/run.sh: $passed passed, $failed failed"
