@@ -8,7 +8,8 @@
 # (fails, with `::error file=sub/...` on stdout, the outputs and a valid SARIF file); a clean
 # project (passes); `export --check` on fresh files (passes) and on stale ones (fails); an
 # unknown argument (exit 2); the version it installs without a spec (the action's own, or the
-# input), and a version input that is not one. Prints `N passed, N failed`; exits 1 when one failed.
+# input), and a version input that is not one. And the copy-paste workflow's inputs, checked by
+# actionlint against action.yml. Prints `N passed, N failed`; exits 1 when one failed.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: tests/action/test.sh DIST BIN" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -123,6 +124,21 @@ mkdir -p "$work/bad-version/ws"
 if run bad-version 1 PI_RULES_ACTION_VERSION='1.0 && echo' &&
     has bad-version stdout "::error title=pi-rules action::input version is \`1.0 && echo\`"; then
     pass "a version input that is not a version: refused"
+fi
+
+# The copy-paste workflow (docs/ci/rules-action.yml) against this action.yml: actionlint reads a
+# local action's metadata (`uses: ./`) and checks the inputs the workflow gives it.
+lint="$work/lint"
+mkdir -p "$lint/.github/workflows"
+cp "$root/action.yml" "$lint/"
+sed 's|uses: OWNER/pi-rules@v1|uses: ./|' "$root/docs/ci/rules-action.yml" >"$lint/.github/workflows/pi-rules.yml"
+grep -q 'uses: \./$' "$lint/.github/workflows/pi-rules.yml" || { echo "docs/ci/rules-action.yml uses no OWNER/pi-rules@v1" >&2; exit 1; }
+actionlint="$("$root/tests/python/venv")/actionlint"
+if (cd "$lint" && git init -q && "$actionlint" .github/workflows/pi-rules.yml); then
+    pass "docs/ci/rules-action.yml gives action.yml only the inputs it has"
+else
+    echo "FAIL actionlint on docs/ci/rules-action.yml with uses: ./ (above)" >&2
+    failed=$((failed + 1))
 fi
 
 echo "action/run.sh: $passed passed, $failed failed"
