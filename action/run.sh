@@ -19,8 +19,14 @@
 # export, and with pi-rules' own status when it fails otherwise (2 usage, 3 input, 4 output).
 set -euo pipefail
 
+# An error annotation, and exit 1. The message may quote an input: `%` and line breaks are
+# encoded as the runner decodes them, so that it cannot start a workflow command of its own.
 fail() {
-    echo "::error title=pi-rules action::$*"
+    local message="$*"
+    message="${message//%/%25}"
+    message="${message//$'\r'/%0D}"
+    message="${message//$'\n'/%0A}"
+    echo "::error title=pi-rules action::$message"
     exit 1
 }
 for var in GITHUB_WORKSPACE RUNNER_TEMP GITHUB_OUTPUT GITHUB_ACTION_PATH; do

@@ -121,9 +121,10 @@ if run input 1 PI_RULES_ACTION_NPM_SPEC= npm_config_cache="$work/input/npm-cache
     pass "the version input: that version"
 fi
 mkdir -p "$work/bad-version/ws"
-if run bad-version 1 PI_RULES_ACTION_VERSION='1.0 && echo' &&
-    has bad-version stdout "::error title=pi-rules action::input version is \`1.0 && echo\`"; then
-    pass "a version input that is not a version: refused"
+if run bad-version 1 PI_RULES_ACTION_VERSION=$'1.0 && echo\n::warning::forged' &&
+    has bad-version stdout "::error title=pi-rules action::input version is \`1.0 && echo%0A::warning::forged\`" &&
+    ! grep -q '^::warning' "$work/bad-version/stdout"; then
+    pass "a version input that is not a version: refused, on one line"
 fi
 
 # The copy-paste workflow (docs/ci/rules-action.yml) against this action.yml: actionlint reads a
