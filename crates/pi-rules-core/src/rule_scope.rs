@@ -328,6 +328,17 @@ pub fn glob_patterns(glob: &str) -> Result<Vec<String>, GlobError> {
             reason: "the glob is empty".into(),
         });
     }
+    // Bounds the compiled matcher: its size grows with the glob's length (braces, `**/`,
+    // classes), so a glob from anywhere (a rule, the configuration, another agent's file) is
+    // refused past the length a scope's item may have.
+    if g.len() > MAX_ITEM_LEN {
+        return Err(GlobError {
+            reason: format!(
+                "the glob is {} bytes, over the {MAX_ITEM_LEN}-byte limit",
+                g.len()
+            ),
+        });
+    }
     if g.starts_with('!') {
         return Err(GlobError {
             reason: "`!` (negation) is not supported in a scope: list the paths the rule is for"

@@ -48,6 +48,14 @@ fn patterns(glob: &str) -> Result<Vec<String>, String> {
     if g.is_empty() {
         return Err("it is empty".to_owned());
     }
+    // The compiled matcher grows with the glob: bounded as a rule's glob is.
+    let limit = pi_rules_core::rule_scope::MAX_ITEM_LEN;
+    if g.len() > limit {
+        return Err(format!(
+            "it is {} bytes, over the {limit}-byte limit",
+            g.len()
+        ));
+    }
     if g.starts_with('!') {
         return Err("`!` (negation) is not supported: list the paths the entry is for".to_owned());
     }
@@ -107,10 +115,11 @@ mod tests {
 
     #[test]
     fn invalid_globs_say_why() {
-        for glob in ["", "  ", "/", "a/[b", "{a,b", "!a/**"] {
+        let long = "a".repeat(1 << 20);
+        for glob in ["", "  ", "/", "a/[b", "{a,b", "!a/**", "[[[[", &long] {
             let mut m = Matcher::default();
             let err = m.add(glob).unwrap_err();
-            assert!(!err.is_empty(), "{glob:?}");
+            assert!(!err.is_empty(), "{}", &glob[..glob.len().min(9)]);
         }
     }
 }
