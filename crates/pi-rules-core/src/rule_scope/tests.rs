@@ -277,3 +277,25 @@ fn explosive_globs_are_refused_or_bounded() {
     assert!(builder.build().is_match(&"a".repeat(MAX_ITEM_LEN)));
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
+
+/// One rule's globs too large for one compiled set do not silence the others: the matcher is
+/// built in parts, and each pattern that compiles alone still matches.
+#[test]
+fn globs_too_large_for_one_set_do_not_silence_the_others() {
+    let mut builder = ScopeMatcherBuilder::new();
+    builder.add(0, 0, "keep/**").unwrap();
+    let heavy = "*?".repeat(500);
+    // 140 of them do not compile as one set (globset's size limit).
+    for i in 0..140 {
+        builder.add(1, i, &format!("{heavy}{i}")).unwrap();
+    }
+    builder.add(2, 0, "last/*.md").unwrap();
+    let matcher = builder.build();
+    assert!(matcher.sets.len() > 1);
+    assert!(matcher.is_match("keep/x.ts"));
+    assert!(matcher.is_match("last/a.md"));
+    let (mut scratch, mut out) = (Vec::new(), Vec::new());
+    matcher.matches_into("last/a.md", &mut scratch, &mut out);
+    assert_eq!(out, [(2, 0)]);
+    assert!(!matcher.is_match("other/x.ts"));
+}
