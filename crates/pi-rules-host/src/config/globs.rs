@@ -34,10 +34,10 @@ impl Matcher {
         Ok(())
     }
 
-    /// The set of every glob added.
-    pub(super) fn build(self) -> GlobSet {
-        // Every glob was compiled on its own already; a set of valid globs builds.
-        self.set.build().unwrap_or_else(|_| GlobSet::empty())
+    /// The set of every glob added; `Err` with the reason (raw) when they are too large to be
+    /// compiled together (globset's size limit on the compiled set).
+    pub(super) fn build(self) -> Result<GlobSet, String> {
+        self.set.build().map_err(|err| err.kind().to_string())
     }
 }
 
@@ -87,7 +87,7 @@ mod tests {
     fn matches(glob: &str, path: &str) -> bool {
         let mut m = Matcher::default();
         m.add(glob).unwrap();
-        m.build().is_match(Path::new(path))
+        m.build().unwrap().is_match(Path::new(path))
     }
 
     #[test]

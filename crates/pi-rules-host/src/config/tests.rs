@@ -663,3 +663,17 @@ fn a_large_file_or_a_link_out_of_the_project_is_not_read_and_the_defaults_stand(
     assert!(loaded.findings.is_empty(), "{:?}", loaded.findings);
     assert!(!loaded.config.scoped());
 }
+
+/// Globs that compile one by one but not together (globset's size limit on a set): a finding on
+/// the entry, where they silently matched nothing before.
+#[test]
+fn per_path_globs_too_large_together_are_a_finding_on_the_entry() {
+    let heavy = "*?".repeat(500);
+    let globs: Vec<String> = (0..140).map(|i| format!("\"{heavy}{i}\"")).collect();
+    let text = format!(
+        "[rules]\nscoped = true\n\n[[check.per-path]]\npaths = [{}]\nignore = [\"PR101\"]\n",
+        globs.join(", ")
+    );
+    let found = findings_of(&text);
+    assert_eq!(found, [(Code::ConfigInvalidValue, 4, 1)], "{found:?}");
+}
