@@ -18,6 +18,7 @@ mod export_lint;
 mod export_warnings;
 mod fix_diff;
 mod git_spawn;
+mod hostile_files;
 mod import;
 mod layers_conformance;
 mod lint_noise;

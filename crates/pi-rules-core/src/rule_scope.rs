@@ -328,6 +328,17 @@ pub fn glob_patterns(glob: &str) -> Result<Vec<String>, GlobError> {
             reason: "the glob is empty".into(),
         });
     }
+    // Bounds the compiled matcher: its size grows with the glob's length (braces, `**/`,
+    // classes), so a glob from anywhere (a rule, the configuration, another agent's file) is
+    // refused past the length a scope's item may have.
+    if g.len() > MAX_ITEM_LEN {
+        return Err(GlobError {
+            reason: format!(
+                "the glob is {} bytes, over the {MAX_ITEM_LEN}-byte limit",
+                g.len()
+            ),
+        });
+    }
     if g.starts_with('!') {
         return Err(GlobError {
             reason: "`!` (negation) is not supported in a scope: list the paths the rule is for"
@@ -390,27 +401,24 @@ pub fn compile_glob(glob: &str) -> Result<(), GlobError> {
     glob_patterns(glob).map(|_| ())
 }
 
-/// Many rules' globs compiled once into one set, each pattern knowing its rule and glob.
+/// The most bytes of glob patterns compiled into one set. A set's compiled size grows with its
+/// patterns, and past globset's limit the whole set fails to build: one rule's hostile globs
+/// would then silence every scoped rule. Patterns past this are compiled into further sets, so a
+/// project's ordinary globs stay one set.
+const SET_BUDGET: usize = 64 * 1024;
+
+/// Many rules' globs compiled once (into one set, or a few when they are very large), each
+/// pattern knowing its rule and glob.
 #[derive(Debug, Clone, Default)]
 pub struct ScopeMatcher {
-    set: GlobSet,
-    /// Per pattern of the set: (rule, glob index in the rule's `paths:`).
-    owners: Vec<(u32, u32)>,
+    /// Each set with, per pattern of it, (rule, glob index in the rule's `paths:`).
+    sets: Vec<(GlobSet, Vec<(u32, u32)>)>,
 }
 
 /// Builds a [`ScopeMatcher`]; globs that cannot be used are skipped (and returned by `add`).
+#[derive(Default)]
 pub struct ScopeMatcherBuilder {
-    builder: GlobSetBuilder,
-    owners: Vec<(u32, u32)>,
-}
-
-impl Default for ScopeMatcherBuilder {
-    fn default() -> Self {
-        ScopeMatcherBuilder {
-            builder: GlobSetBuilder::new(),
-            owners: Vec::new(),
-        }
-    }
+    globs: Vec<(globset::Glob, (u32, u32))>,
 }
 
 impl ScopeMatcherBuilder {
@@ -421,28 +429,57 @@ impl ScopeMatcherBuilder {
     /// Adds glob number `index` of rule `rule`.
     pub fn add(&mut self, rule: usize, index: usize, glob: &str) -> Result<(), GlobError> {
         for pattern in glob_patterns(glob)? {
-            self.builder.add(build(&pattern)?);
-            self.owners.push((rule as u32, index as u32));
+            self.globs
+                .push((build(&pattern)?, (rule as u32, index as u32)));
         }
         Ok(())
     }
 
     pub fn build(self) -> ScopeMatcher {
-        // Every pattern was built alone above, so the set builds; if it ever did not, an empty
-        // set matches nothing rather than failing the caller.
-        let set = self.builder.build().unwrap_or_else(|_| GlobSet::empty());
-        let owners = if set.is_empty() {
-            Vec::new()
-        } else {
-            self.owners
-        };
-        ScopeMatcher { set, owners }
+        let mut sets = Vec::new();
+        let mut part = Vec::new();
+        let mut bytes = 0;
+        for (glob, owner) in self.globs {
+            let len = glob.glob().len();
+            if !part.is_empty() && bytes + len > SET_BUDGET {
+                compile_part(std::mem::take(&mut part), &mut sets);
+                bytes = 0;
+            }
+            bytes += len;
+            part.push((glob, owner));
+        }
+        if !part.is_empty() {
+            compile_part(part, &mut sets);
+        }
+        ScopeMatcher { sets }
+    }
+}
+
+/// Compiles `part` into one set; when it is too large to compile, each half on its own, down to
+/// a single pattern, which is left out when even it does not compile (it matches nothing).
+fn compile_part(
+    part: Vec<(globset::Glob, (u32, u32))>,
+    sets: &mut Vec<(GlobSet, Vec<(u32, u32)>)>,
+) {
+    let mut builder = GlobSetBuilder::new();
+    for (glob, _) in &part {
+        builder.add(glob.clone());
+    }
+    match builder.build() {
+        Ok(set) => sets.push((set, part.into_iter().map(|(_, owner)| owner).collect())),
+        Err(_) if part.len() > 1 => {
+            let mut first = part;
+            let second = first.split_off(first.len() / 2);
+            compile_part(first, sets);
+            compile_part(second, sets);
+        }
+        Err(_) => {}
     }
 }
 
 impl ScopeMatcher {
     pub fn is_empty(&self) -> bool {
-        self.owners.is_empty()
+        self.sets.is_empty()
     }
 
     /// The (rule, glob) pairs whose glob matches `path`, relative to the scope's directory with
@@ -454,14 +491,16 @@ impl ScopeMatcher {
         out: &mut Vec<(usize, usize)>,
     ) {
         out.clear();
-        if self.owners.is_empty() {
+        if self.sets.is_empty() {
             return;
         }
         let candidate = Candidate::new(path);
-        self.set.matches_candidate_into(&candidate, scratch);
-        for &pattern in scratch.iter() {
-            let (rule, glob) = self.owners[pattern];
-            out.push((rule as usize, glob as usize));
+        for (set, owners) in &self.sets {
+            set.matches_candidate_into(&candidate, scratch);
+            for &pattern in scratch.iter() {
+                let (rule, glob) = owners[pattern];
+                out.push((rule as usize, glob as usize));
+            }
         }
         out.sort_unstable();
         out.dedup_by_key(|(rule, _)| *rule);
@@ -469,7 +508,13 @@ impl ScopeMatcher {
 
     /// Whether any glob matches `path` (see [`ScopeMatcher::matches_into`]).
     pub fn is_match(&self, path: &str) -> bool {
-        !self.owners.is_empty() && self.set.is_match(path)
+        if self.sets.len() == 1 {
+            return self.sets[0].0.is_match(path);
+        }
+        let candidate = Candidate::new(path);
+        self.sets
+            .iter()
+            .any(|(set, _)| set.is_match_candidate(&candidate))
     }
 }
 

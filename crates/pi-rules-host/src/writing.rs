@@ -138,6 +138,11 @@ impl Place {
         Place { bound, root, below }
     }
 
+    /// The bound's directory (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The components below the bound, `/`-separated (lossy), for a caller that decides by
     /// name.
     pub fn below(&self) -> String {
@@ -360,6 +365,24 @@ impl LayerDir {
         Ok(bytes)
     }
 
+    /// Whether this directory is marked read-only: no write bit in its mode. Judged by the mode
+    /// bits alone, so that a process that may write anyway (root) still leaves it alone.
+    pub fn is_read_only(&self) -> io::Result<bool> {
+        let stat = rustix::fs::fstat(&self.fd)?;
+        Ok(stat.st_mode & 0o222 == 0)
+    }
+
+    /// The permission bits of the entry `name` (a link itself, not followed); `None` when there
+    /// is none.
+    pub fn mode_of(&self, name: &str) -> io::Result<Option<u32>> {
+        check_name(name)?;
+        match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(stat.st_mode & 0o7777)),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Makes the regular file `name` of this directory read-only for everyone (mode 0444); a
     /// link is not followed, and anything but a regular file is refused.
     pub fn make_read_only(&self, name: &str) -> io::Result<()> {
@@ -524,6 +547,18 @@ impl LayerDir {
         renamed
     }
 
+    /// Renames a staged file into place unless its name exists ([`WriteError::Exists`]): a
+    /// file that appeared since it was found missing is never replaced.
+    pub fn commit_new(&self, staged: Staged) -> Result<(), WriteError> {
+        let Staged {
+            temp_name, name, ..
+        } = staged;
+        let renamed = self.rename_no_replace(&temp_name, &name);
+        // After a rename the temporary name is gone; after a hard link or a failure it is not.
+        let _ = rustix::fs::unlinkat(&self.fd, temp_name.as_str(), AtFlags::empty());
+        renamed
+    }
+
     /// Takes a staged file away unwritten.
     pub fn discard(&self, staged: Staged) {
         let _ = rustix::fs::unlinkat(&self.fd, staged.temp_name.as_str(), AtFlags::empty());
@@ -581,6 +616,44 @@ impl LayerDir {
                 }
             }
             Err(e) => Err(errno("rename the temporary file into place")(e)),
+        }
+    }
+}
+
+/// An exclusive advisory lock (`flock`) on a directory, held until dropped. Writers of pi-rules
+/// that take it on their bound (the project root, `$HOME`) do not interleave: a second `export`
+/// waits for the first to finish, then re-reads what it planned from. The lock is on the
+/// directory itself, so that no lock file is left in the project; people and other tools do
+/// not take it, which is why a writer still re-reads each file before replacing it.
+#[derive(Debug)]
+pub struct DirLock {
+    _fd: OwnedFd,
+}
+
+impl DirLock {
+    /// Locks the directory `dir`, waiting at most `wait` for another holder to let go; `None`
+    /// when it is still held then.
+    pub fn acquire(dir: &Path, wait: std::time::Duration) -> Result<Option<DirLock>, WriteError> {
+        let fd = rustix::fs::open(
+            dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(errno(format!("open `{}`", shown(dir))))?;
+        let started = std::time::Instant::now();
+        loop {
+            match rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(Some(DirLock { _fd: fd })),
+                Err(Errno::WOULDBLOCK | Errno::INTR) if started.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(Errno::WOULDBLOCK | Errno::INTR) => return Ok(None),
+                // A file system without locks: the re-read before each rename still holds.
+                Err(Errno::NOLCK | Errno::NOSYS | Errno::OPNOTSUPP) => {
+                    return Ok(Some(DirLock { _fd: fd }))
+                }
+                Err(e) => return Err(errno(format!("lock `{}`", shown(dir)))(e)),
+            }
         }
     }
 }

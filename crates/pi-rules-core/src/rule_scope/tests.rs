@@ -233,3 +233,69 @@ proptest! {
         }
     }
 }
+
+/// Globs that could make a matcher explode: each is refused with a reason, or compiled and
+/// matched in bounded time.
+#[test]
+fn explosive_globs_are_refused_or_bounded() {
+    let nested = (0..30).fold(String::from("x"), |g, _| format!("{{a,{g}}}"));
+    let started = std::time::Instant::now();
+    for (glob, hit) in [
+        ("{a,b}".repeat(30), "a".repeat(30)),
+        (nested, "x".to_owned()),
+        ("**/".repeat(300) + "x", "x".to_owned()),
+    ] {
+        let mut builder = ScopeMatcherBuilder::new();
+        builder.add(0, 0, &glob).unwrap();
+        let matcher = builder.build();
+        assert!(!matcher.is_match(&("b/".repeat(500) + "c")), "{glob}");
+        assert!(matcher.is_match(&("b/".repeat(500) + &hit)), "{glob}");
+    }
+    for (glob, reason) in [
+        (
+            "a".repeat(1 << 20),
+            "1048576 bytes, over the 1024-byte limit",
+        ),
+        ("**/".repeat(1000) + "x", "over the 1024-byte limit"),
+        ("*".repeat(MAX_ITEM_LEN + 1), "over the 1024-byte limit"),
+        ("[a".to_owned(), "unclosed character class"),
+        ("[".repeat(1000), "unclosed character class"),
+        ("{a,{b".to_owned(), "unclosed alternate"),
+    ] {
+        let err = compile_glob(&glob).unwrap_err();
+        assert!(
+            err.reason.contains(reason),
+            "{}: {err}",
+            &glob[..glob.len().min(20)]
+        );
+        assert!(ScopeMatcherBuilder::new().add(0, 0, &glob).is_err());
+    }
+    // The longest glob allowed, of the costliest tokens, still compiles at once.
+    let longest = "*?".repeat(MAX_ITEM_LEN / 2);
+    let mut builder = ScopeMatcherBuilder::new();
+    builder.add(0, 0, &longest).unwrap();
+    assert!(builder.build().is_match(&"a".repeat(MAX_ITEM_LEN)));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// One rule's globs too large for one compiled set do not silence the others: the matcher is
+/// built in parts, and each pattern that compiles alone still matches.
+#[test]
+fn globs_too_large_for_one_set_do_not_silence_the_others() {
+    let mut builder = ScopeMatcherBuilder::new();
+    builder.add(0, 0, "keep/**").unwrap();
+    let heavy = "*?".repeat(500);
+    // 140 of them do not compile as one set (globset's size limit).
+    for i in 0..140 {
+        builder.add(1, i, &format!("{heavy}{i}")).unwrap();
+    }
+    builder.add(2, 0, "last/*.md").unwrap();
+    let matcher = builder.build();
+    assert!(matcher.sets.len() > 1);
+    assert!(matcher.is_match("keep/x.ts"));
+    assert!(matcher.is_match("last/a.md"));
+    let (mut scratch, mut out) = (Vec::new(), Vec::new());
+    matcher.matches_into("last/a.md", &mut scratch, &mut out);
+    assert_eq!(out, [(2, 0)]);
+    assert!(!matcher.is_match("other/x.ts"));
+}

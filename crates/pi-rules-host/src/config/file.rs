@@ -518,12 +518,27 @@ impl Reader<'_> {
             );
             return None;
         };
+        let matcher = match matcher.build() {
+            Ok(set) => set,
+            Err(reason) => {
+                self.report(
+                    Code::ConfigInvalidValue,
+                    span,
+                    format!(
+                        "the globs of this `[[check.per-path]]` entry are too large to be \
+                         compiled together ({reason}); the entry applies nowhere"
+                    ),
+                    Some("split the entry, or use fewer or shorter globs".to_owned()),
+                );
+                globset::GlobSet::empty()
+            }
+        };
         Some(PerPath {
             paths,
             ignore,
             severity,
             source: self.source,
-            matcher: matcher.build(),
+            matcher,
         })
     }
 

@@ -34,10 +34,10 @@ impl Matcher {
         Ok(())
     }
 
-    /// The set of every glob added.
-    pub(super) fn build(self) -> GlobSet {
-        // Every glob was compiled on its own already; a set of valid globs builds.
-        self.set.build().unwrap_or_else(|_| GlobSet::empty())
+    /// The set of every glob added; `Err` with the reason (raw) when they are too large to be
+    /// compiled together (globset's size limit on the compiled set).
+    pub(super) fn build(self) -> Result<GlobSet, String> {
+        self.set.build().map_err(|err| err.kind().to_string())
     }
 }
 
@@ -47,6 +47,14 @@ fn patterns(glob: &str) -> Result<Vec<String>, String> {
     let mut g = glob.trim();
     if g.is_empty() {
         return Err("it is empty".to_owned());
+    }
+    // The compiled matcher grows with the glob: bounded as a rule's glob is.
+    let limit = pi_rules_core::rule_scope::MAX_ITEM_LEN;
+    if g.len() > limit {
+        return Err(format!(
+            "it is {} bytes, over the {limit}-byte limit",
+            g.len()
+        ));
     }
     if g.starts_with('!') {
         return Err("`!` (negation) is not supported: list the paths the entry is for".to_owned());
@@ -79,7 +87,7 @@ mod tests {
     fn matches(glob: &str, path: &str) -> bool {
         let mut m = Matcher::default();
         m.add(glob).unwrap();
-        m.build().is_match(Path::new(path))
+        m.build().unwrap().is_match(Path::new(path))
     }
 
     #[test]
@@ -107,10 +115,11 @@ mod tests {
 
     #[test]
     fn invalid_globs_say_why() {
-        for glob in ["", "  ", "/", "a/[b", "{a,b", "!a/**"] {
+        let long = "a".repeat(1 << 20);
+        for glob in ["", "  ", "/", "a/[b", "{a,b", "!a/**", "[[[[", &long] {
             let mut m = Matcher::default();
             let err = m.add(glob).unwrap_err();
-            assert!(!err.is_empty(), "{glob:?}");
+            assert!(!err.is_empty(), "{}", &glob[..glob.len().min(9)]);
         }
     }
 }

@@ -453,6 +453,24 @@ fn read_file(
         };
         (file, file::Settings::default(), vec![finding])
     };
+    // A project's configuration stays in the project: a cloned project whose file is a link
+    // to a file of the machine's is not read (its text could reach a report through a finding).
+    if source == ConfigSource::Project {
+        let root = session.files().canonical_or_same(&session.project_root());
+        if let Some(real) = session.files().real_path(&path) {
+            if !real.starts_with(&root) {
+                return unreadable(
+                    source,
+                    format!(
+                        "it is a link to `{}`, outside the project `{}`; the project's \
+                         configuration is read only from inside the project",
+                        real.display(),
+                        root.display()
+                    ),
+                );
+            }
+        }
+    }
     match session.files().read_text(&path, MAX_CONFIG_BYTES) {
         Ok(None) => {
             // A link that leads nowhere reads as missing; say so, as for a settings file.

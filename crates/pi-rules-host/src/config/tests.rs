@@ -542,3 +542,138 @@ fn export_keys_report_what_they_cannot_use_where_it_is() {
     assert_eq!(set.targets, Some(vec!["kiro".to_owned()]));
     assert_eq!(set.set, Some(Vec::new()));
 }
+
+/// Hostile configuration files: each gives findings with their line (or the whole file), the
+/// defaults for what it could not give, and no crash.
+#[test]
+fn hostile_configuration_files_give_findings_and_the_defaults() {
+    let place = Place::new();
+    let scoped_user = "[rules]\nscoped = true\n";
+    place.user(scoped_user);
+    let cases: Vec<(&str, String, Code, usize)> = vec![
+        (
+            "not TOML",
+            "[rules\nscoped = true\n".to_owned(),
+            Code::ConfigParseError,
+            1,
+        ),
+        (
+            "a key of the wrong type",
+            "\n[rules]\nscoped = \"yes\"\n".to_owned(),
+            Code::ConfigInvalidValue,
+            3,
+        ),
+        (
+            "nested arrays past any reader's depth",
+            format!(
+                "[rules]\nscoped = {}{}\n",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+            Code::ConfigParseError,
+            2,
+        ),
+        (
+            "nested inline tables",
+            format!("x = {}{}\n", "{a=".repeat(50_000), "}".repeat(50_000)),
+            Code::ConfigParseError,
+            1,
+        ),
+        (
+            "dotted keys past any depth",
+            format!("{} = 1\n", vec!["a"; 100_000].join(".")),
+            Code::ConfigParseError,
+            1,
+        ),
+    ];
+    for (what, text, code, line) in cases {
+        let started = std::time::Instant::now();
+        let path = place.project(&text);
+        let loaded = place.read();
+        let finding = loaded
+            .findings
+            .iter()
+            .find(|f| f.path == path)
+            .unwrap_or_else(|| panic!("{what}: no finding"));
+        assert_eq!(
+            (finding.code, finding.line),
+            (code, line),
+            "{what}: {finding:?}"
+        );
+        // The user file's value stands where the project file gave none.
+        assert!(loaded.config.scoped(), "{what}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn a_large_file_or_a_link_out_of_the_project_is_not_read_and_the_defaults_stand() {
+    use std::os::unix::fs::symlink;
+    let place = Place::new();
+    place.user("[rules]\nscoped = true\n");
+    let path = place.project.join(".pi/pi-rules.toml");
+    // 100 MiB (sparse: nothing past the limit is read).
+    let file = fs::File::create(&path).unwrap();
+    file.set_len(100 << 20).unwrap();
+    let started = std::time::Instant::now();
+    let loaded = place.read();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let finding = loaded.findings.iter().find(|f| f.path == path).unwrap();
+    assert_eq!(
+        (finding.code, finding.line, finding.column),
+        (Code::ConfigUnreadable, 1, 1)
+    );
+    assert!(finding.message.contains("limit"), "{}", finding.message);
+    assert!(loaded.config.scoped());
+    // A link to a file outside the project (a secret of the machine's, say) is not read.
+    fs::remove_file(&path).unwrap();
+    let outside = place.home.join("secret.toml");
+    fs::write(&outside, "[rules]\nscoped = false\nsecret = \"s3cr3t\"\n").unwrap();
+    symlink(&outside, &path).unwrap();
+    let loaded = place.read();
+    let finding = loaded.findings.iter().find(|f| f.path == path).unwrap();
+    assert_eq!(finding.code, Code::ConfigUnreadable);
+    assert!(
+        finding.message.contains("outside the project"),
+        "{}",
+        finding.message
+    );
+    assert!(loaded
+        .findings
+        .iter()
+        .all(|f| !f.message.contains("s3cr3t")));
+    assert!(loaded.config.scoped(), "the project file was not read");
+    assert_eq!(
+        loaded.file(ConfigSource::Project).unwrap().text,
+        None,
+        "its text is not kept"
+    );
+    // A link inside the project is read.
+    fs::remove_file(&path).unwrap();
+    fs::write(
+        place.project.join("shared.toml"),
+        "[rules]\nscoped = false\n",
+    )
+    .unwrap();
+    symlink("../shared.toml", &path).unwrap();
+    let loaded = place.read();
+    assert!(loaded.findings.is_empty(), "{:?}", loaded.findings);
+    assert!(!loaded.config.scoped());
+}
+
+/// Globs that compile one by one but not together (globset's size limit on a set): a finding on
+/// the entry, where they silently matched nothing before.
+#[test]
+fn per_path_globs_too_large_together_are_a_finding_on_the_entry() {
+    let heavy = "*?".repeat(500);
+    let globs: Vec<String> = (0..140).map(|i| format!("\"{heavy}{i}\"")).collect();
+    let text = format!(
+        "[rules]\nscoped = true\n\n[[check.per-path]]\npaths = [{}]\nignore = [\"PR101\"]\n",
+        globs.join(", ")
+    );
+    let found = findings_of(&text);
+    assert_eq!(found, [(Code::ConfigInvalidValue, 4, 1)], "{found:?}");
+}

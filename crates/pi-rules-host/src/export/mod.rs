@@ -26,7 +26,7 @@ pub mod user;
 #[cfg(test)]
 mod roundtrip_tests;
 
-use crate::writing::{Bound, LayerDir, Place, Staged, WriteError};
+use crate::writing::{Bound, DirLock, LayerDir, Place, Staged, WriteError};
 use model::Model;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +39,9 @@ pub use targets::{Form, Target};
 
 /// The most of an existing target file that is read; a larger one is an error.
 pub const MAX_TARGET_BYTES: u64 = 8 * 1024 * 1024;
+
+/// How long an export waits for another one writing into the same project.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why an export did not happen. Every message names the file; messages are raw (the front end
 /// escapes them).
@@ -55,6 +58,12 @@ pub enum ExportError {
     Refused { path: String, reason: String },
     /// The file is read-only.
     ReadOnly { path: String },
+    /// The directory the file is in (or would be made in) is read-only.
+    ReadOnlyDir { path: String, dir: String },
+    /// The file changed after export read it (someone else wrote it): it is left as it is.
+    Changed { path: String },
+    /// Another export held the lock on the project (or `$HOME`) for too long.
+    Busy { root: String },
     /// Any other failure to read or write.
     Io { path: String, reason: String },
 }
@@ -75,6 +84,22 @@ impl fmt::Display for ExportError {
             ExportError::ReadOnly { path } => write!(
                 f,
                 "`{path}` is read-only; make it writable to export into it"
+            ),
+            ExportError::ReadOnlyDir { path, dir } => write!(
+                f,
+                "`{path}`: its directory `{dir}` is read-only; make it writable to export into it"
+            ),
+            ExportError::Changed { path } => write!(
+                f,
+                "`{path}` changed after export read it (someone else wrote it meanwhile); it is \
+                 left as it is, and nothing of this export was written after it: run export \
+                 again"
+            ),
+            ExportError::Busy { root } => write!(
+                f,
+                "another `pi-rules export` has been writing into `{root}` for over {} s; \
+                 nothing was written: try again when it is done",
+                LOCK_WAIT.as_secs()
             ),
             ExportError::Io { path, reason } => write!(f, "`{path}`: {reason}"),
         }
@@ -1024,18 +1049,37 @@ const BATCH: usize = 256;
 /// durable, and they are made together: the temporary files of a batch are written, then
 /// synced (a few threads at once), renamed into place, and each directory is synced once.
 /// Returns what was done, in plan order.
+///
+/// Files that others edit too: a file or directory marked read-only (by its mode bits, so also
+/// when running as root) stops the export before anything is written; the export holds a lock
+/// on its bound ([`DirLock`]) while it writes, so that two exports never interleave; and each
+/// file is read again just before its rename (or removal): one that changed since it was
+/// planned is left as it is and stops the export ([`ExportError::Changed`]), unless it already
+/// holds what this export would write (another export just wrote it), which counts as done.
 pub fn apply(planned: &[Planned]) -> Result<Vec<Applied>, ExportError> {
     // Check every file first, so that a read-only one stops the export before anything is
     // written.
-    for p in planned.iter().filter(|p| p.changes() && !p.deletes()) {
-        if p.located.exists {
-            let read_only = fs::metadata(p.located.real_path())
-                .map(|m| m.permissions().readonly())
-                .unwrap_or(false);
-            if read_only {
-                return Err(ExportError::ReadOnly {
-                    path: p.located.shown.clone(),
-                });
+    for p in planned.iter().filter(|p| p.changes()) {
+        check_writable(p)?;
+    }
+    let mut roots: Vec<&Path> = planned
+        .iter()
+        .filter(|p| p.changes())
+        .map(|p| p.located.place.root())
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut _locks = Vec::with_capacity(roots.len());
+    for root in roots {
+        let shown = root.display().to_string();
+        match DirLock::acquire(root, LOCK_WAIT) {
+            Ok(Some(lock)) => _locks.push(lock),
+            Ok(None) => return Err(ExportError::Busy { root: shown }),
+            Err(e) => {
+                return Err(ExportError::Io {
+                    path: shown,
+                    reason: e.to_string(),
+                })
             }
         }
     }
@@ -1046,6 +1090,18 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Applied>, ExportError> {
         .collect();
     // A directory's files together, so that it is opened and synced once.
     tasks.sort_by(|a, b| a.1.located.dir.cmp(&b.1.located.dir).then(a.0.cmp(&b.0)));
+    // Every file as planned, before the first is written (each batch checks its own again).
+    for &(_, p, _) in &tasks {
+        let dir = p
+            .located
+            .place
+            .open(false)
+            .ok()
+            .filter(|_| p.located.exists);
+        if let Some(dir) = dir {
+            as_planned(&dir, p)?;
+        }
+    }
     let mut done = Vec::with_capacity(tasks.len());
     for batch in tasks.chunks(BATCH) {
         apply_batch(batch, &mut done)?;
@@ -1053,6 +1109,70 @@ pub fn apply(planned: &[Planned]) -> Result<Vec<Applied>, ExportError> {
     prune_emptied(planned.iter().filter(|p| p.deletes()));
     done.sort_by_key(|(i, _)| *i);
     Ok(done.into_iter().map(|(_, a)| a).collect())
+}
+
+/// Refuses a planned change to a file marked read-only, or in a directory marked read-only
+/// (the nearest one that exists, for a directory still to be made), by the mode bits.
+fn check_writable(p: &Planned) -> Result<(), ExportError> {
+    let located = &p.located;
+    if located.exists {
+        let read_only = fs::metadata(located.real_path())
+            .map(|m| m.permissions().readonly())
+            .unwrap_or(false);
+        if read_only {
+            return Err(ExportError::ReadOnly {
+                path: located.shown.clone(),
+            });
+        }
+    }
+    let dir = match located.place.resolve() {
+        Ok(resolved) => resolved.existing,
+        Err(_) => return Ok(()),
+    };
+    let read_only = fs::metadata(&dir)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false);
+    if read_only {
+        return Err(ExportError::ReadOnlyDir {
+            path: located.shown.clone(),
+            dir: dir.display().to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether the file of `p` in `dir` still holds what it held when planned (or what the plan
+/// would write: another export wrote it): `Ok` to go on, else [`ExportError::Changed`] (or
+/// [`ExportError::ReadOnly`], when it was made read-only meanwhile). Returns whether the file
+/// already holds the planned bytes, so that it needs no write.
+fn as_planned(dir: &LayerDir, p: &Planned) -> Result<bool, ExportError> {
+    let Some(change) = &p.change else {
+        return Ok(true);
+    };
+    let name = &p.located.name;
+    let changed = || ExportError::Changed {
+        path: p.located.shown.clone(),
+    };
+    let mode = dir.mode_of(name).map_err(|_| changed())?;
+    let now = match mode {
+        None => None,
+        Some(_) => Some(
+            dir.read(name, MAX_TARGET_BYTES + 1)
+                .map_err(|_| changed())?,
+        ),
+    };
+    if now == change.old {
+        if mode.is_some_and(|m| m & 0o222 == 0) {
+            return Err(ExportError::ReadOnly {
+                path: p.located.shown.clone(),
+            });
+        }
+        return Ok(false);
+    }
+    if now == change.new {
+        return Ok(true);
+    }
+    Err(changed())
 }
 
 /// The agents' rule directories that deleting `deleted` left empty are removed too, so that
@@ -1153,12 +1273,42 @@ fn apply_batch(
         discard(&dirs, staged);
         return Err(failed(&batch[n].1.located)(err));
     }
+    // Read again just before the renames: a file someone else wrote since the plan read it
+    // is left as it is, and nothing of the batch is written.
+    let mut already = vec![false; batch.len()];
+    let checks = staged
+        .iter()
+        .map(|(n, d, _)| (*n, *d))
+        .chain(deletions.iter().copied());
+    for (n, d) in checks {
+        match as_planned(&dirs[d], batch[n].1) {
+            Ok(right) => already[n] = right,
+            Err(err) => {
+                discard(&dirs, staged);
+                return Err(err);
+            }
+        }
+    }
     let mut staged = staged.into_iter();
     while let Some((n, d, s)) = staged.next() {
         let (i, p, _) = batch[n];
-        if let Err(e) = dirs[d].commit(s) {
+        let committed = if already[n] {
+            dirs[d].discard(s);
+            Ok(())
+        } else if p.change.as_ref().is_some_and(|c| c.old.is_none()) {
+            // Missing when planned: a file that appeared since is never replaced.
+            dirs[d].commit_new(s).map_err(|e| match e {
+                WriteError::Exists => ExportError::Changed {
+                    path: p.located.shown.clone(),
+                },
+                other => failed(&p.located)(other),
+            })
+        } else {
+            dirs[d].commit(s).map_err(failed(&p.located))
+        };
+        if let Err(e) = committed {
             discard(&dirs, staged.collect());
-            return Err(failed(&p.located)(e));
+            return Err(e);
         }
         done.push((
             i,
@@ -1171,9 +1321,11 @@ fn apply_batch(
     }
     for (n, d) in deletions {
         let (i, p, _) = batch[n];
-        dirs[d]
-            .remove(&p.located.name)
-            .map_err(failed(&p.located))?;
+        if !already[n] {
+            dirs[d]
+                .remove(&p.located.name)
+                .map_err(failed(&p.located))?;
+        }
         done.push((
             i,
             Applied {
@@ -1494,6 +1646,135 @@ mod tests {
             text.contains("api text") && !text.contains("claude text"),
             "{text}"
         );
+    }
+
+    fn temporaries(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn a_file_edited_after_the_plan_is_left_as_it_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let agents = root.join("AGENTS.md");
+        fs::write(&agents, "mine\n").unwrap();
+        let model = Model::plain("block\n");
+        let targets = [Target::AgentsMd, Target::Cursor];
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        // Someone saves the file between export's read and its write.
+        fs::write(&agents, "mine, edited\n").unwrap();
+        let err = apply(&planned).unwrap_err();
+        assert!(
+            matches!(&err, ExportError::Changed { path } if path == "AGENTS.md"),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("run export again"), "{err}");
+        assert_eq!(fs::read(&agents).unwrap(), b"mine, edited\n");
+        assert!(temporaries(&root).is_empty());
+        // Nothing of the export was written: the Cursor file is not there either.
+        assert!(!root.join(".cursor/rules/pi-rules.mdc").exists());
+        // A file that appears after it was planned missing is not replaced.
+        fs::remove_file(&agents).unwrap();
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        fs::write(&agents, "new, theirs\n").unwrap();
+        assert!(matches!(apply(&planned), Err(ExportError::Changed { .. })));
+        assert_eq!(fs::read(&agents).unwrap(), b"new, theirs\n");
+        // One that another export has just written as this one would is done.
+        fs::remove_file(&agents).unwrap();
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        let (other, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        apply(&other).unwrap();
+        let first = fs::read(&agents).unwrap();
+        assert_eq!(apply(&planned).unwrap().len(), 2);
+        assert_eq!(fs::read(&agents).unwrap(), first);
+        // A deletion planned of a file edited since is not made either.
+        let (gone, _) = plan_model(
+            &root,
+            &[Target::Cursor],
+            &Model::plain(""),
+            &Options::default(),
+        )
+        .unwrap();
+        assert!(gone.iter().any(Planned::deletes));
+        let cursor = root.join(".cursor/rules/pi-rules.mdc");
+        let mut edited = fs::read(&cursor).unwrap();
+        edited.extend_from_slice(b"a line of mine\n");
+        fs::write(&cursor, &edited).unwrap();
+        assert!(matches!(apply(&gone), Err(ExportError::Changed { .. })));
+        assert_eq!(fs::read(&cursor).unwrap(), edited);
+    }
+
+    #[test]
+    fn read_only_files_and_directories_are_refused_by_their_mode_even_for_root() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let model = Model::plain("block\n");
+        let targets = [Target::Cursor];
+        let (planned, _) = plan_model(&root, &targets, &model, &Options::default()).unwrap();
+        apply(&planned).unwrap();
+        let dir = root.join(".cursor/rules");
+        let file = dir.join("pi-rules.mdc");
+        let before = fs::read(&file).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // The directory marked read-only: a rename there would replace the file anyway (as
+        // root, or by the directory's owner), so it is refused.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+        let (planned, _) = plan_model(
+            &root,
+            &targets,
+            &Model::plain("other\n"),
+            &Options::default(),
+        )
+        .unwrap();
+        let err = apply(&planned).unwrap_err();
+        assert!(matches!(&err, ExportError::ReadOnlyDir { .. }), "{err:?}");
+        assert!(err.to_string().contains(".cursor/rules"), "{err}");
+        assert_eq!(fs::read(&file).unwrap(), before);
+        assert_eq!(mode(&dir), 0o555);
+        assert!(temporaries(&dir).is_empty());
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        // A read-only owned file is not deleted either.
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o444)).unwrap();
+        let (gone, _) =
+            plan_model(&root, &targets, &Model::plain(""), &Options::default()).unwrap();
+        assert!(gone.iter().any(Planned::deletes));
+        let err = apply(&gone).unwrap_err();
+        assert!(matches!(&err, ExportError::ReadOnly { path } if path.ends_with("pi-rules.mdc")));
+        assert_eq!(fs::read(&file).unwrap(), before);
+        assert_eq!(mode(&file), 0o444);
+    }
+
+    #[test]
+    fn a_second_export_waits_for_the_first_one_s_lock() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let (planned, _) = plan_model(
+            &root,
+            &[Target::AgentsMd],
+            &Model::plain("block\n"),
+            &Options::default(),
+        )
+        .unwrap();
+        let lock = DirLock::acquire(&root, std::time::Duration::ZERO)
+            .unwrap()
+            .unwrap();
+        // Held elsewhere: not taken again at once.
+        assert!(DirLock::acquire(&root, std::time::Duration::ZERO)
+            .unwrap()
+            .is_none());
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(|| apply(&planned));
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            assert!(!root.join("AGENTS.md").exists(), "written under the lock");
+            drop(lock);
+            writer.join().unwrap().unwrap();
+        });
+        assert!(root.join("AGENTS.md").exists());
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub fn after_frontmatter(bytes: &[u8]) -> &[u8] {
 /// Whether `bytes` is a file pi-rules wrote: its first line after the frontmatter is the
 /// generated-by line.
 pub fn is_ours(bytes: &[u8]) -> bool {
+    // An editor may have put a byte-order mark in front.
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     after_frontmatter(bytes).starts_with(GENERATED.as_bytes())
 }
 
@@ -103,6 +105,10 @@ mod tests {
                 content
             ));
         }
+        // A byte-order mark an editor added does not make it someone else's.
+        assert!(is_ours(
+            &[&b"\xef\xbb\xbf"[..], &render("---\nx: y\n---\n", "r")].concat()
+        ));
         // An unclosed frontmatter is text.
         assert_eq!(after_frontmatter(b"---\nx: y\n"), b"---\nx: y\n");
     }

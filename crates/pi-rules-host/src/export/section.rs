@@ -1,6 +1,13 @@
 //! The managed section of a file people also write by hand: pi-rules owns the lines from its
 //! begin marker to its end marker, and nothing else. Everything here works on bytes, so a file
 //! that is not UTF-8, or mixes line endings, keeps every byte outside the markers.
+//!
+//! A marker line inside a fenced code block (three or more backticks or tildes, closed later by
+//! the same) is text, not a marker: a file that documents pi-rules shows them so. A fence that
+//! is never closed does not count, so that a stray fence cannot hide a real section. A byte-order
+//! mark at the start of the file stays where it is, outside the section. [`splice`] checks that
+//! the file it makes has its section exactly where it put it, so export never writes a file it
+//! could not read back.
 
 use super::{Compare, Sink};
 use std::fmt;
@@ -34,6 +41,9 @@ pub enum MarkerError {
     BeginWithoutEnd { line: usize },
     /// A second section after the first one ended.
     SecondSection { line: usize, first: usize },
+    /// The file as it would be written would not give its section back: a line of the new
+    /// text reads as a marker, or a code fence hides one. `line` is in the file as it would be.
+    WouldNotReadBack { line: usize },
 }
 
 impl fmt::Display for MarkerError {
@@ -57,6 +67,13 @@ impl fmt::Display for MarkerError {
                 "line {line}: a second pi-rules section (the first begins on line {first}); \
                  remove one"
             ),
+            MarkerError::WouldNotReadBack { line } => write!(
+                f,
+                "line {line} of the file as export would write it: its section would not be \
+                 found again as written (a rule's text holds a line that starts like a pi-rules \
+                 marker outside a closed code fence, or a code fence that the text around the \
+                 section closes); put such a line in a closed code fence"
+            ),
         }
     }
 }
@@ -72,9 +89,13 @@ pub struct Found {
     pub inner: std::ops::Range<usize>,
 }
 
-/// The lines of `bytes`: (start, end without the line break, end with it).
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// The lines of `bytes`: (start, end without the line break, end with it). A byte-order mark
+/// at the start is before the first line.
 fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-    let mut start = 0;
+    let mut start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     std::iter::from_fn(move || {
         if start >= bytes.len() {
             return None;
@@ -105,13 +126,95 @@ fn is_marker(line: &[u8], marker: &str) -> bool {
     trimmed.starts_with(marker.as_bytes())
 }
 
-/// Finds the section of `bytes`: `None` when it has no markers at all.
+/// A code fence line: its character (`` ` `` or `~`), the length of its run, and whether it
+/// can close a fence (nothing but blanks after the run). Leading blanks are allowed (a fence in
+/// a list item is indented); a backtick run followed by text holding a backtick is inline code.
+fn fence(line: &[u8]) -> Option<(u8, usize, bool)> {
+    let at = line.iter().position(|b| !matches!(b, b' ' | b'\t'))?;
+    let c = line[at];
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let run = line[at..].iter().take_while(|&&b| b == c).count();
+    if run < 3 {
+        return None;
+    }
+    let rest = &line[at + run..];
+    if c == b'`' && rest.contains(&b'`') {
+        return None;
+    }
+    Some((c, run, rest.iter().all(|b| matches!(b, b' ' | b'\t'))))
+}
+
+/// Where fences close: for each fence character, the lines that can close a fence (by start),
+/// each with the longest closing run from that line to the end of the file. Lets a fence that
+/// opens be taken for one only when it is closed later, in one pass, whatever the file holds.
+struct Closers {
+    backtick: Vec<(usize, usize)>,
+    tilde: Vec<(usize, usize)>,
+}
+
+impl Closers {
+    fn of(bytes: &[u8]) -> Closers {
+        let (mut backtick, mut tilde) = (Vec::new(), Vec::new());
+        for (start, content_end, _) in lines(bytes) {
+            if let Some((c, run, true)) = fence(&bytes[start..content_end]) {
+                let list = if c == b'`' { &mut backtick } else { &mut tilde };
+                list.push((start, run));
+            }
+        }
+        for list in [&mut backtick, &mut tilde] {
+            let mut longest = 0;
+            for entry in list.iter_mut().rev() {
+                longest = longest.max(entry.1);
+                entry.1 = longest;
+            }
+        }
+        Closers { backtick, tilde }
+    }
+
+    /// Whether a fence of `c` with a run of `run`, opening on the line at `start`, is closed by
+    /// a later line.
+    fn closes(&self, c: u8, run: usize, start: usize) -> bool {
+        let list = if c == b'`' {
+            &self.backtick
+        } else {
+            &self.tilde
+        };
+        let after = list.partition_point(|&(at, _)| at <= start);
+        list.get(after).is_some_and(|&(_, longest)| longest >= run)
+    }
+}
+
+/// Finds the section of `bytes`: `None` when it has no markers at all (outside closed code
+/// fences).
 pub fn find(bytes: &[u8]) -> Result<Option<Found>, MarkerError> {
     let mut begin: Option<(usize, usize, usize)> = None; // line number, line start, inner start
     let mut found: Option<(Found, usize)> = None;
+    // Only files with a fence line pay for the closers.
+    let mut closers: Option<Closers> = None;
+    let mut open: Option<(u8, usize)> = None;
     for (index, (start, content_end, next)) in lines(bytes).enumerate() {
         let number = index + 1;
         let line = &bytes[start..content_end];
+        if let Some((c, run, bare)) = fence(line) {
+            match open {
+                Some((oc, orun)) if bare && c == oc && run >= orun => open = None,
+                Some(_) => {}
+                None => {
+                    if closers
+                        .get_or_insert_with(|| Closers::of(bytes))
+                        .closes(c, run, start)
+                    {
+                        open = Some((c, run));
+                    }
+                }
+            }
+            continue;
+        }
+        if open.is_some() {
+            continue;
+        }
         if is_marker(line, BEGIN) {
             if let Some((first, _, _)) = begin {
                 return Err(MarkerError::SecondBegin {
@@ -218,19 +321,26 @@ fn write(begin: &str, content: &str, eol: &str, out: &mut impl Sink) {
 /// time) appended after the text, a blank line between them. `None` for a missing file.
 pub fn splice(old: Option<&[u8]>, content: &str) -> Result<Vec<u8>, MarkerError> {
     let Some(old) = old else {
-        return Ok(render(content, "\n"));
+        let new = render(content, "\n");
+        let whole = 0..new.len();
+        return read_back(new, whole);
     };
     let eol = line_ending(old);
-    Ok(match find(old)? {
+    match find(old)? {
         Some(found) => {
             let section = render_with(begin_of(&old[found.whole.clone()]), content, eol);
             let mut out = Vec::with_capacity(old.len() + section.len());
             out.extend_from_slice(&old[..found.whole.start]);
             out.extend_from_slice(&section);
             out.extend_from_slice(&old[found.whole.end..]);
-            out
+            let whole = found.whole.start..found.whole.start + section.len();
+            read_back(out, whole)
         }
-        None if old.is_empty() => render_with(BEGIN_LINE_JOINED, content, eol),
+        None if old.is_empty() => {
+            let new = render_with(BEGIN_LINE_JOINED, content, eol);
+            let whole = 0..new.len();
+            read_back(new, whole)
+        }
         None => {
             // A blank line between the text and the section; the begin marker says how many
             // line breaks that took, so that `remove` gives the text back exactly.
@@ -247,10 +357,36 @@ pub fn splice(old: Option<&[u8]>, content: &str) -> Result<Vec<u8>, MarkerError>
             for _ in 0..added {
                 out.extend_from_slice(eol.as_bytes());
             }
+            let whole = out.len()..out.len() + section.len();
             out.extend_from_slice(&section);
-            out
+            read_back(out, whole)
         }
-    })
+    }
+}
+
+/// `out`, whose section [`splice`] put at `whole`, when [`find`] finds that section there;
+/// else the line where reading it back goes astray.
+fn read_back(out: Vec<u8>, whole: std::ops::Range<usize>) -> Result<Vec<u8>, MarkerError> {
+    let line_of = |offset: usize| {
+        1 + out[..offset.min(out.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    };
+    let astray = match find(&out) {
+        Ok(Some(found)) if found.whole == whole => return Ok(out),
+        Ok(Some(found)) if found.whole.start != whole.start => line_of(found.whole.start),
+        Ok(Some(found)) => line_of(found.inner.end),
+        Ok(None) => line_of(whole.start),
+        Err(
+            MarkerError::SecondBegin { line, .. }
+            | MarkerError::EndWithoutBegin { line }
+            | MarkerError::BeginWithoutEnd { line }
+            | MarkerError::SecondSection { line, .. }
+            | MarkerError::WouldNotReadBack { line },
+        ) => line,
+    };
+    Err(MarkerError::WouldNotReadBack { line: astray })
 }
 
 /// The text of the section, between the markers (`None` without one), its line endings as
@@ -410,6 +546,121 @@ mod tests {
         assert!(MarkerError::SecondBegin { line: 3, first: 2 }
             .to_string()
             .starts_with("line 3:"));
+    }
+
+    /// A file that documents pi-rules: its markers shown in code fences.
+    const DOCUMENTED: &str = "# Using pi-rules\n\nExport writes this:\n\n```md\n<!-- pi-rules:begin (generated by `pi-rules export`: do not edit inside this section; edit the rules and run it again) -->\nrules\n<!-- pi-rules:end -->\n```\n\nand never an end before a begin:\n\n~~~~\n<!-- pi-rules:end -->\n<!-- pi-rules:begin -->\n<!-- pi-rules:begin -->\n~~~~\n";
+
+    #[test]
+    fn markers_in_closed_code_fences_are_text() {
+        assert_eq!(find(DOCUMENTED.as_bytes()), Ok(None));
+        let first = splice(Some(DOCUMENTED.as_bytes()), "the block\n").unwrap();
+        assert!(first.starts_with(DOCUMENTED.as_bytes()));
+        let found = find(&first).unwrap().unwrap();
+        assert_eq!(&first[found.inner.clone()], b"the block\n");
+        assert_eq!(found.whole.start, DOCUMENTED.len() + 1);
+        // A refresh replaces the real section, never the example.
+        let again = splice(Some(&first), "other\n").unwrap();
+        assert!(again.starts_with(DOCUMENTED.as_bytes()));
+        assert_eq!(content(&again).unwrap(), Some(&b"other\n"[..]));
+        assert_eq!(remove(&again).unwrap(), DOCUMENTED.as_bytes());
+        // Text after the section, with a fenced marker in it, stays too.
+        let mut tail = again.clone();
+        tail.extend_from_slice(b"```\n<!-- pi-rules:end -->\n```\n");
+        let refreshed = splice(Some(&tail), "third\n").unwrap();
+        assert!(refreshed.ends_with(b"```\n<!-- pi-rules:end -->\n```\n"));
+        assert_eq!(content(&refreshed).unwrap(), Some(&b"third\n"[..]));
+    }
+
+    #[test]
+    fn what_closes_a_fence_and_what_does_not() {
+        let section = render("r\n", "\n");
+        let with = |before: &str| {
+            let mut file = before.as_bytes().to_vec();
+            file.extend_from_slice(&section);
+            find(&file)
+        };
+        // A fence that is never closed hides nothing: the section after it is found.
+        assert!(matches!(with("```\nopen\n"), Ok(Some(_))));
+        // A shorter run, or the other character, or a run with text after it, does not close.
+        for unclosed in ["````\nx\n```\n", "```\nx\n~~~\n", "```\nx\n``` no\n"] {
+            assert!(matches!(with(unclosed), Ok(Some(_))), "{unclosed:?}");
+        }
+        // Closed (indented, longer): the markers inside are text, the section after is found.
+        let closed = "  ```js\n<!-- pi-rules:begin -->\n  `````\n";
+        let found = with(closed).unwrap().unwrap();
+        assert_eq!(found.whole.start, closed.len());
+        // Inline code is not a fence.
+        assert!(matches!(
+            with("```a`b\n<!-- pi-rules:end -->\n```\n"),
+            Err(MarkerError::EndWithoutBegin { line: 2 })
+        ));
+        // Many fences that never close cost one pass, not one per fence.
+        let many = "```x\n".repeat(200_000);
+        let started = std::time::Instant::now();
+        assert!(matches!(with(&many), Ok(Some(_))));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_rule_that_documents_the_markers_in_a_fence_round_trips() {
+        let content = "Rules.\n\n```md\n<!-- pi-rules:begin -->\n<!-- pi-rules:end -->\n```\n";
+        for old in [None, Some(&b"mine\n"[..]), Some(DOCUMENTED.as_bytes())] {
+            let file = splice(old, content).unwrap();
+            assert_eq!(content_of(&file), content.as_bytes(), "{old:?}");
+            assert_eq!(splice(Some(&file), content).unwrap(), file);
+        }
+    }
+
+    fn content_of(file: &[u8]) -> &[u8] {
+        content(file).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_section_that_would_not_read_back_is_refused() {
+        // A bare marker line in the block, or a fence the block opens that text after the
+        // section closes: the file is not written.
+        let bare = "a\n<!-- pi-rules:end -->\nb\n";
+        let err = splice(Some(b"mine\n"), bare).unwrap_err();
+        assert!(
+            matches!(err, MarkerError::WouldNotReadBack { .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("code fence"), "{err}");
+        let old = splice(Some(b"top\n"), "x\n").unwrap();
+        let mut with_tail = old.clone();
+        with_tail.extend_from_slice(b"```\n");
+        let err = splice(Some(&with_tail), "```\nunclosed\n").unwrap_err();
+        assert!(
+            matches!(err, MarkerError::WouldNotReadBack { .. }),
+            "{err:?}"
+        );
+        // A text before the section that opens a fence the block closes.
+        let err = splice(Some(b"```\nmine\n"), "```\n").unwrap_err();
+        assert!(
+            matches!(err, MarkerError::WouldNotReadBack { .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_stays_before_the_section() {
+        // A file export made, then saved by an editor that adds a BOM.
+        let mut file = b"\xef\xbb\xbf".to_vec();
+        file.extend_from_slice(&render("old\n", "\n"));
+        assert_eq!(find(&file).unwrap().unwrap().whole.start, 3);
+        let new = splice(Some(&file), "new\n").unwrap();
+        assert!(new.starts_with(b"\xef\xbb\xbf<!-- pi-rules:begin"));
+        assert_eq!(content_of(&new), b"new\n");
+        // Hand-written text with a BOM: kept byte for byte, and given back.
+        let hand = b"\xef\xbb\xbf# Notes\r\nmine";
+        let new = splice(Some(hand), "rules\n").unwrap();
+        assert!(new.starts_with(hand));
+        assert_eq!(remove(&new).unwrap(), hand);
+        assert_eq!(
+            remove(&splice(Some(&new), "other\n").unwrap()).unwrap(),
+            hand
+        );
     }
 
     fn hand_text() -> impl Strategy<Value = Vec<u8>> {

@@ -546,3 +546,19 @@ mod properties {
         }
     }
 }
+
+/// A file that documents pi-rules shows its markers in code fences: they are its text, and it
+/// is imported whole rather than skipped for broken markers. Its real section stays out.
+#[test]
+fn markers_in_code_fences_are_the_file_s_text() {
+    let documented = "# Docs\n\n```md\n<!-- pi-rules:begin -->\n<!-- pi-rules:end -->\n```\n";
+    let got = import(SourceKind::Plain, documented.as_bytes()).unwrap();
+    assert_eq!(got.text, documented);
+    let mut with_section = documented.as_bytes().to_vec();
+    with_section.extend_from_slice(&section::render("exported\n", "\n"));
+    let got = import(SourceKind::Plain, &with_section).unwrap();
+    assert_eq!(got.text, documented);
+    // A byte-order mark is not part of the rule.
+    let got = import(SourceKind::Plain, b"\xef\xbb\xbfmine\n").unwrap();
+    assert_eq!(got.text, "mine\n");
+}
