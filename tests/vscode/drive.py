@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -134,7 +135,7 @@ class Run:
             "XDG_CACHE_HOME": str(t / "xdg-cache"),
             "XDG_STATE_HOME": str(t / "xdg-state"),
             "XDG_RUNTIME_DIR": str(t / "xdg-runtime"),
-            "TMPDIR": str(t),
+            "TMPDIR": str(t / "tmp"),
             "LANG": "C.UTF-8",
             # No gallery: code-server's default (Open VSX) is replaced by none.
             "EXTENSIONS_GALLERY": "{}",
@@ -145,8 +146,8 @@ class Run:
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",
         }
-        for name in ("XDG_RUNTIME_DIR",):
-            Path(self.env[name]).mkdir(mode=0o700)
+        Path(self.env["XDG_RUNTIME_DIR"]).mkdir(mode=0o700)
+        Path(self.env["TMPDIR"]).mkdir()
         self.server = None
 
     def code_server(self, *more):
@@ -186,6 +187,8 @@ class Run:
                 str(self.ws),
             ),
             env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            # Its own process group: stopped with the extension host and the language server.
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         url = None
@@ -211,12 +214,26 @@ class Run:
         return url
 
     def stop(self):
-        if self.server is not None and self.server.poll() is None:
-            self.server.terminate()
+        """Ends code-server and every process it started (its group)."""
+        if self.server is None:
+            return
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
             try:
-                self.server.wait(10)
+                os.killpg(self.server.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                self.server.wait(wait)
             except subprocess.TimeoutExpired:
-                self.server.kill()
+                continue
+            # The group may outlive its leader for a moment.
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                try:
+                    os.killpg(self.server.pid, 0)
+                except ProcessLookupError:
+                    return
+                time.sleep(0.1)
 
 
 # --- what a user does on the page -----------------------------------------------------------
@@ -253,6 +270,15 @@ def go_to(page: Page, line: int, column: int):
     box.fill(f":{line}:{column}")
     page.keyboard.press("Enter")
     expect(box).to_be_hidden(timeout=STEP_MS)
+
+
+def notifications(page: Page) -> list[str]:
+    """The notifications on the page (an extension's errors are there), for a failure's report."""
+    try:
+        rows = page.locator(".notifications-toasts .notification-list-item-message")
+        return [t.strip() for t in rows.all_inner_texts() if t.strip()]
+    except Exception:  # noqa: BLE001 - only a report
+        return []
 
 
 # --- the cases ------------------------------------------------------------------------------
