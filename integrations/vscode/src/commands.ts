@@ -26,7 +26,11 @@ export class Commands {
     if (result === undefined) return;
     const rule = this.openRule();
     const part = rule !== undefined ? ruleReport(result.stdout, rule) : undefined;
-    await this.outputs.show(folder, part !== undefined ? `explain ${rule}.txt` : "explain.txt", part ?? result.stdout);
+    if (rule !== undefined && part !== undefined) {
+      await this.outputs.show(folder, `explain ${rule.replace(/\.md$/, "")}.txt`, part);
+    } else {
+      await this.outputs.show(folder, "explain.txt", result.stdout);
+    }
   }
 
   /** `pi-rules assemble`: the block as pi is given it. */
