@@ -11,7 +11,8 @@ use pi_rules_host::error::Result;
     after_help = r#"The editor starts it; it is not run by hand. In Neovim (0.7 or later), for a buffer:
   vim.lsp.buf_attach_client(0, vim.lsp.start_client({ name = 'pi-rules',
     cmd = { 'pi-rules', 'lsp' }, root_dir = vim.fn.getcwd() }))
-The README shows set-ups for Neovim, Helix, Zed and VS Code.
+VS Code and its forks have the pi-rules extension (Marketplace, Open VSX); the README shows
+set-ups for Neovim, Helix and other clients.
 
 It serves the rule files of every layer seen from a workspace folder (<folder>/.pi/rules/*.md,
 $HOME/.pi/agent/rules/*.md, the package directory, the cached copies of the embedded package

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { Tool } from "./binaryCheck";
 import { commandLine, type Run, run } from "./cli";
 import type { Outputs } from "./documents";
+import { lastLine, ruleReport } from "./text";
 import * as settings from "./settings";
 
 export class Commands {
@@ -25,7 +26,11 @@ export class Commands {
     if (result === undefined) return;
     const rule = this.openRule();
     const part = rule !== undefined ? ruleReport(result.stdout, rule) : undefined;
-    await this.outputs.show(folder, part !== undefined ? `explain ${rule}.txt` : "explain.txt", part ?? result.stdout);
+    if (rule !== undefined && part !== undefined) {
+      await this.outputs.show(folder, `explain ${rule.replace(/\.md$/, "")}.txt`, part);
+    } else {
+      await this.outputs.show(folder, "explain.txt", result.stdout);
+    }
   }
 
   /** `pi-rules assemble`: the block as pi is given it. */
@@ -118,42 +123,13 @@ export class Commands {
     );
     if (result.stderr.trim() !== "") this.log.info(result.stderr.trimEnd());
     if (result.code !== null && ok.includes(result.code)) return result;
-    const why = result.failure ?? (lastLine(result.stderr) || `exit code ${result.code}`);
+    const why = result.failure ?? (lastLine(result.stderr).replace(/^error: /, "") || `exit code ${result.code}`);
     const show = "Show the log";
-    void vscode.window.showErrorMessage(`pi-rules ${args[0] ?? ""}: ${why.replace(/^pi-rules: (error: )?/, "")}`, show).then((choice) => {
+    void vscode.window.showErrorMessage(`pi-rules ${args[0] ?? ""}: ${why}`, show).then((choice) => {
       if (choice === show) this.log.show();
     });
     return undefined;
   }
-}
-
-/**
- * The part of `explain`'s text report on the rule file `name`: the report's head (the folder, the
- * settings files, the features), that file's entry, and the report's tail (placeholders, warnings,
- * totals); `undefined` when the report has no entry for it.
- */
-export function ruleReport(report: string, name: string): string | undefined {
-  const lines = report.split("\n");
-  const isEntry = (line: string) => line.startsWith("├─ ") || line.startsWith("└─ ");
-  const first = lines.findIndex(isEntry);
-  if (first < 0) return undefined;
-  let end = first;
-  let start = -1;
-  let stop = -1;
-  for (let i = first; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (isEntry(line)) {
-      if (start >= 0 && stop < 0) stop = i;
-      if (line.slice(3).split("  ")[0] === name) start = i;
-    } else if (!line.startsWith("│") && !line.startsWith(" ")) {
-      end = i;
-      break;
-    }
-    end = i + 1;
-  }
-  if (start < 0) return undefined;
-  if (stop < 0) stop = end;
-  return [...lines.slice(0, first), ...lines.slice(start, stop), ...lines.slice(end)].join("\n");
 }
 
 /** The workspace folder of the active editor, else the only one, else the one the user picks. */
@@ -194,9 +170,4 @@ function joined(result: Run): string {
   const err = result.stderr;
   if (err === "") return out;
   return out === "" || out.endsWith("\n") ? `${out}${err}` : `${out}\n${err}`;
-}
-
-function lastLine(text: string): string {
-  const lines = text.trim().split("\n");
-  return lines[lines.length - 1] ?? "";
 }

@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidSaveTextDocument((document) => {
       if (server.serves(document)) status.schedule();
     }),
-    vscode.window.onDidChangeActiveTextEditor(() => status.schedule()),
+    vscode.window.onDidChangeActiveTextEditor(() => status.editorChanged()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => status.schedule()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (!SERVER_SETTINGS.some((key) => event.affectsConfiguration(key))) return;

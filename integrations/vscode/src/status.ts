@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type { Tool } from "./binaryCheck";
 import { run } from "./cli";
 import * as settings from "./settings";
+import { formatTokens, lastLine } from "./text";
 
 const DEBOUNCE_MS = 400;
 
@@ -25,6 +26,8 @@ export class Status implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
+  /** The folder the item was last refreshed for. */
+  private shown: string | undefined;
 
   constructor(
     private readonly tool: Tool,
@@ -33,6 +36,11 @@ export class Status implements vscode.Disposable {
   ) {
     this.item.name = "pi-rules";
     this.item.command = "pi-rules.explain";
+  }
+
+  /** Refreshes when the active editor moved to another workspace folder. */
+  editorChanged(): void {
+    if (this.folderOf()?.uri.toString() !== this.shown) this.schedule();
   }
 
   /** Refreshes after a pause: a burst of saves runs the CLI once. */
@@ -65,6 +73,7 @@ export class Status implements vscode.Disposable {
 
   private async update(): Promise<void> {
     const folder = this.folderOf();
+    this.shown = folder?.uri.toString();
     if (folder === undefined || !(await hasRules(folder))) {
       this.item.hide();
       return;
@@ -150,16 +159,4 @@ export async function hasRules(folder: vscode.WorkspaceFolder): Promise<boolean>
   } catch {
     return false;
   }
-}
-
-/** 7825 → "7.8k", 512 → "512". */
-export function formatTokens(tokens: number): string {
-  if (tokens < 1000) return String(tokens);
-  if (tokens < 100_000) return `${(tokens / 1000).toFixed(1).replace(/\.0$/, "")}k`;
-  return `${Math.round(tokens / 1000)}k`;
-}
-
-function lastLine(text: string): string {
-  const lines = text.trim().split("\n");
-  return (lines[lines.length - 1] ?? "").replace(/^pi-rules: /, "");
 }
