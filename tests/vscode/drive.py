@@ -246,7 +246,7 @@ def command(page: Page, title: str):
     box.fill(">" + title)
     row = page.locator(".quick-input-list .monaco-list-row", has_text=title).first
     expect(row).to_be_visible(timeout=STEP_MS)
-    page.keyboard.press("Enter")
+    row.click()
 
 
 def open_file(page: Page, name: str):
@@ -294,6 +294,8 @@ def case_problems(page: Page, run: Run):
     expect(rule.first).to_be_visible(timeout=START_MS)
     text = rule.first.inner_text()
     assert "PR101" in text, f"the Problems row for `dcoo` does not name PR101: {text!r}"
+    # The status bar item is red while `check` has an error.
+    expect(status_item(page)).to_have_class(re.compile(r"\berror-kind\b"), timeout=STEP_MS)
     # The settings file's unknown key: reported once the file is open.
     open_file(page, "pi-config-settings.json")
     setting = panel.locator(".monaco-list-row", has_text="use_worktree")
@@ -353,10 +355,22 @@ def case_explain(page: Page, run: Run):
     expect(view).to_contain_text("pi-config-settings.json", timeout=STEP_MS)
 
 
+def status_item(page: Page):
+    return page.locator(".statusbar-item", has_text=re.compile(r"tokens · \d+ rules")).first
+
+
 def case_status_bar(page: Page, run: Run):
-    """The status bar item: the block's size in tokens and its rule count."""
-    item = page.locator(".statusbar-item", has_text=re.compile(r"tokens · \d+ rules"))
-    expect(item.first).to_be_visible(timeout=STEP_MS)
+    """The status bar item: the block's rule count, as `explain` counts it (run here with the
+    binary the extension shipped), and no longer red now that the fix removed the error."""
+    shipped = next(run.extensions.glob("pi-rules.pi-rules-*/bin/pi-rules"))
+    report = subprocess.run(
+        [str(shipped), "explain", "--cwd", str(run.ws), "--format", "json"],
+        env=run.env, capture_output=True, text=True, timeout=60, check=True,
+    )
+    rules = json.loads(report.stdout)["totals"]["included"]
+    item = status_item(page)
+    expect(item).to_contain_text(f"tokens · {rules} rules", timeout=STEP_MS)
+    expect(item).not_to_have_class(re.compile(r"\berror-kind\b"), timeout=STEP_MS)
 
 
 def case_loopback_only(page: Page, run: Run):
