@@ -11,10 +11,13 @@ one page, each bounded in time; a failed case keeps a screenshot, and the run ke
 with code-server's and the extension's logs, and says where. It ends with the line
 `N passed, N failed` and exits 0 when every case passed, 1 otherwise.
 
-Loopback only: code-server and the browser are told to send every other request through a
-recording proxy on loopback that answers none (the user settings' `http.proxy`, the proxy
-variables, Chromium's `--proxy-server`); the last case fails if anything came to it. run.sh
-also starts this in a network namespace with only loopback up where it can.
+Loopback only: code-server is started with its update check and extension gallery off, and told
+to send every other request through a recording proxy on loopback that answers none (the user
+settings' `http.proxy`, the proxy variables); the last case fails if anything came to it (without
+`--disable-update-check` and `EXTENSIONS_GALLERY`, GitHub's API and Open VSX do). The browser has
+a recorder of its own (`--proxy-server`): Chromium's own background requests are listed, not
+failed on. run.sh also starts all this in a network namespace with only loopback up where it can,
+so nothing reaches further even so.
 """
 
 import argparse
@@ -373,11 +376,19 @@ def case_status_bar(page: Page, run: Run):
     expect(item).not_to_have_class(re.compile(r"\berror-kind\b"), timeout=STEP_MS)
 
 
+def host_of(request_line: str) -> str:
+    """The host a proxy request line asks for: `CONNECT host:443 ...`, `GET http://host/...`."""
+    parts = request_line.split()
+    if len(parts) < 2:
+        return request_line
+    return parts[1].split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+
+
 def case_loopback_only(page: Page, run: Run):
     """code-server and the extension asked for nothing outside the machine: their recording
     proxy saw no request."""
     assert run.recorder.seen == [], f"code-server's requests for the network: {run.recorder.seen}"
-    hosts = sorted({r.split()[1].split("/")[2 if "://" in r else 0].split(":")[0] for r in run.browser_recorder.seen if len(r.split()) > 1})
+    hosts = sorted({host_of(request) for request in run.browser_recorder.seen})
     if hosts:
         print(f"        (Chromium's own background requests, not code-server's, went to the recorder and no further: {', '.join(hosts)})")
 
