@@ -10,6 +10,7 @@ import {
   type ErrorHandler,
   type ErrorHandlerResult,
   LanguageClient,
+  State,
   TransportKind,
 } from "vscode-languageclient/node";
 import type { Tool } from "./binaryCheck";
@@ -47,11 +48,23 @@ class Restarts implements ErrorHandler {
   }
 }
 
+/**
+ * The language client, with its own notifications kept to the log: the extension says what went
+ * wrong itself, once (a server that fails at every start would otherwise be a stack of them).
+ */
+class Client extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | "force"): void {
+    super.error(message, data, false);
+  }
+}
+
 export class Server implements vscode.Disposable {
   private client: LanguageClient | undefined;
   /** The start or stop under way; each waits for the one before. */
   private queue: Promise<unknown> = Promise.resolve();
   private filters: vscode.DocumentFilter[];
+  /** A failure was shown since the server last ran or the user last (re)started it. */
+  private told = false;
 
   constructor(
     private readonly tool: Tool,
@@ -86,6 +99,7 @@ export class Server implements vscode.Disposable {
 
   /** Stops the server and starts it again with the settings as they are now. */
   restart(): Promise<void> {
+    this.told = false;
     return this.enqueue(async () => {
       await this.doStop();
       await this.doStart();
@@ -94,6 +108,7 @@ export class Server implements vscode.Disposable {
 
   /** The settings changed: a running server restarts with them; a stopped one starts if it serves now. */
   settingsChanged(): Promise<void> {
+    this.told = false;
     this.filters = selector(settings.read());
     return this.client !== undefined ? this.restart() : this.startIfServing();
   }
@@ -110,7 +125,7 @@ export class Server implements vscode.Disposable {
     if (binary === undefined) return;
     const current = settings.read();
     this.filters = selector(current);
-    const client = new LanguageClient(
+    const client = new Client(
       "pi-rules",
       "pi-rules",
       { command: binary.path, args: ["lsp"], transport: TransportKind.stdio },
@@ -120,11 +135,15 @@ export class Server implements vscode.Disposable {
         initializationOptions: settings.initializationOptions(current),
         errorHandler: new Restarts(this.log, () => this.gaveUp()),
         initializationFailedHandler: (error: unknown) => {
-          this.tool.problem(`the language server failed to start: ${error instanceof Error ? error.message : String(error)}`);
+          const why = error instanceof Error ? error.message : String(error);
+          this.tell(() => this.tool.problem(`${binary.path} failed to start as a language server (${why}); the pi-rules log has its output`));
           return false;
         },
       },
     );
+    client.onDidChangeState((change) => {
+      if (change.newState === State.Running) this.told = false;
+    });
     this.client = client;
     try {
       await client.start();
@@ -150,8 +169,19 @@ export class Server implements vscode.Disposable {
     }
   }
 
+  /** Shows a failure unless one was shown since the server last ran. */
+  private tell(show: () => void): void {
+    if (this.told) return;
+    this.told = true;
+    show();
+  }
+
   private gaveUp(): void {
     this.client = undefined;
+    this.tell(() => this.giveUpMessage());
+  }
+
+  private giveUpMessage(): void {
     const restart = "Restart the server";
     const show = "Show the log";
     void vscode.window
