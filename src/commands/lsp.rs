@@ -11,7 +11,8 @@ use pi_rules_host::error::Result;
     after_help = r#"The editor starts it; it is not run by hand. In Neovim (0.7 or later), for a buffer:
   vim.lsp.buf_attach_client(0, vim.lsp.start_client({ name = 'pi-rules',
     cmd = { 'pi-rules', 'lsp' }, root_dir = vim.fn.getcwd() }))
-The README shows set-ups for Neovim, Helix, Zed and VS Code.
+VS Code and its forks have the pi-rules extension (Marketplace, Open VSX); the README shows
+set-ups for Neovim, Helix and other clients.
 
 It serves the rule files of every layer seen from a workspace folder (<folder>/.pi/rules/*.md,
 $HOME/.pi/agent/rules/*.md, the package directory, the cached copies of the embedded package
@@ -30,11 +31,22 @@ key; embedded package rules are written read-only under $XDG_CACHE_HOME/pi-rules
 initializationOptions (each as the CLI flag of the same name): packageDir (string), comsActive
 (boolean), confine (boolean), strict (boolean: warnings as errors).
 
+Commands (workspace/executeCommand): pi-rules.server.override, {name, layer: "project"|"user",
+folder}, behind the override actions.
+
+stdio is the only transport. `--stdio`, which editor clients such as vscode-languageclient add,
+is accepted and changes nothing; any other argument is refused.
+
 Positions are UTF-8 when the editor offers it, else UTF-16. A message over 16 MiB is refused
 with an error. Exit code 0 after `shutdown` then `exit`; 1 when `exit` comes without `shutdown`
 or stdin ends."#
 )]
-pub struct Args {}
+pub struct Args {
+    /// Speak the protocol on stdin and stdout: the only transport, so this changes nothing.
+    /// Accepted because editor clients (vscode-languageclient) add it.
+    #[arg(long)]
+    pub stdio: bool,
+}
 
 pub fn run(_args: &Args, _cx: &mut Context<'_>) -> Result<Exit> {
     Ok(match crate::lsp::run_stdio(process_env_snapshot()) {

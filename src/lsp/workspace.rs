@@ -12,8 +12,10 @@ use pi_rules_host::session::{Location, Session};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The command behind "Override in the project" and "Override in the user layer".
-pub const OVERRIDE_COMMAND: &str = "pi-rules.override";
+/// The command behind "Override in the project" and "Override in the user layer". The server's
+/// commands are named `pi-rules.server.*`: a client registers every command a server advertises,
+/// and an editor extension's own commands are `pi-rules.*`, so the two must not meet.
+pub const OVERRIDE_COMMAND: &str = "pi-rules.server.override";
 
 /// `initializationOptions`, each as the CLI flag of the same name.
 #[derive(Debug, Clone, Default)]

@@ -330,7 +330,7 @@ fn override_a_package_rule_in_the_project() {
     let (mut client, init) = Client::initialized(&folder, &home, capabilities, options);
     assert_eq!(
         init["capabilities"]["executeCommandProvider"]["commands"],
-        json!(["pi-rules.override"])
+        json!(["pi-rules.server.override"])
     );
     let u = uri(&rule);
     client.open(&rule, "Package text.\n");
@@ -650,8 +650,8 @@ fn every_method_with_wrong_parameters_is_answered_and_the_server_goes_on() {
         json!({"textDocument": {"uri": uri(&rule)}, "position": {"line": 4_000_000_000u32, "character": 4_000_000_000u32},
                "range": {"start": {"line": 9, "character": 9}, "end": {"line": 0, "character": 0}},
                "context": {"diagnostics": [], "includeDeclaration": true}}),
-        json!({"command": "pi-rules.override", "arguments": [{"name": "../../etc/passwd", "layer": "project"}]}),
-        json!({"command": "pi-rules.override", "arguments": ["x"]}),
+        json!({"command": "pi-rules.server.override", "arguments": [{"name": "../../etc/passwd", "layer": "project"}]}),
+        json!({"command": "pi-rules.server.override", "arguments": ["x"]}),
     ];
     for method in methods {
         for params in &wrong {
@@ -682,6 +682,17 @@ fn run_binary(
     bodies: &[Value],
     tail: &[u8],
 ) -> (Option<i32>, Vec<Value>) {
+    run_binary_with(&[], folder, home, bodies, tail)
+}
+
+/// `run_binary` with `args` after `lsp`.
+fn run_binary_with(
+    args: &[&str],
+    folder: &Path,
+    home: &Path,
+    bodies: &[Value],
+    tail: &[u8],
+) -> (Option<i32>, Vec<Value>) {
     let mut input = Vec::new();
     for body in bodies {
         let text = body.to_string();
@@ -691,6 +702,7 @@ fn run_binary(
     let out = assert_cmd::Command::cargo_bin("pi-rules")
         .expect("binary")
         .arg("lsp")
+        .args(args)
         .current_dir(folder)
         .env_clear()
         .env("HOME", home)
@@ -746,6 +758,50 @@ fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
     );
     assert_eq!(code, Some(1));
     assert_eq!(answers.len(), 2);
+}
+
+#[test]
+fn stdio_as_editor_clients_ask_for_it_and_no_other_transport() {
+    let (_root, folder, home) = project();
+    let bodies = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+        json!({"jsonrpc": "2.0", "method": "exit"}),
+    ];
+    // vscode-languageclient starts an executable over stdio as `COMMAND ARGS... --stdio`.
+    let (code, answers) = run_binary_with(&["--stdio"], &folder, &home, &bodies, b"");
+    assert_eq!(code, Some(0));
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "pi-rules");
+    assert_eq!(answers[1], json!({"id": 2, "result": null}));
+    // The other transports a client may ask for, and stray arguments: a usage error naming the
+    // argument, and nothing on stdout (no server ran).
+    for args in [
+        &["--socket=5007"][..],
+        &["--pipe=/tmp/pi-rules.sock"],
+        &["--node-ipc"],
+        &["--stdio", "--clientProcessId=1"],
+        &["serve"],
+    ] {
+        let out = assert_cmd::Command::cargo_bin("pi-rules")
+            .expect("binary")
+            .arg("lsp")
+            .args(args)
+            .current_dir(&folder)
+            .env_clear()
+            .env("HOME", &home)
+            .write_stdin(Vec::new())
+            .timeout(WAIT)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let refused = args.last().unwrap().split('=').next().unwrap();
+        assert!(
+            stderr.contains(&format!("unexpected argument '{refused}'")),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -48,11 +48,12 @@ async def start(client: LanguageClient, folder: pathlib.Path, spec: str, options
     return result
 
 
-def config():
-    return ClientServerConfig(server_command=[BIN, "lsp"], server_env=ENV)
+def config(*args: str):
+    return ClientServerConfig(server_command=[BIN, "lsp", *args], server_env=ENV)
 
 
-@pytest_lsp.fixture(config=config())
+# Started as the VS Code extension's client (vscode-languageclient) starts it: `--stdio` appended.
+@pytest_lsp.fixture(config=config("--stdio"))
 async def vscode(lsp_client: LanguageClient, request):
     """A client with VS Code's capabilities (UTF-16 positions), on a fresh project."""
     folder = new_project(f"vscode-{request.node.name}")

@@ -1,5 +1,6 @@
 """Diagnostics, quick fixes, positions, hover, completion and definition through a real client."""
 
+import ast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -190,6 +191,51 @@ async def test_definition_reaches_the_overridden_package_rule(vscode: LanguageCl
     with open(target, encoding="utf-8") as f:
         assert f.read().strip()
 
+
+
+async def test_override_a_user_rule_in_the_project_through_the_server_command(vscode: LanguageClient):
+    client = vscode
+    user = HOME / ".pi" / "agent" / "rules"
+    user.mkdir(parents=True, exist_ok=True)
+    path = user / "95-override-me.md"
+    path.write_text("Mine everywhere.\n")
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="markdown", version=1, text="Mine everywhere.\n"
+            )
+        )
+    )
+    await diagnostics(client, uri)
+    # The server's commands are its own (`pi-rules.server.*`): the extension's `pi-rules.override`
+    # would fail to register if the server advertised that id too.
+    advertised = client.init.capabilities.execute_command_provider.commands
+    assert list(advertised) == ["pi-rules.server.override"]
+    where = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=where,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    [action] = [a for a in actions if a.title.startswith("Override in the project")]
+    # lsprotocol tries `Command` before `CodeAction` for each item of the result, and a code action
+    # that carries a command fits `Command` once its `command` object is turned into text: read
+    # the object back from that text.
+    if isinstance(action, types.CodeAction):
+        name, arguments = action.command.command, action.command.arguments
+    else:
+        raw = ast.literal_eval(action.command)
+        name, arguments = raw["command"], raw["arguments"]
+    assert name == "pi-rules.server.override"
+    written = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=arguments)
+    )
+    copy = client.folder / ".pi" / "rules" / "95-override-me.md"
+    assert written == str(copy)
+    assert copy.read_text() == "Mine everywhere.\n"
 
 
 async def test_a_layer_changed_on_disk_rechecks_through_the_watchers(vscode: LanguageClient):
