@@ -33,3 +33,4 @@ mod subdir_note;
 mod trust_io;
 mod trust_text;
 mod trust_write;
+mod turn;

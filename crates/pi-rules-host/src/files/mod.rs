@@ -302,7 +302,7 @@ impl Files {
 
     /// Notes that `path` is read (a file's text, or a directory's entries when `listed`), when
     /// recording (see [`Files::record_reads`]).
-    pub(crate) fn note(&self, path: &Path, listed: bool) {
+    pub fn note(&self, path: &Path, listed: bool) {
         if self.recording.load(Ordering::Relaxed) {
             lock(&self.touched).push((path.to_path_buf(), listed));
         }

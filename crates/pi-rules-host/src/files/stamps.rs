@@ -128,6 +128,26 @@ impl ReadStamps {
         self.entries.iter().map(|(path, _, _)| path.as_path())
     }
 
+    /// The directories whose events say that something stamped may have changed: each listed
+    /// directory, and the directory of everything else but a directory only asked about (files
+    /// made beside it do not matter), each once.
+    pub fn watch_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for (path, listed, stamp) in &self.entries {
+            let identity = stamp.own.is_some_and(|own| own.is_identity())
+                || stamp.target.is_some_and(|target| target.is_identity());
+            let dir = match (listed, identity) {
+                (true, _) => Some(path.as_path()),
+                (false, true) => None,
+                (false, false) => path.parent(),
+            };
+            if let Some(dir) = dir.filter(|dir| !dirs.iter().any(|d| d == dir)) {
+                dirs.push(dir.to_path_buf());
+            }
+        }
+        dirs
+    }
+
     /// How many paths are stamped.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -176,7 +196,12 @@ mod tests {
         fs::write(&file, "one").unwrap();
         fs::write(dir.join("other.md"), "two").unwrap();
         std::os::unix::fs::symlink(&file, &link).unwrap();
-        let files = recorded(&[(&file, false), (&missing, false), (&link, false), (dir, true)]);
+        let files = recorded(&[
+            (&file, false),
+            (&missing, false),
+            (&link, false),
+            (dir, true),
+        ]);
         // Taken as if the run started long after everything was written.
         let later = SystemTime::now() + Duration::from_secs(60);
         let stamps = ReadStamps::take(&files, later);
