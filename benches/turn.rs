@@ -218,7 +218,10 @@ fn main() {
         );
     }
     let [turn, version, whole, process, _, _] = medians;
-    println!("turn / one-shot process:  {:.4}   (target <= 0.015)", turn / process);
+    println!(
+        "turn / one-shot process:  {:.4}   (target <= 0.015)",
+        turn / process
+    );
     println!(
         "turn / reference's turn:  {:.3}–{:.3}   (its published {}–{} µs; target <= 0.1)",
         turn / REFERENCE_US[1],

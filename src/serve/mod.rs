@@ -446,6 +446,9 @@ impl LineServer {
             "eval" => {
                 let params = params
                     .ok_or_else(|| RpcError::params("`eval` takes an eval request as params"))?;
+                if turn::has_turn_members(params.get()) {
+                    return self.turns.eval(params.get(), body);
+                }
                 body.extend_from_slice(crate::eval::respond(params.get()).as_bytes());
                 Ok(())
             }

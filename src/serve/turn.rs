@@ -155,6 +155,8 @@ pub struct TurnCounts {
 
 /// The turns of one server: the last one, the event source, and the counts.
 pub struct Turns {
+    /// The rule texts of `eval` requests, by their token (see [`Turns::eval`]), the latest last.
+    pub eval_rules: Vec<(String, Box<serde_json::value::RawValue>)>,
     pub last: Option<LastTurn>,
     pub events: Box<dyn ChangeEvents>,
     /// Whether `events` is the platform's, made on the first turn (a server that never gets
@@ -168,6 +170,7 @@ pub struct Turns {
 impl Default for Turns {
     fn default() -> Self {
         Turns {
+            eval_rules: Vec::new(),
             last: None,
             events: Box::new(NoEvents),
             platform_events: true,
@@ -202,6 +205,104 @@ impl Turns {
         dirs.retain(|d| is_dir(d));
         self.events.watch(&dirs);
         self.last = Some(last);
+    }
+}
+
+/// Whether an `eval` request's text may have the members of a turn, `have` or `rules_token`, at
+/// its top: a key in the text outside any string (a rule text's quotes are escaped in it).
+pub fn has_turn_members(params: &str) -> bool {
+    params.contains("\"have\"") || params.contains("\"rules_token\"")
+}
+
+impl Turns {
+    /// The most rule sets `eval` keeps, and their most bytes in all.
+    pub const EVAL_RULE_SETS: usize = 4;
+    pub const EVAL_RULE_BYTES: usize = 16 << 20;
+
+    /// `eval` as a turn: the request's `rules` may be given by the `rules_token` an earlier
+    /// answer gave, and `have` (the token of the response the client holds) gets
+    /// `{"unchanged":true}` when the response would be the same. The response gets `token` and
+    /// `rules_token` as its last members. The rest is an `eval` request as `pi-rules eval` reads
+    /// it, answered by the same code.
+    pub fn eval(&mut self, params: &str, body: &mut Vec<u8>) -> Result<(), super::RpcError> {
+        use serde_json::value::RawValue;
+        type Members<'a> = std::collections::BTreeMap<String, &'a RawValue>;
+        let Ok(mut members) = serde_json::from_str::<Members<'_>>(params) else {
+            body.extend_from_slice(crate::eval::respond(params).as_bytes());
+            return Ok(());
+        };
+        let text =
+            |name: &str, members: &mut Members<'_>| -> Result<Option<String>, super::RpcError> {
+                match members.remove(name) {
+                    None => Ok(None),
+                    Some(raw) => serde_json::from_str::<String>(raw.get())
+                        .map(Some)
+                        .map_err(|_| super::RpcError::params(format!("`{name}` is a string"))),
+                }
+            };
+        let have = text("have", &mut members)?;
+        let rules_token = text("rules_token", &mut members)?;
+        let kept: Box<RawValue>;
+        if let Some(wanted) = &rules_token {
+            if members.contains_key("rules") {
+                return Err(super::RpcError::params(
+                    "`rules_token` stands for `rules`: give one of them",
+                ));
+            }
+            let Some((_, rules)) = self.eval_rules.iter().find(|(t, _)| t == wanted) else {
+                return Err(super::RpcError::params(format!(
+                    "unknown `rules_token` {wanted:?}: this server does not hold those rules \
+                     (it may have been restarted); send `rules` again"
+                )));
+            };
+            kept = rules.clone();
+            members.insert("rules".to_owned(), &kept);
+        }
+        let rules_token = members.get("rules").map(|rules| {
+            let token = token(rules.get().as_bytes());
+            if !self.eval_rules.iter().any(|(t, _)| *t == token) {
+                self.eval_rules.push((token.clone(), (*rules).to_owned()));
+                let total = |kept: &[(String, Box<RawValue>)]| {
+                    kept.iter().map(|(_, r)| r.get().len()).sum::<usize>()
+                };
+                while self.eval_rules.len() > Self::EVAL_RULE_SETS
+                    || (self.eval_rules.len() > 1
+                        && total(&self.eval_rules) > Self::EVAL_RULE_BYTES)
+                {
+                    self.eval_rules.remove(0);
+                }
+            }
+            token
+        });
+        let mut request = String::with_capacity(params.len());
+        request.push('{');
+        for (at, (name, value)) in members.iter().enumerate() {
+            if at > 0 {
+                request.push(',');
+            }
+            request.push_str(&serde_json::to_string(name).unwrap_or_default());
+            request.push(':');
+            request.push_str(value.get());
+        }
+        request.push('}');
+        let response = crate::eval::respond(&request);
+        let response_token = token(response.as_bytes());
+        if have.as_deref() == Some(response_token.as_str()) {
+            body.extend_from_slice(UNCHANGED);
+            return Ok(());
+        }
+        body.extend_from_slice(response.as_bytes());
+        if body.last() == Some(&b'}') {
+            body.pop();
+            body.extend_from_slice(b",\"token\":\"");
+            body.extend_from_slice(response_token.as_bytes());
+            if let Some(rules_token) = rules_token {
+                body.extend_from_slice(b"\",\"rules_token\":\"");
+                body.extend_from_slice(rules_token.as_bytes());
+            }
+            body.extend_from_slice(b"\"}");
+        }
+        Ok(())
     }
 }
 

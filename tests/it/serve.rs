@@ -677,3 +677,46 @@ fn keys_resolved_per_key_see_a_settings_change_at_once() {
     assert_eq!(agents(&mut server), json!([]));
     assert!(server.finish().success());
 }
+
+/// `eval` as a turn: the rule texts once, then their `rules_token`; `have` gets
+/// `{"unchanged":true}` while the response would be the same; each response is plain `eval`'s
+/// with `token` and `rules_token` added.
+#[test]
+fn eval_sends_the_rules_once_and_then_their_token() {
+    let mut server = ServeChild::start(&[]);
+    let rules = json!(["# A\n{{IF:dco}}Sign off.{{/IF}}\n", "{{/IF}}B\n"]);
+    let plain = |server: &mut ServeChild, dco: bool| {
+        server.result("eval", json!({"rules": rules, "settings": {"dco": dco}}))
+    };
+    let first = server.result(
+        "eval",
+        json!({"rules": rules, "settings": {"dco": true}, "have": ""}),
+    );
+    let rules_token = first["rules_token"].as_str().unwrap().to_owned();
+    let token = first["token"].as_str().unwrap().to_owned();
+    let mut stripped = first.clone();
+    stripped.as_object_mut().unwrap().remove("token");
+    stripped.as_object_mut().unwrap().remove("rules_token");
+    assert_eq!(stripped, plain(&mut server, true));
+    let same = server.result(
+        "eval",
+        json!({"rules_token": rules_token, "settings": {"dco": true}, "have": token}),
+    );
+    assert_eq!(same, json!({"unchanged": true}));
+    let other = server.result(
+        "eval",
+        json!({"rules_token": rules_token, "settings": {"dco": false}, "have": token}),
+    );
+    assert_eq!(other["text"], plain(&mut server, false)["text"]);
+    assert_ne!(other["token"], token);
+    assert_eq!(other["rules_token"], rules_token);
+    let unknown = server.call("eval", json!({"rules_token": "0", "settings": {}}));
+    assert_eq!(unknown["error"]["code"], -32602);
+    assert!(unknown["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("send `rules` again"));
+    let both = server.call("eval", json!({"rules_token": rules_token, "rules": []}));
+    assert_eq!(both["error"]["code"], -32602);
+    assert!(server.finish().success());
+}
