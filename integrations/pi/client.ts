@@ -497,6 +497,10 @@ export class ServeClient {
   private wholeOnly = false;
   /** How the turns went (`assembleBlock`). */
   readonly turns: TurnCounts = { unchanged: 0, whole: 0 };
+  /** The last `eval` response with its token, and the token of its rule texts (`evaluate`). */
+  private evalHeld: { rules: string; rulesToken: string; token: string; response: Record<string, unknown> } | undefined;
+  /** How the `evaluate` calls went. */
+  readonly evals: TurnCounts = { unchanged: 0, whole: 0 };
 
   constructor(options: ServeClientOptions = {}) {
     this.resolveBinary = options.resolveBinary ?? (() => findBinary());
@@ -564,6 +568,43 @@ export class ServeClient {
     const { block, warnings } = blockOf(await this.request("assemble", plain));
     this.turns.whole++;
     return { block, warnings, unchanged: false };
+  }
+
+  /**
+   * An `eval` request through `serve`, its rule texts sent once: while they are the last ones
+   * sent, the request carries their `rules_token` instead, and the token of the response held
+   * (`have`), so that a response that would be the same is `{"unchanged":true}` and the held one
+   * is given again. A server that no longer holds the rules (restarted) is sent them again.
+   * Resolves with the `eval` response object (without the tokens); rejects with a `ServeError`.
+   */
+  async evaluate(request: Record<string, unknown> & { rules?: unknown }): Promise<Record<string, unknown>> {
+    const { rules, ...rest } = request;
+    const rulesText = JSON.stringify(rules ?? null);
+    const held = rules !== undefined && this.evalHeld?.rules === rulesText ? this.evalHeld : undefined;
+    let result: unknown;
+    if (held !== undefined) {
+      try {
+        result = await this.request("eval", { ...rest, rules_token: held.rulesToken, have: held.token });
+      } catch (error) {
+        if (!(error instanceof ServeError && error.kind === "rpc" && error.code === INVALID_PARAMS)) throw error;
+        this.evalHeld = undefined;
+        return this.evaluate(request);
+      }
+      if (isObject(result) && result.unchanged === true) {
+        this.evals.unchanged++;
+        return { ...held.response };
+      }
+    } else {
+      result = await this.request("eval", { ...request, have: "" });
+    }
+    if (!isObject(result)) throw new ServeError("protocol", "`pi-rules serve` answered `eval` without an object");
+    this.evals.whole++;
+    const { token, rules_token: rulesToken, ...response } = result;
+    this.evalHeld =
+      typeof token === "string" && typeof rulesToken === "string" && rules !== undefined
+        ? { rules: rulesText, rulesToken, token, response }
+        : undefined;
+    return { ...response };
   }
 
   private attempt(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {
