@@ -68,12 +68,17 @@ impl NotifyEvents {
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             // Reads (opens, closes without writing, accesses) change nothing; anything else
             // (an error included) sends the next request to a run.
-            let read = matches!(&event, Ok(e) if matches!(e.kind, notify::EventKind::Access(
-                notify::event::AccessKind::Open(_)
-                    | notify::event::AccessKind::Read
-                    | notify::event::AccessKind::Close(notify::event::AccessMode::Read)
-                    | notify::event::AccessKind::Any
-            )));
+            use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
+            use notify::EventKind;
+            // A read's own trace (an access time moved) is not a change either.
+            let read = matches!(&event, Ok(e) if matches!(e.kind,
+                EventKind::Access(
+                    AccessKind::Open(_)
+                        | AccessKind::Read
+                        | AccessKind::Close(AccessMode::Read)
+                        | AccessKind::Any
+                ) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+            ));
             if !read {
                 moved.fetch_add(1, Ordering::Release);
             }
