@@ -177,14 +177,20 @@ fn main() {
     let warm = 50.min(rounds);
     let mut samples: [Vec<f64>; 6] = Default::default();
     for round in 0..warm + rounds {
-        let row = [
-            pipe.round_trip(turn.as_bytes()),
-            pipe.round_trip(version),
-            pipe.round_trip(plain.as_bytes()),
-            one_shot(&cwd, &home),
-            in_process(turn.as_bytes()),
-            in_process(plain.as_bytes()),
-        ];
+        // Each measurement in turn goes first, so that none always follows the one-shot process
+        // (the server's pipe then wakes a CPU that went idle while it ran).
+        let mut row = [0.0; 6];
+        for step in 0..row.len() {
+            let at = (round + step) % row.len();
+            row[at] = match at {
+                0 => pipe.round_trip(turn.as_bytes()),
+                1 => pipe.round_trip(version),
+                2 => pipe.round_trip(plain.as_bytes()),
+                3 => one_shot(&cwd, &home),
+                4 => in_process(turn.as_bytes()),
+                _ => in_process(plain.as_bytes()),
+            };
+        }
         if round >= warm {
             for (samples, value) in samples.iter_mut().zip(row) {
                 samples.push(value);

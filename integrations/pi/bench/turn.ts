@@ -86,17 +86,35 @@ const labels = ["turn, unchanged", "version", "assemble, whole", "one-shot assem
 const samples: number[][] = labels.map(() => []);
 const warm = Math.min(50, rounds);
 for (let round = 0; round < warm + rounds; round++) {
-  const row = [
-    await timed(() => client.assembleBlock(params)),
-    await timed(() => client.request("version")),
-    await timed(() => client.request("assemble", params)),
-    await timed(() => {
+  // Each measurement in turn goes first, so that none always follows the one-shot process (the
+  // server's pipe then wakes a CPU that went idle while it ran).
+  const work: (() => unknown)[] = [
+    () => client.assembleBlock(params),
+    () => client.request("version"),
+    () => client.request("assemble", params),
+    () => {
       const run = spawnSync(bin, ["assemble", "--format", "json", "--cwd", cwd], { env, maxBuffer: 1 << 24 });
       if (run.status !== 0) throw new Error("one-shot assemble failed");
-    }),
-    await timed(referenceReads),
+    },
+    referenceReads,
   ];
+  const row: number[] = new Array(work.length);
+  for (let step = 0; step < work.length; step++) {
+    const at = (round + step) % work.length;
+    row[at] = await timed(work[at]);
+  }
   if (round >= warm) row.forEach((value, at) => samples[at].push(value));
+}
+// The same two requests alone, alternated: a session between two turns, where nothing else
+// opens the rule files (each open in a watched directory wakes the server's watcher thread).
+const alone: number[][] = [[], []];
+for (let round = 0; round < warm + rounds; round++) {
+  const turnUs = await timed(() => client.assembleBlock(params));
+  const versionUs = await timed(() => client.request("version"));
+  if (round >= warm) {
+    alone[0].push(turnUs);
+    alone[1].push(versionUs);
+  }
 }
 await client.close();
 if (client.turns.whole !== 1) throw new Error(`a turn was answered whole: ${JSON.stringify(client.turns)}`);
@@ -108,8 +126,12 @@ labels.forEach((label, at) => {
   console.log(`${label.padEnd(32)} median ${medians[at].toFixed(1).padStart(9)} µs   p10 ${percentile(s, 0.1).toFixed(1).padStart(9)}   p90 ${percentile(s, 0.9).toFixed(1).padStart(9)}`);
 });
 const [turn, version, whole, oneShot, reference] = medians;
+const [turnAlone, versionAlone] = alone.map(median);
+console.log(`turn, unchanged, alone            median ${turnAlone.toFixed(1).padStart(9)} µs   version alone ${versionAlone.toFixed(1)} µs`);
 console.log(`turn / one-shot process:   ${(turn / oneShot).toFixed(4)}   (target <= 0.015)`);
 console.log(`turn / reference floor:    ${(turn / reference).toFixed(3)}   (the reference's whole turn is more; target <= 0.1 of it)`);
 console.log(`turn / reference's turn:   ${(turn / 792).toFixed(3)}–${(turn / 650).toFixed(3)}   (its published 650–792 µs)`);
-console.log(`turn / version:            ${(turn / version).toFixed(2)}`);
+console.log(`turn / version:            ${(turn / version).toFixed(2)}   (alone: ${(turnAlone / versionAlone).toFixed(2)})`);
+console.log(`turn alone / one-shot:     ${(turnAlone / oneShot).toFixed(4)}`);
+console.log(`turn alone / ref. floor:   ${(turnAlone / reference).toFixed(3)}`);
 console.log(`turn / whole assemble:     ${(turn / whole).toFixed(3)}`);
