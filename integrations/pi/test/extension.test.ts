@@ -131,6 +131,8 @@ describe("the rules block", () => {
       } finally {
         h.dispose();
       }
+      // The wrapper, tee and serve are gone before the next test counts its children.
+      assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0, 5000), "a pi-rules child outlived the session");
       const answers = readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
       assert.equal(answers.length, 4, answers.join("\n").slice(0, 500));
       const [first, second, third, fourth] = answers.map((line) => JSON.parse(line) as { result: Record<string, unknown> });
