@@ -334,15 +334,17 @@ proptest! {
     }
 }
 
-/// An edit of the same size within the same tick of the clock as the run that read the file
-/// keeps every stamp: the turn after it still sees it, because stamps of files changed so
-/// shortly before a run are not trusted.
+/// An edit of the same size right after a turn, its modification time put back, is seen at the
+/// next turn: size and modification time alone (what the settings cache compared) would miss it.
+/// Where even the change time stays (two writes in one tick of a coarse clock), the stamps taken
+/// within the margin are not trusted at all: `files::stamps`' unit tests check that, since a
+/// test cannot make the kernel keep a change time.
 #[test]
-fn an_edit_in_the_same_tick_and_of_the_same_size_is_seen() {
+fn an_edit_of_the_same_size_with_the_old_time_put_back_is_seen() {
     let mut world = World::new();
     let (block, _, _, _) = world.turn();
     assert!(block.as_str().unwrap().contains("# A"));
-    // At once, with the time put back: same size, same times (but the change time).
+    // At once, with the time put back: the same size and modification time.
     world.apply(&Step::SameSize(0, Fate::Dropped));
     let (block, expected, _, _) = world.turn();
     assert_eq!(block, expected);
