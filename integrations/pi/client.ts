@@ -442,6 +442,40 @@ export function parseRulesForPaths(result: unknown): RulesForPaths {
   };
 }
 
+/** What `assemble` is asked for the rules block of a turn. */
+export interface AssembleParams {
+  cwd: string;
+  coms_active?: boolean;
+  confine?: boolean;
+}
+
+/** The rules block of a turn and its warnings, and whether the server said nothing changed. */
+export interface AssembledBlock {
+  block: string;
+  warnings: string[];
+  /** The server answered `{"unchanged":true}`: the block is the one held from an earlier turn. */
+  unchanged: boolean;
+}
+
+/** How the turns went: answered "unchanged", or with the whole result. */
+export interface TurnCounts {
+  unchanged: number;
+  whole: number;
+}
+
+/** Reads an `assemble` result's block and warnings, or throws a `ServeError` of kind `protocol`. */
+function blockOf(result: unknown): { block: string; warnings: string[] } {
+  if (
+    !isObject(result) ||
+    typeof result.block !== "string" ||
+    !Array.isArray(result.warnings) ||
+    !result.warnings.every((w) => typeof w === "string")
+  ) {
+    throw new ServeError("protocol", "`pi-rules serve` answered `assemble` without `block` and `warnings`");
+  }
+  return { block: result.block, warnings: result.warnings as string[] };
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -457,6 +491,16 @@ export class ServeClient {
   private readonly resolveBinary: () => string | undefined;
   private readonly timeoutMs: number;
   private readonly env: NodeJS.ProcessEnv | undefined;
+  /** The last block with the token `serve` gave it, and the parameters it was asked with. */
+  private held: { key: string; token: string; block: string; warnings: string[] } | undefined;
+  /** Whether the binary refused `have` (an older one): then every turn asks for the whole result. */
+  private wholeOnly = false;
+  /** How the turns went (`assembleBlock`). */
+  readonly turns: TurnCounts = { unchanged: 0, whole: 0 };
+  /** The last `eval` response with its token, and the token of its rule texts (`evaluate`). */
+  private evalHeld: { rules: string; rulesToken: string; token: string; response: Record<string, unknown> } | undefined;
+  /** How the `evaluate` calls went. */
+  readonly evals: TurnCounts = { unchanged: 0, whole: 0 };
 
   constructor(options: ServeClientOptions = {}) {
     this.resolveBinary = options.resolveBinary ?? (() => findBinary());
@@ -490,6 +534,77 @@ export class ServeClient {
    */
   async rulesForPaths(params: RulesForPathsParams): Promise<RulesForPaths> {
     return parseRulesForPaths(await this.request("rules_for_paths", { ...params }));
+  }
+
+  /**
+   * The rules block for a turn (`assemble`). Sends the token of the block it holds (`have`), so
+   * that a turn where nothing changed is answered `{"unchanged":true}`, a few dozen bytes, instead
+   * of the whole result; a binary that does not know `have` is asked for the whole result from
+   * then on. Rejects with a `ServeError`.
+   */
+  async assembleBlock(params: AssembleParams): Promise<AssembledBlock> {
+    const key = JSON.stringify([params.cwd, params.coms_active === true, params.confine === true]);
+    const plain = { cwd: params.cwd, coms_active: params.coms_active === true, confine: params.confine === true };
+    if (!this.wholeOnly) {
+      const held = this.held?.key === key ? this.held : undefined;
+      let result: unknown;
+      try {
+        result = await this.request("assemble", { ...plain, have: held?.token ?? "" });
+      } catch (error) {
+        if (!(error instanceof ServeError && error.kind === "rpc" && error.code === INVALID_PARAMS)) throw error;
+        this.wholeOnly = true;
+        this.held = undefined;
+        return this.assembleBlock(params);
+      }
+      if (isObject(result) && result.unchanged === true && held !== undefined) {
+        this.turns.unchanged++;
+        return { block: held.block, warnings: held.warnings, unchanged: true };
+      }
+      const { block, warnings } = blockOf(result);
+      this.turns.whole++;
+      this.held = isObject(result) && typeof result.token === "string" ? { key, token: result.token, block, warnings } : undefined;
+      return { block, warnings, unchanged: false };
+    }
+    const { block, warnings } = blockOf(await this.request("assemble", plain));
+    this.turns.whole++;
+    return { block, warnings, unchanged: false };
+  }
+
+  /**
+   * An `eval` request through `serve`, its rule texts sent once: while they are the last ones
+   * sent, the request carries their `rules_token` instead, and the token of the response held
+   * (`have`), so that a response that would be the same is `{"unchanged":true}` and the held one
+   * is given again. A server that no longer holds the rules (restarted) is sent them again.
+   * Resolves with the `eval` response object (without the tokens); rejects with a `ServeError`.
+   */
+  async evaluate(request: Record<string, unknown> & { rules?: unknown }): Promise<Record<string, unknown>> {
+    const { rules, ...rest } = request;
+    const rulesText = JSON.stringify(rules ?? null);
+    const held = rules !== undefined && this.evalHeld?.rules === rulesText ? this.evalHeld : undefined;
+    let result: unknown;
+    if (held !== undefined) {
+      try {
+        result = await this.request("eval", { ...rest, rules_token: held.rulesToken, have: held.token });
+      } catch (error) {
+        if (!(error instanceof ServeError && error.kind === "rpc" && error.code === INVALID_PARAMS)) throw error;
+        this.evalHeld = undefined;
+        return this.evaluate(request);
+      }
+      if (isObject(result) && result.unchanged === true) {
+        this.evals.unchanged++;
+        return { ...held.response };
+      }
+    } else {
+      result = await this.request("eval", { ...request, have: "" });
+    }
+    if (!isObject(result)) throw new ServeError("protocol", "`pi-rules serve` answered `eval` without an object");
+    this.evals.whole++;
+    const { token, rules_token: rulesToken, ...response } = result;
+    this.evalHeld =
+      typeof token === "string" && typeof rulesToken === "string" && rules !== undefined
+        ? { rules: rulesText, rulesToken, token, response }
+        : undefined;
+    return { ...response };
   }
 
   private attempt(method: string, params: Record<string, unknown> | undefined): Promise<unknown> {

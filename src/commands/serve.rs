@@ -13,14 +13,16 @@ use std::time::Duration;
   echo '{"jsonrpc":"2.0","id":1,"method":"assemble","params":{"cwd":"."}}' | pi-rules serve
   echo '{"jsonrpc":"2.0","id":2,"method":"version"}' | pi-rules serve
 
-Methods: assemble, explain, check, settings, render, eval, version. A method's result is what
-the command prints with --format json; `pi-rules docs serve` describes the protocol. Lines are
-split on LF only. Rule files are read on every request; settings files are re-checked, and a
-working directory's repository root looked for again, at most every --settings-ttl seconds, so a
-settings change or a new or removed .git can take that long to show. EOF ends the server."#)]
+Methods: assemble, explain, check, settings, render, eval, version, rules_for_paths. A method's
+result is what the command prints with --format json; `pi-rules docs serve` describes the
+protocol. Lines are split on LF only. Rule and settings files are looked at on every request, so
+an edit shows at the next one; `assemble` with `have` answers {"unchanged":true} when nothing it
+read has changed. A working directory's repository root is looked for again at most every
+--settings-ttl seconds, so a new or removed .git can take that long to show. EOF ends the
+server."#)]
 pub struct Args {
-    /// How long resolved settings and a working directory's repository root are trusted before
-    /// the settings files' times are checked and the root is looked for again.
+    /// How long a working directory's repository root (where its settings file is) is trusted
+    /// before it is looked for again. Settings files themselves are looked at on every request.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub settings_ttl: u64,
 }

@@ -34,3 +34,4 @@ mod subdir_note;
 mod trust_io;
 mod trust_text;
 mod trust_write;
+mod turn;

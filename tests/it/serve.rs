@@ -202,7 +202,9 @@ fn write_settings(dir: &Path, text: &str, seconds: u64) {
 }
 
 #[test]
-fn settings_are_cached_for_the_ttl_then_rechecked() {
+fn a_settings_edit_shows_at_the_next_request() {
+    // serve kept the reference's settings cache: an edit could take `--settings-ttl` seconds
+    // (30 by default) to show. Now each request looks at the settings files, as at the rules.
     let root = tempfile::tempdir().unwrap();
     let dir = project(
         root.path(),
@@ -210,29 +212,78 @@ fn settings_are_cached_for_the_ttl_then_rechecked() {
         &[("90-x.md", "{{IF:dco}}Sign off.{{/IF}}\n")],
     );
     write_settings(&dir, r#"{"dco": true}"#, 1_000_000);
-    let mut server = ServeChild::start(&["--settings-ttl", "1"]);
+    let mut server = ServeChild::start(&[]);
     let dco = |server: &mut ServeChild| {
         server.result("settings", json!({"cwd": dir, "keys": ["dco"]}))["dco"].clone()
     };
     assert_eq!(dco(&mut server), true);
-    let changed_at = Instant::now();
+    let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
+    assert!(block.as_str().unwrap().contains("Sign off."));
     write_settings(&dir, r#"{"dco": false}"#, 2_000_000);
-    // Within the TTL the cached value is served without looking at the file.
-    let cached = dco(&mut server);
-    if changed_at.elapsed() < Duration::from_millis(900) {
-        assert_eq!(cached, true);
-        let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
-        assert!(block.as_str().unwrap().contains("Sign off."));
-    }
-    std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(dco(&mut server), false);
     let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
     assert!(!block.as_str().unwrap().contains("Sign off."));
+    // An edit of the same size, its modification time put back, shows too.
+    write_settings(&dir, r#"{"dco": true }"#, 2_000_000);
+    let block = server.result("assemble", json!({"cwd": dir}))["block"].clone();
+    assert!(block.as_str().unwrap().contains("Sign off."));
     // Another working directory loads its own settings at once.
     let other = project(root.path(), "other", &[]);
     write_settings(&other, r#"{"dco": true}"#, 3_000_000);
     let result = server.result("settings", json!({"cwd": other, "keys": ["dco"]}));
     assert_eq!(result["dco"], true);
+}
+
+/// `assemble` with `have`, as the pi package sends it each turn: the first answer is the result
+/// with its token, the next ones `{"unchanged":true}` while nothing changed, and the result
+/// again with a new token once a rule or the settings change.
+#[test]
+fn an_unchanged_turn_is_answered_in_a_few_bytes() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = project(
+        root.path(),
+        "app",
+        &[("90-x.md", "{{IF:dco}}Sign off.{{/IF}}\n")],
+    );
+    write_settings(&dir, r#"{"dco": true}"#, 1_000_000);
+    let rule = dir.join(".pi/rules/90-x.md");
+    let file = fs::File::options().write(true).open(&rule).unwrap();
+    file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000))
+        .unwrap();
+    let mut server = ServeChild::start(&[]);
+    let first = server.result("assemble", json!({"cwd": dir, "have": ""}));
+    let plain = server.result("assemble", json!({"cwd": dir}));
+    let token = first["token"].as_str().unwrap().to_owned();
+    assert_eq!(token.len(), 32);
+    assert_eq!(first["block"], plain["block"]);
+    assert!(plain.get("token").is_none());
+    // The rule was written just now: its stamp is not trusted for two seconds, so this turn may
+    // run again; either way, the answer is that nothing changed.
+    server.next_id += 1;
+    let line = json!({"jsonrpc": "2.0", "id": server.next_id, "method": "assemble",
+                      "params": {"cwd": dir, "have": token}})
+    .to_string();
+    server.send_line(&line);
+    let mut raw = String::new();
+    server.stdout.read_line(&mut raw).unwrap();
+    assert_eq!(
+        raw,
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"unchanged\":true}}}}\n",
+            server.next_id
+        )
+    );
+    assert!(raw.len() < 64, "{} bytes", raw.len());
+    write_settings(&dir, r#"{"dco": false}"#, 2_000_000);
+    let changed = server.result("assemble", json!({"cwd": dir, "have": token}));
+    assert_ne!(changed["token"], token);
+    assert!(!changed["block"].as_str().unwrap().contains("Sign off."));
+    // A stale token gets the whole result; `explain` takes no `have`.
+    let again = server.result("assemble", json!({"cwd": dir, "have": token}));
+    assert_eq!(again["token"], changed["token"]);
+    let refused = server.call("explain", json!({"cwd": dir, "have": ""}));
+    assert_eq!(refused["error"]["code"], -32602);
+    assert!(server.finish().success());
 }
 
 #[test]
@@ -624,5 +675,48 @@ fn keys_resolved_per_key_see_a_settings_change_at_once() {
     // Removed: the default at once.
     fs::remove_file(&path).unwrap();
     assert_eq!(agents(&mut server), json!([]));
+    assert!(server.finish().success());
+}
+
+/// `eval` as a turn: the rule texts once, then their `rules_token`; `have` gets
+/// `{"unchanged":true}` while the response would be the same; each response is plain `eval`'s
+/// with `token` and `rules_token` added.
+#[test]
+fn eval_sends_the_rules_once_and_then_their_token() {
+    let mut server = ServeChild::start(&[]);
+    let rules = json!(["# A\n{{IF:dco}}Sign off.{{/IF}}\n", "{{/IF}}B\n"]);
+    let plain = |server: &mut ServeChild, dco: bool| {
+        server.result("eval", json!({"rules": rules, "settings": {"dco": dco}}))
+    };
+    let first = server.result(
+        "eval",
+        json!({"rules": rules, "settings": {"dco": true}, "have": ""}),
+    );
+    let rules_token = first["rules_token"].as_str().unwrap().to_owned();
+    let token = first["token"].as_str().unwrap().to_owned();
+    let mut stripped = first.clone();
+    stripped.as_object_mut().unwrap().remove("token");
+    stripped.as_object_mut().unwrap().remove("rules_token");
+    assert_eq!(stripped, plain(&mut server, true));
+    let same = server.result(
+        "eval",
+        json!({"rules_token": rules_token, "settings": {"dco": true}, "have": token}),
+    );
+    assert_eq!(same, json!({"unchanged": true}));
+    let other = server.result(
+        "eval",
+        json!({"rules_token": rules_token, "settings": {"dco": false}, "have": token}),
+    );
+    assert_eq!(other["text"], plain(&mut server, false)["text"]);
+    assert_ne!(other["token"], token);
+    assert_eq!(other["rules_token"], rules_token);
+    let unknown = server.call("eval", json!({"rules_token": "0", "settings": {}}));
+    assert_eq!(unknown["error"]["code"], -32602);
+    assert!(unknown["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("send `rules` again"));
+    let both = server.call("eval", json!({"rules_token": rules_token, "rules": []}));
+    assert_eq!(both["error"]["code"], -32602);
     assert!(server.finish().success());
 }

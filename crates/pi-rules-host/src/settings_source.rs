@@ -146,6 +146,8 @@ pub struct CachedSettings {
     /// The note on project rules at the repository root that the last request's working
     /// directory does not read, for results whose command printed it to stderr only.
     unread_root_rules: Option<String>,
+    /// Whether the settings files are looked at on every read ([`CachedSettings::fresh`]).
+    fresh: bool,
 }
 
 impl CachedSettings {
@@ -157,12 +159,30 @@ impl CachedSettings {
             locations: LocationCache::new(ttl),
             texts: RefCell::new(SettingsTexts::default()),
             unread_root_rules: None,
+            fresh: false,
+        }
+    }
+
+    /// Settings looked at on every read, so that an edit shows at once as a rule's does: each
+    /// settings file costs one `stat` while it is the file that was read (its text is kept by
+    /// its stamp, [`SettingsTexts`]), and is read again when it changed. Only the repository
+    /// root is kept, for `location_ttl` (see [`LocationCache`]).
+    pub fn fresh(location_ttl: Duration) -> CachedSettings {
+        CachedSettings {
+            fresh: true,
+            ..CachedSettings::new(location_ttl)
         }
     }
 
     /// Gives `session` its repository root from the location cache (see [`LocationCache`]).
     pub fn locate(&mut self, session: &Session, now: Instant) {
         self.locations.locate(session, now);
+    }
+
+    /// Until when the repository root kept for `cwd` is trusted (see
+    /// [`LocationCache::trusted_until`]).
+    pub fn located_until(&self, cwd: &Path) -> Option<Instant> {
+        self.locations.trusted_until(cwd)
     }
 
     /// Forgets the note of the last request (see [`CachedSettings::take_unread_root_rules`]).
@@ -185,6 +205,9 @@ impl SettingsSource for CachedSettings {
         if overlays_settings(session) {
             // An editor buffer changes without the file's time changing: read afresh.
             return session.resolve_noting();
+        }
+        if self.fresh {
+            self.cache.clear();
         }
         let disk = DiskSettings::with_texts(session, &self.texts);
         let env = |name: &str| session.env.var(name);

@@ -363,3 +363,39 @@ describe("ServeClient without a working binary", () => {
     await client.close();
   });
 });
+
+describe("evaluate", () => {
+  test("the rule texts go once; the same request again is answered unchanged; the response is eval's", async () => {
+    const client = new ServeClient({ resolveBinary: requireServe });
+    try {
+      const rules = ["# A\n{{IF:dco}}Sign off.{{/IF}}\n", "{{/IF}}B\n".repeat(2000)];
+      const plain = async (dco: boolean) => client.request("eval", { rules, settings: { dco } });
+      const first = await client.evaluate({ rules, settings: { dco: true } });
+      assert.deepEqual(first, await plain(true));
+      const again = await client.evaluate({ rules, settings: { dco: true } });
+      assert.deepEqual(again, first);
+      const other = await client.evaluate({ rules, settings: { dco: false } });
+      assert.deepEqual(other, await plain(false));
+      assert.deepEqual(client.evals, { unchanged: 1, whole: 2 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a restarted server is sent the rule texts again", async () => {
+    const client = new ServeClient({ resolveBinary: requireServe });
+    try {
+      const rules = ["{{IF:dco}}Sign off.{{/IF}}\n"];
+      await client.evaluate({ rules, settings: { dco: true } });
+      const pid = client.pid;
+      assert.ok(pid !== undefined);
+      process.kill(pid, "SIGKILL");
+      assert.ok(await eventually(() => client.pid === undefined || client.pid !== pid));
+      const after = await client.evaluate({ rules, settings: { dco: false } });
+      assert.deepEqual(after, await client.request("eval", { rules, settings: { dco: false } }));
+      assert.equal(after.text, "\n");
+    } finally {
+      await client.close();
+    }
+  });
+});

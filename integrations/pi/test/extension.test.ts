@@ -95,6 +95,58 @@ describe("the rules block", () => {
     });
   });
 
+  test("a settings edit shows at the very next turn", async () => {
+    const cwd = makeProject({
+      ".pi/rules/90-project.md": "# Project rule\n\n{{IF:dco}}Sign off every commit.{{/IF}}\n",
+      ".pi/pi-config-settings.json": '{"dco": true}',
+    });
+    await withSession(cwd, async (h) => {
+      await h.prompt("one");
+      assert.ok(h.lastSystemPrompt().includes("Sign off every commit."));
+      await h.prompt("two");
+      writeFile(join(cwd, ".pi/pi-config-settings.json"), '{"dco": false}');
+      await h.prompt("three");
+      const after = cliBlock(cwd);
+      assert.ok(!after.includes("Sign off every commit."));
+      assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, after)));
+      assert.ok(!h.lastSystemPrompt().includes("Sign off every commit."));
+    });
+  });
+
+  test("a turn where nothing changed is answered in a few dozen bytes, and the model still gets the block", async () => {
+    const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
+    // The wire, as serve writes it: a wrapper copies serve's answers into a log.
+    const log = join(cwd, "..", `serve-${process.pid}-${Date.now()}.log`);
+    const wrapper = writeScript(`'${requireServe()}' "$@" | tee -a '${log}'`);
+    await withEnv({ PI_RULES_BIN: wrapper }, async () => {
+      const h = await startSession(cwd);
+      try {
+        for (const turn of ["one", "two", "three"]) await h.prompt(turn);
+        const block = asSection(SECTION, cliBlock(cwd));
+        assert.equal(h.systemPrompts.filter((prompt) => prompt.includes(block)).length, 3);
+        writeFile(join(cwd, ".pi/rules/90-project.md"), "# Project rule\n\nKeep the release notes current.\n");
+        await h.prompt("four");
+        assert.ok(h.lastSystemPrompt().includes(asSection(SECTION, cliBlock(cwd))));
+        assert.deepEqual(h.errors, []);
+      } finally {
+        h.dispose();
+      }
+      // The wrapper, tee and serve are gone before the next test counts its children.
+      assert.ok(await eventually(() => childrenNamed("pi-rules").length === 0, 5000), "a pi-rules child outlived the session");
+      const answers = readFileSync(log, "utf8").split("\n").filter((line) => line !== "");
+      assert.equal(answers.length, 4, answers.join("\n").slice(0, 500));
+      const [first, second, third, fourth] = answers.map((line) => JSON.parse(line) as { result: Record<string, unknown> });
+      assert.equal(typeof first.result.token, "string");
+      assert.ok(typeof first.result.block === "string" && first.result.block.includes("Keep the changelog current."));
+      for (const [at, answer] of [answers[1], answers[2]].entries()) {
+        assert.deepEqual([second, third][at].result, { unchanged: true });
+        assert.ok(answer.length < 64, `${answer.length} bytes: ${answer}`);
+      }
+      assert.notEqual(fourth.result.token, first.result.token);
+      assert.ok(typeof fourth.result.block === "string" && fourth.result.block.includes("Keep the release notes current."));
+    });
+  });
+
   test("thirty turns in a row: one child throughout, and the block every time", async () => {
     const cwd = makeProject({ ".pi/rules/90-project.md": RULE });
     await withSession(cwd, async (h) => {

@@ -24,16 +24,19 @@
 pub mod bounded;
 mod listing;
 mod overlay;
+mod stamps;
 
 pub(crate) use listing::list_layer;
 pub use listing::{is_rule_name, list_dir, Listed, Listing};
 pub use overlay::Overlay;
 pub use pi_rules_core::FileId;
+pub use stamps::{PathStamp, ReadStamps};
 
-use indexmap::IndexSet;
+use indexmap::{IndexMap, IndexSet};
 use std::collections::HashMap;
 use std::fs::{self, Metadata};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
@@ -45,6 +48,11 @@ pub struct Files {
     /// The file system's answers per path.
     known: Mutex<HashMap<PathBuf, Facts, foldhash::fast::RandomState>>,
     ids: Arc<FileTable>,
+    /// Whether the paths read are noted in `touched` (see [`Files::record_reads`]).
+    recording: AtomicBool,
+    /// The paths read, listed or asked about since recording began, each with whether it was
+    /// listed (a listing depends on the directory's entries, a question only on what it is).
+    touched: Mutex<Vec<(PathBuf, bool)>>,
 }
 
 /// The numbers given to paths: a [`FileId`] per path, the same for every view that shares the
@@ -159,6 +167,7 @@ impl Files {
                 return known.clone();
             }
         }
+        self.note(path, false);
         // Asked without the lock held: the question may be slow (a network file system).
         let answer = ask();
         let mut known = lock(&self.known);
@@ -249,6 +258,7 @@ impl Files {
     /// else the file, opened before it is examined ([`bounded::read_text`]). `Ok(None)` when
     /// there is none; `Err` with a reason when it cannot be used.
     pub fn read_text(&self, path: &Path, limit: u64) -> Result<Option<String>, String> {
+        self.note(path, false);
         match self.overlay.get(path) {
             Some(text) if text.len() as u64 > limit => {
                 Err(format!("{} bytes, over the {limit}-byte limit", text.len()))
@@ -279,7 +289,33 @@ impl Files {
 
     /// Lists `dir` with the editor's buffers in it (see [`list_dir`]).
     pub fn list_dir(&self, dir: &Path, keep: impl Fn(&str) -> bool) -> Listing {
+        self.note(dir, true);
         list_dir(dir, &self.overlay, keep)
+    }
+
+    /// From now on, notes every path this view reads, lists or asks about (see
+    /// [`Files::touched`]): `serve` takes their stamps after a run, to tell at the next request
+    /// whether anything the run read has changed ([`ReadStamps`]).
+    pub fn record_reads(&self) {
+        self.recording.store(true, Ordering::Relaxed);
+    }
+
+    /// Notes that `path` is read (a file's text, or a directory's entries when `listed`), when
+    /// recording (see [`Files::record_reads`]).
+    pub fn note(&self, path: &Path, listed: bool) {
+        if self.recording.load(Ordering::Relaxed) {
+            lock(&self.touched).push((path.to_path_buf(), listed));
+        }
+    }
+
+    /// The paths noted since [`Files::record_reads`], each once, in the order first noted, with
+    /// whether it was listed.
+    pub fn touched(&self) -> Vec<(PathBuf, bool)> {
+        let mut seen: IndexMap<PathBuf, bool, foldhash::fast::RandomState> = IndexMap::default();
+        for (path, listed) in lock(&self.touched).iter() {
+            *seen.entry(path.clone()).or_default() |= *listed;
+        }
+        seen.into_iter().collect()
     }
 
     /// The stamp of the regular file at `path` (links followed): what identifies its contents
@@ -333,6 +369,22 @@ impl FileStamp {
         };
         let nanos = u32::try_from(changed.1).unwrap_or(0);
         Duration::new(secs, nanos) + margin <= at
+    }
+
+    /// The stamp with only what identifies the file (device, inode, kind and mode): its size and
+    /// times left out, for a directory whose entries were not read.
+    pub fn identity(self) -> FileStamp {
+        FileStamp {
+            size: 0,
+            mtime: (i64::MIN, 0),
+            ctime: (i64::MIN, 0),
+            ..self
+        }
+    }
+
+    /// Whether this is a stamp of identity alone ([`FileStamp::identity`]).
+    pub fn is_identity(&self) -> bool {
+        self.mtime.0 == i64::MIN && self.ctime.0 == i64::MIN
     }
 
     /// The same stamp with the change time `nanos` later (for tests of a changed file).

@@ -410,6 +410,7 @@ fn list_into(
     notes: &mut Vec<String>,
     add: &mut impl FnMut(String, Provider),
 ) -> Option<Directory> {
+    files.note(dir, true);
     let (entries, open) = files::list_layer(layer, dir, files.overlay(), notes);
     for entry in entries {
         let source = match entry.overlay {

@@ -81,6 +81,7 @@ pub fn read_raw_checked(
     layer: Layer,
     policy: &Policy,
 ) -> (RawRead, Option<Escape>) {
+    files.note(path, false);
     // An entry of the open layer directory that is not a link is where that directory really
     // is: its real path is known without asking for it again (`canonicalize` is a `readlink` per
     // component of the path, every one of them failing, for every rule).

@@ -104,6 +104,13 @@ impl LocationCache {
         self.entries.insert(session.cwd.clone(), (location, now));
     }
 
+    /// Until when what was found for `cwd` is trusted; `None` when nothing is kept for it (or
+    /// the TTL is zero).
+    pub fn trusted_until(&self, cwd: &Path) -> Option<Instant> {
+        let (_, found_at) = self.entries.get(cwd)?;
+        Some(*found_at + self.ttl)
+    }
+
     /// How many working directories are kept.
     pub fn len(&self) -> usize {
         self.entries.len()

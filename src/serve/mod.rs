@@ -13,9 +13,10 @@
 //! stderr is not part of a result, except `explain`'s and `check`'s note on project rules they do
 //! not read, in the `notes` of their text forms. The protocol is documented in `docs/serve.md`.
 //!
-//! State: rule files are read afresh on every request; settings go through the settings cache
-//! (one entry per working directory, file times re-checked at most once per `--settings-ttl`);
-//! a working directory's repository root (and so where its settings file is and where the
+//! State: rule and settings files are looked at on every request (a settings file's text is kept
+//! while its stamp holds); `assemble` with `have` answers `{"unchanged":true}` without a run when
+//! the stamps of everything the last run read still hold (see [`turn`]); a working directory's
+//! repository root (and so where its settings file is and where the
 //! project ends) is found once per request, or taken from the location cache, which keeps it per
 //! working directory for `--settings-ttl`; the environment is the one read when serve started.
 
@@ -38,7 +39,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
+
+mod turn;
+
+pub use turn::{ChangeEvents, NoEvents, NotifyEvents, TurnCounts};
 
 /// The protocol version `version` reports; it changes when a method or its parameters change
 /// incompatibly.
@@ -144,6 +149,8 @@ pub struct LineServer {
     /// The path-scoped rules of the last project `rules_for_paths` was asked about; dropped by
     /// every `assemble`, which reads the rules anew.
     scope_index: Option<scoped::Index>,
+    /// The last `assemble` with `have`: what it read, and its token.
+    turns: turn::Turns,
 }
 
 /// Buffers that grew past this between requests are given back rather than kept.
@@ -153,13 +160,30 @@ impl LineServer {
     pub fn new(env: Env, settings_ttl: Duration) -> LineServer {
         LineServer {
             env,
-            settings: CachedSettings::new(settings_ttl),
+            settings: CachedSettings::fresh(settings_ttl),
             body: Vec::new(),
             response: Vec::new(),
             block: EscapeMemo::default(),
             assembly: AssemblyMemo::default(),
             scope_index: None,
+            turns: turn::Turns::default(),
         }
+    }
+
+    /// The same server taking its file-change events from `events` instead of the platform's
+    /// watcher, and trusting stamps of files changed at least `margin` before a run (two
+    /// seconds otherwise): for tests, which deliver, drop, delay or merge events, and cannot
+    /// wait two seconds a step.
+    pub fn with_events(mut self, events: Box<dyn ChangeEvents>, margin: Duration) -> LineServer {
+        self.turns.events = events;
+        self.turns.platform_events = false;
+        self.turns.margin = margin;
+        self
+    }
+
+    /// How the turns (`assemble` with `have`) went so far.
+    pub fn turn_counts(&self) -> TurnCounts {
+        self.turns.counts
     }
 
     /// Answers every request line of `input` on `out` until EOF.
@@ -343,11 +367,14 @@ impl LineServer {
     ) -> Result<(), RpcError> {
         match method {
             "assemble" => {
-                let p: LayerParams = parse_params(params)?;
+                let mut p: LayerParams = parse_params(params)?;
                 if p.format.is_some() {
                     return Err(RpcError::params(
                         "`assemble` has no `format`: its result is JSON",
                     ));
+                }
+                if let Some(have) = p.have.take() {
+                    return self.turn(p, &have, body);
                 }
                 let (session, settings) = self.session(&p)?;
                 self.scope_index = None;
@@ -360,6 +387,11 @@ impl LineServer {
             }
             "explain" => {
                 let p: LayerParams = parse_params(params)?;
+                if p.have.is_some() {
+                    return Err(RpcError::params(
+                        "`explain` has no `have`: only `assemble` does",
+                    ));
+                }
                 match p.format.unwrap_or(OutputFormat::Json) {
                     OutputFormat::Json => {
                         let mut recorder = Recorder::default();
@@ -414,6 +446,9 @@ impl LineServer {
             "eval" => {
                 let params = params
                     .ok_or_else(|| RpcError::params("`eval` takes an eval request as params"))?;
+                if turn::has_turn_members(params.get()) {
+                    return self.turns.eval(params.get(), body);
+                }
                 body.extend_from_slice(crate::eval::respond(params.get()).as_bytes());
                 Ok(())
             }
@@ -509,6 +544,64 @@ impl LineServer {
         Ok(())
     }
 
+    /// `assemble` with `have`: `{"unchanged":true}` when nothing the last run read has changed
+    /// and the client holds its result, else a run, answered "unchanged" when its token is
+    /// `have`, or with the result and its `token` (see [`turn`]).
+    fn turn(&mut self, p: LayerParams, have: &str, body: &mut Vec<u8>) -> Result<(), RpcError> {
+        let key = turn::TurnKey {
+            cwd: p.cwd.clone(),
+            package_dir: p.package_dir.clone(),
+            coms_active: p.coms_active,
+            confine: p.confine,
+        };
+        if self.turns.unchanged(&key, have, Instant::now()) {
+            self.turns.counts.unchanged_without_run += 1;
+            body.extend_from_slice(turn::UNCHANGED);
+            return Ok(());
+        }
+        self.turns.counts.runs += 1;
+        self.turns.last = None;
+        let generation = self.turns.events.generation();
+        let started = SystemTime::now();
+        let session = self.session_at(p.cwd.clone())?;
+        session.files().record_reads();
+        session.files().note(&session.cwd, false);
+        let settings = SettingsSource::read(&mut self.settings, &session);
+        self.scope_index = None;
+        let run = assembly::run_memoized(session, &p.options(), settings, &mut self.assembly)
+            .map_err(|e| RpcError::application(&e))?;
+        let start = body.len();
+        report::assemble::append_json(&run, body, &mut self.block);
+        trim_newline(body);
+        let token = turn::token(&body[start..]);
+        let stamps = pi_rules_host::files::ReadStamps::take_with_margin(
+            run.session.files(),
+            started,
+            self.turns.margin,
+        );
+        if let Some(located_until) = self.settings.located_until(&key.cwd) {
+            self.turns.keep(turn::LastTurn {
+                key,
+                token: token.clone(),
+                stamps,
+                generation,
+                located_until,
+            });
+        }
+        if token == have {
+            self.turns.counts.unchanged_after_run += 1;
+            body.truncate(start);
+            body.extend_from_slice(turn::UNCHANGED);
+            return Ok(());
+        }
+        // The result with its token as the last member.
+        body.pop();
+        body.extend_from_slice(b",\"token\":\"");
+        body.extend_from_slice(token.as_bytes());
+        body.extend_from_slice(b"\"}");
+        Ok(())
+    }
+
     /// The session `p` names, with its settings from the cache.
     fn session(&mut self, p: &LayerParams) -> Result<(Session, SettingsRead), RpcError> {
         let session = self.session_at(p.cwd.clone())?;
@@ -535,6 +628,7 @@ impl LineServer {
             coms_active: p.coms_active,
             confine: p.confine,
             format: None,
+            have: None,
         };
         let (session, settings) = self.session(&layer)?;
         let options = ScopeOptions {
@@ -636,6 +730,9 @@ struct LayerParams {
     confine: bool,
     #[serde(default, deserialize_with = "text_or_json")]
     format: Option<OutputFormat>,
+    /// `assemble`'s token of the result the client holds (`""`: none), see [`turn`].
+    #[serde(default)]
+    have: Option<String>,
 }
 
 impl LayerParams {
