@@ -24,10 +24,10 @@ use transport::{Incoming, Outgoing};
 pub fn run_stdio(env: Env) -> Ending {
     let (in_tx, in_rx) = crossbeam_channel::bounded::<Incoming>(16);
     let (out_tx, out_rx) = crossbeam_channel::unbounded::<Outgoing>();
-    // The reader ends with stdin (or a broken header); the server then ends as well.
+    // The reader ends with stdin; the server then ends as well.
     std::thread::spawn(move || {
-        let mut input = BufReader::new(std::io::stdin().lock());
-        while let Ok(Some(message)) = transport::read(&mut input) {
+        let mut input = transport::Reader::new(BufReader::new(std::io::stdin().lock()));
+        while let Ok(Some(message)) = input.read() {
             if in_tx.send(message).is_err() {
                 break;
             }

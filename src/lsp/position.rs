@@ -2,8 +2,9 @@
 //!
 //! A position is a zero-based line and a character offset in that line, counted in the encoding
 //! the client and the server agreed on at `initialize`: UTF-8 code units (bytes) or UTF-16 code
-//! units. Lines end at `\n`; a `\r` just before it belongs to the line break, so it is not part of
-//! the line's length. Every mapping is clamped, never fails: an offset inside a character maps to
+//! units. A line ends at any of the protocol's three line breaks, `\n`, `\r\n` and a lone `\r`
+//! (the specification's "end-of-line sequences"); the break is not part of the line's length. Every
+//! mapping is clamped, never fails: an offset inside a character maps to
 //! that character's start, a position past a line's end to the line's end, a line past the last to
 //! the end of the text.
 
@@ -41,7 +42,7 @@ struct Wide {
 pub struct LineIndex {
     encoding: Encoding,
     len: usize,
-    /// Per line: the byte offset of its start and of its end (before `\n` or `\r\n`).
+    /// Per line: the byte offset of its start and of its end (before `\n`, `\r\n` or `\r`).
     lines: Vec<(usize, usize)>,
     /// Every character outside ASCII, in text order.
     wide: Vec<Wide>,
@@ -52,16 +53,24 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut lines = Vec::new();
         let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == b'\n' {
-                let end = if i > start && bytes[i - 1] == b'\r' {
-                    i - 1
-                } else {
-                    i
-                };
-                lines.push((start, end));
-                start = i + 1;
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => {
+                    lines.push((start, i));
+                    start = i + 1;
+                }
+                // `\r\n` is one break; a `\r` alone is one too.
+                b'\r' => {
+                    lines.push((start, i));
+                    if bytes.get(i + 1) == Some(&b'\n') {
+                        i += 1;
+                    }
+                    start = i + 1;
+                }
+                _ => {}
             }
+            i += 1;
         }
         lines.push((start, text.len()));
         let wide = if text.is_ascii() {
@@ -89,7 +98,7 @@ impl LineIndex {
         self.encoding
     }
 
-    /// The number of lines (a text ending in `\n` has an empty last line).
+    /// The number of lines (a text ending in a line break has an empty last line).
     pub fn line_count(&self) -> usize {
         self.lines.len()
     }
@@ -201,20 +210,17 @@ mod tests {
             let index = LineIndex::new(text, encoding);
             for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
                 let p = index.position(offset);
-                let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-                let before = &text[line_start..offset];
                 // On the `\n` of a `\r\n` the line has ended before the `\r`.
                 let in_crlf = text[..offset].ends_with('\r') && text[offset..].starts_with('\n');
-                let before = if in_crlf {
-                    &before[..before.len() - 1]
-                } else {
-                    before
-                };
+                let upto = if in_crlf { offset - 1 } else { offset };
+                // Lines as the specification counts them: every `\r\n`, `\r` and `\n` ends one.
+                let breaks = text[..upto].replace("\r\n", "\n").replace('\r', "\n");
+                let line = breaks.matches('\n').count();
+                let before = breaks.rsplit('\n').next().unwrap_or("");
                 let want = match encoding {
                     Encoding::Utf8 => before.len(),
                     Encoding::Utf16 => before.encode_utf16().count(),
                 };
-                let line = text[..offset].matches('\n').count();
                 assert_eq!(p, pos(line as u32, want as u32), "{text:?} at {offset}");
                 let back = index.offset(p);
                 if in_crlf {
@@ -297,11 +303,27 @@ mod tests {
         assert_eq!(index.offset(pos(0, 2)), 2);
         assert_eq!(index.offset(pos(0, 9)), 2);
         assert_eq!(index.range(0..8).end, pos(2, 0));
-        // A lone `\r` is an ordinary character.
-        let lone = LineIndex::new("a\rb", Encoding::Utf8);
-        assert_eq!(lone.line_count(), 1);
-        assert_eq!(lone.position(2), pos(0, 2));
+    }
+
+    #[test]
+    fn a_lone_cr_is_a_line_break() {
+        // The specification's three line breaks: `\n`, `\r\n` and `\r` alone.
+        let text = "a\rb\r\nc\nd\r";
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            let index = LineIndex::new(text, encoding);
+            assert_eq!(index.line_count(), 5);
+            assert_eq!(index.position(2), pos(1, 0));
+            assert_eq!(index.offset(pos(1, 0)), 2);
+            assert_eq!(index.offset(pos(1, 9)), 3);
+            assert_eq!(index.offset(pos(2, 0)), 5);
+            assert_eq!(index.offset(pos(3, 1)), 8);
+            // After the last `\r`: an empty line.
+            assert_eq!(index.offset(pos(4, 0)), text.len());
+            assert_eq!(index.position(text.len()), pos(4, 0));
+        }
+        round_trips(text);
         round_trips("a\rb\r");
+        round_trips("\r\r\n\n\r😀\rx");
     }
 
     #[test]
