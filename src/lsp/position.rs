@@ -30,7 +30,7 @@ impl Encoding {
 }
 
 /// A character outside ASCII: where it starts and how long it is in each encoding.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Wide {
     start: usize,
     utf8: u8,
@@ -38,7 +38,7 @@ struct Wide {
 }
 
 /// The lines of one version of a text, built once and asked many times.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
     encoding: Encoding,
     len: usize,
@@ -50,48 +50,58 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str, encoding: Encoding) -> LineIndex {
-        let bytes = text.as_bytes();
         let mut lines = Vec::new();
-        let mut start = 0;
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => {
-                    lines.push((start, i));
-                    start = i + 1;
-                }
-                // `\r\n` is one break; a `\r` alone is one too.
-                b'\r' => {
-                    lines.push((start, i));
-                    if bytes.get(i + 1) == Some(&b'\n') {
-                        i += 1;
-                    }
-                    start = i + 1;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        lines.push((start, text.len()));
-        let wide = if text.is_ascii() {
-            Vec::new()
-        } else {
-            text.char_indices()
-                .filter(|(_, c)| !c.is_ascii())
-                .map(|(start, c)| Wide {
-                    start,
-                    // At most 4 and 2: the casts are exact.
-                    utf8: c.len_utf8() as u8,
-                    utf16: c.len_utf16() as u8,
-                })
-                .collect()
-        };
+        let last = push_lines(text.as_bytes(), 0, text.len(), &mut lines);
+        lines.push((last, text.len()));
         LineIndex {
             encoding,
             len: text.len(),
             lines,
-            wide,
+            wide: wide_chars(text, 0),
         }
+    }
+
+    /// Brings the index up to date with an edit: `text` is the text after it, in which the
+    /// bytes `replaced` of the text before were replaced by `inserted` bytes. Only the lines
+    /// around the edit are read again (from the line before its first to the line after its
+    /// last: a `\r` and a `\n` may meet or part there); the others are moved. Many small edits
+    /// of a large text in one change cost the edits, not the text each time.
+    pub fn edit(&mut self, text: &str, replaced: std::ops::Range<usize>, inserted: usize) {
+        let removed = replaced.len();
+        let moved = |at: usize| at - removed + inserted;
+        let first = self.line_of(replaced.start).saturating_sub(1);
+        let kept = (self.line_of(replaced.end) + 2).min(self.lines.len());
+        let from = self.lines[first].0;
+        // The text read again ends where the first line kept starts, or at the text's end.
+        let to = self
+            .lines
+            .get(kept)
+            .map_or(text.len(), |&(start, _)| moved(start));
+        let mut fresh = Vec::new();
+        let last = push_lines(text.as_bytes(), from, to, &mut fresh);
+        if kept == self.lines.len() {
+            fresh.push((last, text.len()));
+        }
+        for line in &mut self.lines[kept..] {
+            *line = (moved(line.0), moved(line.1));
+        }
+        self.lines.splice(first..kept, fresh);
+        let lo = self.wide.partition_point(|w| w.start < replaced.start);
+        let hi = self.wide.partition_point(|w| w.start < replaced.end);
+        for w in &mut self.wide[hi..] {
+            w.start = moved(w.start);
+        }
+        let added = wide_chars(
+            &text[replaced.start..replaced.start + inserted],
+            replaced.start,
+        );
+        self.wide.splice(lo..hi, added);
+        self.len = text.len();
+    }
+
+    /// The line that `offset` is in.
+    fn line_of(&self, offset: usize) -> usize {
+        self.lines.partition_point(|&(start, _)| start <= offset) - 1
     }
 
     pub fn encoding(&self) -> Encoding {
@@ -124,7 +134,7 @@ impl LineIndex {
     /// line's end (an offset on the `\r` of a `\r\n` is the line's end).
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_boundary(offset);
-        let line = self.lines.partition_point(|&(start, _)| start <= offset) - 1;
+        let line = self.line_of(offset);
         let (start, end) = self.lines[line];
         let offset = offset.min(end);
         let character = match self.encoding {
@@ -189,6 +199,48 @@ impl LineIndex {
         let end = self.offset(range.end).max(start);
         start..end
     }
+}
+
+/// Pushes the lines that end in `bytes[from..to]` (start, and end before the break), `from`
+/// being a line's start; returns where the line after the last break starts. A `\r` just before
+/// `\n` is one break with it; any other `\r` is a break of its own.
+fn push_lines(bytes: &[u8], from: usize, to: usize, lines: &mut Vec<(usize, usize)>) -> usize {
+    let mut start = from;
+    let mut i = from;
+    while i < to {
+        match bytes[i] {
+            b'\n' => {
+                lines.push((start, i));
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push((start, i));
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    start
+}
+
+/// The characters of `text` outside ASCII, their starts counted from `base`.
+fn wide_chars(text: &str, base: usize) -> Vec<Wide> {
+    if text.is_ascii() {
+        return Vec::new();
+    }
+    text.char_indices()
+        .filter(|(_, c)| !c.is_ascii())
+        .map(|(start, c)| Wide {
+            start: base + start,
+            // At most 4 and 2: the casts are exact.
+            utf8: c.len_utf8() as u8,
+            utf16: c.len_utf16() as u8,
+        })
+        .collect()
 }
 
 fn saturate(n: usize) -> u32 {
@@ -324,6 +376,37 @@ mod tests {
         round_trips(text);
         round_trips("a\rb\r");
         round_trips("\r\r\n\n\r😀\rx");
+    }
+
+    /// An index brought up by edits is the index of the text after them, whatever the edits
+    /// join or part (a `\r` and a `\n`, a wide character, a line at either end).
+    #[test]
+    fn an_edited_index_is_the_index_of_the_edited_text() {
+        const PIECES: &[&str] = &["a", "bc", "\n", "\r", "\r\n", "😀", "é", "日", ""];
+        let mut seed: u64 = 0x1ead_5eed;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let mut text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let encoding = [Encoding::Utf8, Encoding::Utf16][next(2)];
+            let mut index = LineIndex::new(&text, encoding);
+            for _ in 0..4 {
+                let boundaries: Vec<usize> = (0..=text.len())
+                    .filter(|&i| text.is_char_boundary(i))
+                    .collect();
+                let a = boundaries[next(boundaries.len())];
+                let b = boundaries[next(boundaries.len())];
+                let (start, end) = (a.min(b), a.max(b));
+                let insert: String = (0..next(3)).map(|_| PIECES[next(PIECES.len())]).collect();
+                text.replace_range(start..end, &insert);
+                index.edit(&text, start..end, insert.len());
+                assert_eq!(index, LineIndex::new(&text, encoding), "{text:?}");
+            }
+        }
     }
 
     #[test]
