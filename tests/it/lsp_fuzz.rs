@@ -808,6 +808,7 @@ fn run_case(seed: u64, steps: usize) -> Result<Stats, String> {
                 return Err(format!("a null-id error nobody caused: {code}"));
             }
         }
+        case.client.open_bytes = case.docs.values().map(|d| d.text.len()).max().unwrap_or(0);
         case.client.sync()?;
         if let Some(code) = case.client.null_errors.pop_front() {
             return Err(format!("a null-id error nobody caused: {code}"));
@@ -1207,6 +1208,7 @@ impl Case {
             .filter(|(_, d)| d.open)
             .map(|(p, d)| (p.clone(), d.text.clone()))
             .collect();
+        fresh.open_bytes = self.client.open_bytes;
         for (path, text) in &open {
             fresh.notify(
                 "textDocument/didOpen",
