@@ -256,6 +256,7 @@ impl Proc {
             .map_err(|err| format!("the server stopped reading: {err}"))
     }
 
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("the server's status");
@@ -1388,169 +1389,176 @@ fn lsp_fuzz() {
 // ---------------------------------------------------------------------------------------------
 // Memory.
 
-/// A server on a fresh world for the memory runs, whose requests may take their time (these
-/// runs measure memory, not answers).
-fn memory_client(world: &World) -> Client {
-    let mut client = Client::start(
-        &world.root,
-        &world.home,
-        std::slice::from_ref(&world.a),
-        false,
-    )
-    .expect("the server starts");
-    client.limit = Duration::from_secs(120);
-    client
-}
+/// The memory runs read `/proc/PID/status`.
+#[cfg(target_os = "linux")]
+mod memory {
+    use super::*;
 
-/// Waits for the server to have checked what is due, with time to spare.
-fn settle(client: &mut Client) {
-    if let Err(why) = client.sync() {
-        panic!("{why}");
+    /// A server on a fresh world for the memory runs, whose requests may take their time (these
+    /// runs measure memory, not answers).
+    fn memory_client(world: &World) -> Client {
+        let mut client = Client::start(
+            &world.root,
+            &world.home,
+            std::slice::from_ref(&world.a),
+            false,
+        )
+        .expect("the server starts");
+        client.limit = Duration::from_secs(120);
+        client
     }
-}
 
-/// Twenty documents of 4 MiB, each opened, edited (one small edit, one of a whole MiB) and
-/// closed in turn: the server's resident size after the twentieth is within 1.5 times what it
-/// was after the fifth, so the memory of each closed document went back to the system.
-#[test]
-fn twenty_big_documents_in_turn_give_their_memory_back() {
-    let world = World::new();
-    let mut client = memory_client(&world);
-    let mut rng = Rng(0xb16_d0c5);
-    let mut after = Vec::new();
-    for i in 0..20 {
-        let path = world.a.join(format!(".pi/rules/{i:02}-big.md"));
-        let u = uri(&path);
-        let text = big_text(&mut rng, 4 << 20);
-        client
-            .notify(
-                "textDocument/didOpen",
-                json!({"textDocument": {"uri": u, "languageId": "markdown", "version": 1, "text": text}}),
-            )
-            .unwrap();
-        settle(&mut client);
-        let lines = lines_of(&text);
-        let at = random_position(&mut rng, &text, &lines, Enc::Utf16);
-        let mib = big_text(&mut rng, 1 << 20);
-        client
-            .notify(
-                "textDocument/didChange",
-                json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
-                    {"range": {"start": at, "end": at}, "text": "{{IF:dcoo}}x{{/IF}}"},
-                    {"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "text": mib},
-                ]}),
-            )
-            .unwrap();
-        settle(&mut client);
-        client
-            .notify("textDocument/didClose", json!({"textDocument": {"uri": u}}))
-            .unwrap();
-        settle(&mut client);
-        client.healthy().unwrap();
-        after.push(client.proc.rss_kib());
+    /// Waits for the server to have checked what is due, with time to spare.
+    fn settle(client: &mut Client) {
+        if let Err(why) = client.sync() {
+            panic!("{why}");
+        }
     }
-    let (fifth, last) = (after[4], after[19]);
-    eprintln!(
-        "resident KiB after each document: {after:?}; the twentieth {:.2} of the fifth",
-        last as f64 / fifth as f64
-    );
-    assert!(
-        last * 2 <= fifth * 3,
-        "after the twentieth document {last} KiB, after the fifth {fifth} KiB: {after:?}"
-    );
-}
 
-/// `n` messages of an editor's session on small documents (open, edit, query, close, at paths
-/// that repeat and at new ones), the documents all closed at the end; the resident size (KiB)
-/// after the first tenth and at the end.
-fn messages_and_memory(n: u64) -> (u64, u64) {
-    let world = World::new();
-    let mut client = memory_client(&world);
-    let mut rng = Rng(0x3e3_0123);
-    let mut sent = 0u64;
-    let mut warm = None;
-    let mut round = 0u64;
-    while sent < n {
-        round += 1;
-        // A handful of documents at once; one in four at a path never opened before.
-        let paths: Vec<PathBuf> = (0..4)
-            .map(|k| match rng.below(4) {
-                0 => world.a.join(format!(".pi/rules/n{round}-{k}.md")),
-                _ => world.a.join(format!(".pi/rules/{:02}-r.md", rng.below(12))),
-            })
-            .collect();
-        let mut open = BTreeMap::new();
-        for path in &paths {
-            let n = rng.below(20);
-            let text = rule_text(&mut rng, n);
+    /// Twenty documents of 4 MiB, each opened, edited (one small edit, one of a whole MiB) and
+    /// closed in turn: the server's resident size after the twentieth is within 1.5 times what it
+    /// was after the fifth, so the memory of each closed document went back to the system.
+    #[test]
+    fn twenty_big_documents_in_turn_give_their_memory_back() {
+        let world = World::new();
+        let mut client = memory_client(&world);
+        let mut rng = Rng(0xb16_d0c5);
+        let mut after = Vec::new();
+        for i in 0..20 {
+            let path = world.a.join(format!(".pi/rules/{i:02}-big.md"));
+            let u = uri(&path);
+            let text = big_text(&mut rng, 4 << 20);
             client
                 .notify(
                     "textDocument/didOpen",
-                    json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
+                    json!({"textDocument": {"uri": u, "languageId": "markdown", "version": 1, "text": text}}),
                 )
                 .unwrap();
-            open.insert(path.clone(), text);
-            sent += 1;
-        }
-        for _ in 0..8 {
-            let path = rng.pick(&paths).clone();
-            let text = open.get_mut(&path).expect("open");
-            let lines = lines_of(text);
-            let at = random_position(&mut rng, text, &lines, Enc::Utf16);
-            let n = rng.below(3);
-            let change = json!({"range": {"start": at, "end": at}, "text": rule_text(&mut rng, n)});
-            apply(text, &change, Enc::Utf16);
+            settle(&mut client);
+            let lines = lines_of(&text);
+            let at = random_position(&mut rng, &text, &lines, Enc::Utf16);
+            let mib = big_text(&mut rng, 1 << 20);
             client
                 .notify(
                     "textDocument/didChange",
-                    json!({"textDocument": {"uri": uri(&path), "version": 2}, "contentChanges": [change]}),
+                    json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+                        {"range": {"start": at, "end": at}, "text": "{{IF:dcoo}}x{{/IF}}"},
+                        {"range": {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 0}}, "text": mib},
+                    ]}),
                 )
                 .unwrap();
-            let r = client
-                .request(
-                    "textDocument/hover",
-                    json!({"textDocument": {"uri": uri(&path)}, "position": at}),
-                )
-                .unwrap();
-            ok(r).unwrap();
-            sent += 2;
-        }
-        for path in &paths {
+            settle(&mut client);
             client
-                .notify(
-                    "textDocument/didClose",
-                    json!({"textDocument": {"uri": uri(path)}}),
-                )
+                .notify("textDocument/didClose", json!({"textDocument": {"uri": u}}))
                 .unwrap();
-            sent += 1;
+            settle(&mut client);
+            client.healthy().unwrap();
+            after.push(client.proc.rss_kib());
         }
-        settle(&mut client);
-        sent += 1;
-        client.healthy().unwrap();
-        if warm.is_none() && sent >= n / 10 {
-            warm = Some(client.proc.rss_kib());
-        }
+        let (fifth, last) = (after[4], after[19]);
+        eprintln!(
+            "resident KiB after each document: {after:?}; the twentieth {:.2} of the fifth",
+            last as f64 / fifth as f64
+        );
+        assert!(
+            last * 2 <= fifth * 3,
+            "after the twentieth document {last} KiB, after the fifth {fifth} KiB: {after:?}"
+        );
     }
-    (warm.expect("warm"), client.proc.rss_kib())
-}
 
-/// How much the resident size may grow after the warm-up: the allocator's own slack, not a
-/// leak (a leak of a few hundred bytes a message is megabytes here).
-const MEMORY_SLACK_KIB: u64 = 1024;
+    /// `n` messages of an editor's session on small documents (open, edit, query, close, at paths
+    /// that repeat and at new ones), the documents all closed at the end; the resident size (KiB)
+    /// after the first tenth and at the end.
+    fn messages_and_memory(n: u64) -> (u64, u64) {
+        let world = World::new();
+        let mut client = memory_client(&world);
+        let mut rng = Rng(0x3e3_0123);
+        let mut sent = 0u64;
+        let mut warm = None;
+        let mut round = 0u64;
+        while sent < n {
+            round += 1;
+            // A handful of documents at once; one in four at a path never opened before.
+            let paths: Vec<PathBuf> = (0..4)
+                .map(|k| match rng.below(4) {
+                    0 => world.a.join(format!(".pi/rules/n{round}-{k}.md")),
+                    _ => world.a.join(format!(".pi/rules/{:02}-r.md", rng.below(12))),
+                })
+                .collect();
+            let mut open = BTreeMap::new();
+            for path in &paths {
+                let n = rng.below(20);
+                let text = rule_text(&mut rng, n);
+                client
+                    .notify(
+                        "textDocument/didOpen",
+                        json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}),
+                    )
+                    .unwrap();
+                open.insert(path.clone(), text);
+                sent += 1;
+            }
+            for _ in 0..8 {
+                let path = rng.pick(&paths).clone();
+                let text = open.get_mut(&path).expect("open");
+                let lines = lines_of(text);
+                let at = random_position(&mut rng, text, &lines, Enc::Utf16);
+                let n = rng.below(3);
+                let change =
+                    json!({"range": {"start": at, "end": at}, "text": rule_text(&mut rng, n)});
+                apply(text, &change, Enc::Utf16);
+                client
+                    .notify(
+                        "textDocument/didChange",
+                        json!({"textDocument": {"uri": uri(&path), "version": 2}, "contentChanges": [change]}),
+                    )
+                    .unwrap();
+                let r = client
+                    .request(
+                        "textDocument/hover",
+                        json!({"textDocument": {"uri": uri(&path)}, "position": at}),
+                    )
+                    .unwrap();
+                ok(r).unwrap();
+                sent += 2;
+            }
+            for path in &paths {
+                client
+                    .notify(
+                        "textDocument/didClose",
+                        json!({"textDocument": {"uri": uri(path)}}),
+                    )
+                    .unwrap();
+                sent += 1;
+            }
+            settle(&mut client);
+            sent += 1;
+            client.healthy().unwrap();
+            if warm.is_none() && sent >= n / 10 {
+                warm = Some(client.proc.rss_kib());
+            }
+        }
+        (warm.expect("warm"), client.proc.rss_kib())
+    }
 
-/// The test command's run: 10,000 messages.
-#[test]
-fn ten_thousand_messages_leave_no_memory_behind() {
-    let (warm, end) = messages_and_memory(10_000);
-    eprintln!("resident after the warm-up {warm} KiB, after 10,000 messages {end} KiB");
-    assert!(end <= warm + MEMORY_SLACK_KIB, "{warm} KiB then {end} KiB");
-}
+    /// How much the resident size may grow after the warm-up: the allocator's own slack, not a
+    /// leak (a leak of a few hundred bytes a message is megabytes here).
+    const MEMORY_SLACK_KIB: u64 = 1024;
 
-/// The long run (the scheduled workflow): 100,000 messages.
-#[test]
-#[ignore = "long: the scheduled fuzz workflow runs it"]
-fn a_hundred_thousand_messages_leave_no_memory_behind() {
-    let (warm, end) = messages_and_memory(100_000);
-    eprintln!("resident after the warm-up {warm} KiB, after 100,000 messages {end} KiB");
-    assert!(end <= warm + MEMORY_SLACK_KIB, "{warm} KiB then {end} KiB");
+    /// The test command's run: 10,000 messages.
+    #[test]
+    fn ten_thousand_messages_leave_no_memory_behind() {
+        let (warm, end) = messages_and_memory(10_000);
+        eprintln!("resident after the warm-up {warm} KiB, after 10,000 messages {end} KiB");
+        assert!(end <= warm + MEMORY_SLACK_KIB, "{warm} KiB then {end} KiB");
+    }
+
+    /// The long run (the scheduled workflow): 100,000 messages.
+    #[test]
+    #[ignore = "long: the scheduled fuzz workflow runs it"]
+    fn a_hundred_thousand_messages_leave_no_memory_behind() {
+        let (warm, end) = messages_and_memory(100_000);
+        eprintln!("resident after the warm-up {warm} KiB, after 100,000 messages {end} KiB");
+        assert!(end <= warm + MEMORY_SLACK_KIB, "{warm} KiB then {end} KiB");
+    }
 }
