@@ -1416,8 +1416,9 @@ mod memory {
     }
 
     /// Twenty documents of 4 MiB, each opened, edited (one small edit, one of a whole MiB) and
-    /// closed in turn: the server's resident size after the twentieth is within 1.5 times what it
-    /// was after the fifth, so the memory of each closed document went back to the system.
+    /// closed in turn: the server's resident size after the twentieth, and after each one from
+    /// the sixth on, is within 1.5 times what it was after the fifth, so the memory of each
+    /// closed document went back to the system.
     #[test]
     fn twenty_big_documents_in_turn_give_their_memory_back() {
         let world = World::new();
@@ -1463,6 +1464,13 @@ mod memory {
         assert!(
             last * 2 <= fifth * 3,
             "after the twentieth document {last} KiB, after the fifth {fifth} KiB: {after:?}"
+        );
+        // Nor on the way: glibc's malloc kept up to 1.7 times as much after some of them when
+        // the server let its threshold rise (`pi_rules::lsp::MMAP_THRESHOLD_VAR`).
+        let most = after[5..].iter().max().copied().unwrap_or(0);
+        assert!(
+            most * 2 <= fifth * 3,
+            "after one document {most} KiB, after the fifth {fifth} KiB: {after:?}"
         );
     }
 
