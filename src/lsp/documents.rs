@@ -64,43 +64,35 @@ impl Document {
     pub fn apply(&mut self, version: i32, changes: &[TextDocumentContentChangeEvent]) {
         self.version = version;
         let encoding = self.lines.encoding();
-        let mut text: Option<String> = self.text.as_deref().map(str::to_owned);
-        // The lines of `text` when it differs from `self.lines`' text.
-        let mut lines: Option<LineIndex> = None;
+        let mut text: Option<String> = self.text.take().map(|t| t.to_string());
+        // The lines of `text`, brought up to date edit by edit (not read again whole each time).
+        let mut lines = std::mem::replace(&mut self.lines, LineIndex::new("", encoding));
         for change in changes {
             match (change.range, text.as_mut()) {
                 (None, _) => {
                     text = Some(change.text.clone());
-                    lines = None;
+                    lines = LineIndex::new(&change.text, encoding);
                 }
                 (Some(range), Some(current)) => {
-                    let index = match &lines {
-                        Some(index) => index,
-                        None => &self.lines,
-                    };
-                    let span = index.offsets(range);
+                    let span = lines.offsets(range);
                     if current.len() - span.len() + change.text.len() > MAX_DOCUMENT_BYTES {
                         text = None;
+                        lines = LineIndex::new("", encoding);
                         continue;
                     }
-                    current.replace_range(span, &change.text);
-                    lines = Some(LineIndex::new(current, encoding));
+                    current.replace_range(span.clone(), &change.text);
+                    lines.edit(current, span, change.text.len());
                 }
                 // An edit of a text that was not kept cannot be applied.
                 (Some(_), None) => {}
             }
-            if lines.is_none() {
-                if let Some(current) = &text {
-                    lines = Some(LineIndex::new(current, encoding));
-                }
-            }
         }
         match text {
-            Some(text) => {
-                self.lines = lines.unwrap_or_else(|| LineIndex::new(&text, encoding));
-                self.text = (text.len() <= MAX_DOCUMENT_BYTES).then(|| Arc::from(text));
+            Some(text) if text.len() <= MAX_DOCUMENT_BYTES => {
+                self.lines = lines;
+                self.text = Some(Arc::from(text));
             }
-            None => {
+            _ => {
                 self.text = None;
                 self.lines = LineIndex::new("", encoding);
             }

@@ -94,7 +94,13 @@ pub fn completion(
         .collect()
 }
 
-/// The hints after the openers that lie in `range` (its ends included).
+/// The most items one answer lists (outline symbols, inlay hints): a document of megabytes can
+/// hold hundreds of thousands of blocks, and an answer of them all would take seconds to write
+/// and more for an editor to read, while nobody reads an outline that long.
+pub const MAX_ITEMS: usize = 5_000;
+
+/// The hints after the openers that lie in `range` (its ends included), the first
+/// [`MAX_ITEMS`].
 pub fn inlay_hints(
     ctx: &IdeContext,
     kind: &DocumentKind,
@@ -106,6 +112,7 @@ pub fn inlay_hints(
     ide::inlay_hints(ctx, kind, text)
         .into_iter()
         .filter(|hint| wanted.start <= hint.offset && hint.offset <= wanted.end)
+        .take(MAX_ITEMS)
         .map(|hint| InlayHint {
             position: lines.position(hint.offset),
             label: InlayHintLabel::String(hint.label),
@@ -120,14 +127,21 @@ pub fn inlay_hints(
 }
 
 /// The outline: a rule file's frontmatter and blocks, nested; a settings file's keys; the
-/// configuration file's sections.
+/// configuration file's sections. The first [`MAX_ITEMS`] symbols in text order (a symbol before
+/// its children).
 pub fn document_symbols(kind: &DocumentKind, text: &str, lines: &LineIndex) -> Vec<DocumentSymbol> {
     let symbol_kind = match kind {
         DocumentKind::Settings { .. } => SymbolKind::KEY,
         _ => SymbolKind::NAMESPACE,
     };
     // The host's outline is at most `MAX_DEPTH` deep, so this recursion is bounded.
-    fn convert(symbol: Symbol, kind: SymbolKind, lines: &LineIndex) -> DocumentSymbol {
+    fn convert(
+        symbol: Symbol,
+        kind: SymbolKind,
+        lines: &LineIndex,
+        left: &mut usize,
+    ) -> DocumentSymbol {
+        *left -= 1;
         let name = if symbol.name.is_empty() {
             "\"\"".to_owned()
         } else {
@@ -142,12 +156,15 @@ pub fn document_symbols(kind: &DocumentKind, text: &str, lines: &LineIndex) -> V
             deprecated: None,
             range: lines.range(symbol.range),
             selection_range: lines.range(symbol.selection),
-            children: (!symbol.children.is_empty()).then(|| {
-                symbol
-                    .children
-                    .into_iter()
-                    .map(|child| convert(child, kind, lines))
-                    .collect()
+            children: (!symbol.children.is_empty() && *left > 0).then(|| {
+                let mut children = Vec::new();
+                for child in symbol.children {
+                    if *left == 0 {
+                        break;
+                    }
+                    children.push(convert(child, kind, lines, left));
+                }
+                children
             }),
         }
     }
@@ -155,10 +172,15 @@ pub fn document_symbols(kind: &DocumentKind, text: &str, lines: &LineIndex) -> V
         DocumentKind::Config { .. } => ide::config_symbols(text),
         _ => ide::symbols(kind, text),
     };
-    symbols
-        .into_iter()
-        .map(|symbol| convert(symbol, symbol_kind, lines))
-        .collect()
+    let mut left = MAX_ITEMS;
+    let mut out = Vec::new();
+    for symbol in symbols {
+        if left == 0 {
+            break;
+        }
+        out.push(convert(symbol, symbol_kind, lines, &mut left));
+    }
+    out
 }
 
 /// Where what is at `at` is defined ([`ide::definition`]), as locations.
@@ -462,6 +484,33 @@ mod tests {
             }
         );
         assert!(children[0].children.is_none());
+    }
+
+    /// A document of more blocks than an answer lists: the first [`MAX_ITEMS`], a parent
+    /// before its children, and as many hints.
+    #[test]
+    fn an_outline_and_hints_stop_at_the_limit() {
+        let text = "{{IF:dco}}\n{{IF:dco}}a{{/IF}}\n{{/IF}}\n".repeat(MAX_ITEMS);
+        let lines = LineIndex::new(&text, Encoding::Utf16);
+        let symbols = document_symbols(&rule(), &text, &lines);
+        fn count(symbols: &[DocumentSymbol]) -> usize {
+            symbols
+                .iter()
+                .map(|s| 1 + s.children.as_deref().map_or(0, count))
+                .sum()
+        }
+        assert_eq!(count(&symbols), MAX_ITEMS);
+        assert_eq!(symbols.len(), MAX_ITEMS / 2);
+        assert!(symbols
+            .iter()
+            .all(|s| s.children.as_ref().unwrap().len() == 1));
+        let p = Project::new();
+        let whole = Range {
+            start: pos(0, 0),
+            end: pos(u32::MAX, u32::MAX),
+        };
+        let hints = inlay_hints(&p.ctx(), &rule(), &text, &lines, whole);
+        assert!(hints.len() <= MAX_ITEMS, "{}", hints.len());
     }
 
     /// A definition in another file gets that file's positions, in the same encoding.

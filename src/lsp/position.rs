@@ -2,8 +2,9 @@
 //!
 //! A position is a zero-based line and a character offset in that line, counted in the encoding
 //! the client and the server agreed on at `initialize`: UTF-8 code units (bytes) or UTF-16 code
-//! units. Lines end at `\n`; a `\r` just before it belongs to the line break, so it is not part of
-//! the line's length. Every mapping is clamped, never fails: an offset inside a character maps to
+//! units. A line ends at any of the protocol's three line breaks, `\n`, `\r\n` and a lone `\r`
+//! (the specification's "end-of-line sequences"); the break is not part of the line's length. Every
+//! mapping is clamped, never fails: an offset inside a character maps to
 //! that character's start, a position past a line's end to the line's end, a line past the last to
 //! the end of the text.
 
@@ -29,7 +30,7 @@ impl Encoding {
 }
 
 /// A character outside ASCII: where it starts and how long it is in each encoding.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Wide {
     start: usize,
     utf8: u8,
@@ -37,11 +38,11 @@ struct Wide {
 }
 
 /// The lines of one version of a text, built once and asked many times.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
     encoding: Encoding,
     len: usize,
-    /// Per line: the byte offset of its start and of its end (before `\n` or `\r\n`).
+    /// Per line: the byte offset of its start and of its end (before `\n`, `\r\n` or `\r`).
     lines: Vec<(usize, usize)>,
     /// Every character outside ASCII, in text order.
     wide: Vec<Wide>,
@@ -49,47 +50,65 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str, encoding: Encoding) -> LineIndex {
-        let bytes = text.as_bytes();
         let mut lines = Vec::new();
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == b'\n' {
-                let end = if i > start && bytes[i - 1] == b'\r' {
-                    i - 1
-                } else {
-                    i
-                };
-                lines.push((start, end));
-                start = i + 1;
-            }
-        }
-        lines.push((start, text.len()));
-        let wide = if text.is_ascii() {
-            Vec::new()
-        } else {
-            text.char_indices()
-                .filter(|(_, c)| !c.is_ascii())
-                .map(|(start, c)| Wide {
-                    start,
-                    // At most 4 and 2: the casts are exact.
-                    utf8: c.len_utf8() as u8,
-                    utf16: c.len_utf16() as u8,
-                })
-                .collect()
-        };
+        let last = push_lines(text.as_bytes(), 0, text.len(), &mut lines);
+        lines.push((last, text.len()));
         LineIndex {
             encoding,
             len: text.len(),
             lines,
-            wide,
+            wide: wide_chars(text, 0),
         }
+    }
+
+    /// Brings the index up to date with an edit: `text` is the text after it, in which the
+    /// bytes `replaced` of the text before were replaced by `inserted` bytes. Only the lines
+    /// around the edit are read again (from the line before its first to the line after its
+    /// last: a `\r` and a `\n` may meet or part there); the others are moved. Many small edits
+    /// of a large text in one change cost the edits, not the text each time.
+    pub fn edit(&mut self, text: &str, replaced: std::ops::Range<usize>, inserted: usize) {
+        let removed = replaced.len();
+        let moved = |at: usize| at - removed + inserted;
+        let first = self.line_of(replaced.start).saturating_sub(1);
+        let kept = (self.line_of(replaced.end) + 2).min(self.lines.len());
+        let from = self.lines[first].0;
+        // The text read again ends where the first line kept starts, or at the text's end.
+        let to = self
+            .lines
+            .get(kept)
+            .map_or(text.len(), |&(start, _)| moved(start));
+        let mut fresh = Vec::new();
+        let last = push_lines(text.as_bytes(), from, to, &mut fresh);
+        if kept == self.lines.len() {
+            fresh.push((last, text.len()));
+        }
+        for line in &mut self.lines[kept..] {
+            *line = (moved(line.0), moved(line.1));
+        }
+        self.lines.splice(first..kept, fresh);
+        let lo = self.wide.partition_point(|w| w.start < replaced.start);
+        let hi = self.wide.partition_point(|w| w.start < replaced.end);
+        for w in &mut self.wide[hi..] {
+            w.start = moved(w.start);
+        }
+        let added = wide_chars(
+            &text[replaced.start..replaced.start + inserted],
+            replaced.start,
+        );
+        self.wide.splice(lo..hi, added);
+        self.len = text.len();
+    }
+
+    /// The line that `offset` is in.
+    fn line_of(&self, offset: usize) -> usize {
+        self.lines.partition_point(|&(start, _)| start <= offset) - 1
     }
 
     pub fn encoding(&self) -> Encoding {
         self.encoding
     }
 
-    /// The number of lines (a text ending in `\n` has an empty last line).
+    /// The number of lines (a text ending in a line break has an empty last line).
     pub fn line_count(&self) -> usize {
         self.lines.len()
     }
@@ -115,7 +134,7 @@ impl LineIndex {
     /// line's end (an offset on the `\r` of a `\r\n` is the line's end).
     pub fn position(&self, offset: usize) -> Position {
         let offset = self.floor_boundary(offset);
-        let line = self.lines.partition_point(|&(start, _)| start <= offset) - 1;
+        let line = self.line_of(offset);
         let (start, end) = self.lines[line];
         let offset = offset.min(end);
         let character = match self.encoding {
@@ -182,6 +201,48 @@ impl LineIndex {
     }
 }
 
+/// Pushes the lines that end in `bytes[from..to]` (start, and end before the break), `from`
+/// being a line's start; returns where the line after the last break starts. A `\r` just before
+/// `\n` is one break with it; any other `\r` is a break of its own.
+fn push_lines(bytes: &[u8], from: usize, to: usize, lines: &mut Vec<(usize, usize)>) -> usize {
+    let mut start = from;
+    let mut i = from;
+    while i < to {
+        match bytes[i] {
+            b'\n' => {
+                lines.push((start, i));
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push((start, i));
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    start
+}
+
+/// The characters of `text` outside ASCII, their starts counted from `base`.
+fn wide_chars(text: &str, base: usize) -> Vec<Wide> {
+    if text.is_ascii() {
+        return Vec::new();
+    }
+    text.char_indices()
+        .filter(|(_, c)| !c.is_ascii())
+        .map(|(start, c)| Wide {
+            start: base + start,
+            // At most 4 and 2: the casts are exact.
+            utf8: c.len_utf8() as u8,
+            utf16: c.len_utf16() as u8,
+        })
+        .collect()
+}
+
 fn saturate(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -201,20 +262,17 @@ mod tests {
             let index = LineIndex::new(text, encoding);
             for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
                 let p = index.position(offset);
-                let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-                let before = &text[line_start..offset];
                 // On the `\n` of a `\r\n` the line has ended before the `\r`.
                 let in_crlf = text[..offset].ends_with('\r') && text[offset..].starts_with('\n');
-                let before = if in_crlf {
-                    &before[..before.len() - 1]
-                } else {
-                    before
-                };
+                let upto = if in_crlf { offset - 1 } else { offset };
+                // Lines as the specification counts them: every `\r\n`, `\r` and `\n` ends one.
+                let breaks = text[..upto].replace("\r\n", "\n").replace('\r', "\n");
+                let line = breaks.matches('\n').count();
+                let before = breaks.rsplit('\n').next().unwrap_or("");
                 let want = match encoding {
                     Encoding::Utf8 => before.len(),
                     Encoding::Utf16 => before.encode_utf16().count(),
                 };
-                let line = text[..offset].matches('\n').count();
                 assert_eq!(p, pos(line as u32, want as u32), "{text:?} at {offset}");
                 let back = index.offset(p);
                 if in_crlf {
@@ -297,11 +355,58 @@ mod tests {
         assert_eq!(index.offset(pos(0, 2)), 2);
         assert_eq!(index.offset(pos(0, 9)), 2);
         assert_eq!(index.range(0..8).end, pos(2, 0));
-        // A lone `\r` is an ordinary character.
-        let lone = LineIndex::new("a\rb", Encoding::Utf8);
-        assert_eq!(lone.line_count(), 1);
-        assert_eq!(lone.position(2), pos(0, 2));
+    }
+
+    #[test]
+    fn a_lone_cr_is_a_line_break() {
+        // The specification's three line breaks: `\n`, `\r\n` and `\r` alone.
+        let text = "a\rb\r\nc\nd\r";
+        for encoding in [Encoding::Utf8, Encoding::Utf16] {
+            let index = LineIndex::new(text, encoding);
+            assert_eq!(index.line_count(), 5);
+            assert_eq!(index.position(2), pos(1, 0));
+            assert_eq!(index.offset(pos(1, 0)), 2);
+            assert_eq!(index.offset(pos(1, 9)), 3);
+            assert_eq!(index.offset(pos(2, 0)), 5);
+            assert_eq!(index.offset(pos(3, 1)), 8);
+            // After the last `\r`: an empty line.
+            assert_eq!(index.offset(pos(4, 0)), text.len());
+            assert_eq!(index.position(text.len()), pos(4, 0));
+        }
+        round_trips(text);
         round_trips("a\rb\r");
+        round_trips("\r\r\n\n\r😀\rx");
+    }
+
+    /// An index brought up by edits is the index of the text after them, whatever the edits
+    /// join or part (a `\r` and a `\n`, a wide character, a line at either end).
+    #[test]
+    fn an_edited_index_is_the_index_of_the_edited_text() {
+        const PIECES: &[&str] = &["a", "bc", "\n", "\r", "\r\n", "😀", "é", "日", ""];
+        let mut seed: u64 = 0x1ead_5eed;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let mut text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let encoding = [Encoding::Utf8, Encoding::Utf16][next(2)];
+            let mut index = LineIndex::new(&text, encoding);
+            for _ in 0..4 {
+                let boundaries: Vec<usize> = (0..=text.len())
+                    .filter(|&i| text.is_char_boundary(i))
+                    .collect();
+                let a = boundaries[next(boundaries.len())];
+                let b = boundaries[next(boundaries.len())];
+                let (start, end) = (a.min(b), a.max(b));
+                let insert: String = (0..next(3)).map(|_| PIECES[next(PIECES.len())]).collect();
+                text.replace_range(start..end, &insert);
+                index.edit(&text, start..end, insert.len());
+                assert_eq!(index, LineIndex::new(&text, encoding), "{text:?}");
+            }
+        }
     }
 
     #[test]

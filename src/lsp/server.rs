@@ -336,6 +336,8 @@ impl Server {
     }
 
     fn request(&mut self, request: Request) -> Result<serde_json::Value, (ErrorCode, String)> {
+        // The specification, on `shutdown`: "If a server receives requests after a shutdown
+        // request those requests should error with `InvalidRequest`."
         if self.shutdown {
             return Err((
                 ErrorCode::InvalidRequest,
@@ -343,6 +345,11 @@ impl Server {
             ));
         }
         match request.method.as_str() {
+            // "The initialize request may only be sent once."
+            req::Initialize::METHOD => Err((
+                ErrorCode::InvalidRequest,
+                "the server is already initialized".to_owned(),
+            )),
             req::Shutdown::METHOD => {
                 self.shutdown = true;
                 Ok(serde_json::Value::Null)

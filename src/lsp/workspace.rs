@@ -275,9 +275,12 @@ impl Workspace {
         Ok(())
     }
 
-    /// Lets the check go: the next [`Workspace::refresh`] checks everything.
+    /// Lets the check go: the next [`Workspace::refresh`] checks everything. The file ids go
+    /// with it (only its findings hold them), so that a long session that opens many files in
+    /// turn does not keep a path for each.
     pub fn forget(&mut self) {
         self.checker = None;
+        self.file_ids = Arc::default();
     }
 
     /// The findings of the last check on the file at `path`, as `pi-rules check` reports them;

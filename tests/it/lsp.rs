@@ -712,13 +712,19 @@ fn run_binary_with(
         .expect("runs");
     let mut answers = Vec::new();
     let mut rest = &out.stdout[..];
-    while let Some(incoming) = transport::read(&mut rest).expect("well framed") {
-        match incoming {
-            Incoming::Message(m) => answers.push(serde_json::to_value(m).expect("json")),
-            Incoming::Refused { message, .. } => {
-                panic!("the server wrote a bad message: {message}")
-            }
-        }
+    while !rest.is_empty() {
+        // The server's framing, read here without the server's reader.
+        let text = std::str::from_utf8(rest).expect("UTF-8");
+        let (head, body) = text.split_once("\r\n\r\n").expect("a header");
+        let length: usize = head
+            .strip_prefix("Content-Length: ")
+            .and_then(|n| n.parse().ok())
+            .expect("Content-Length");
+        let mut value: Value = serde_json::from_str(&body[..length]).expect("JSON");
+        assert_eq!(value["jsonrpc"], "2.0");
+        value.as_object_mut().expect("object").remove("jsonrpc");
+        answers.push(value);
+        rest = &rest[head.len() + 4 + length..];
     }
     (out.status.code(), answers)
 }
@@ -749,15 +755,67 @@ fn the_binary_serves_stdio_and_exits_as_the_protocol_says() {
         run_binary(&folder, &home, std::slice::from_ref(&init), b"").0,
         Some(1)
     );
-    // A broken header ends the stream: 1, after answering what came before.
-    let (code, answers) = run_binary(
-        &folder,
-        &home,
-        &[init, shutdown],
-        b"Content-Length: nope\r\n\r\n",
+    // A broken header is a parse error with a null id, and the session goes on: the reader
+    // finds the next `Content-Length` and the request after it is answered.
+    let mut tail = b"Content-Length: nope\r\n\r\n{}".to_vec();
+    let unknown = json!({"jsonrpc": "2.0", "id": 3, "method": "x/y"}).to_string();
+    tail.extend(format!("Content-Length: {}\r\n\r\n{unknown}", unknown.len()).bytes());
+    let (code, answers) = run_binary(&folder, &home, &[init], &tail);
+    assert_eq!(code, Some(1), "the input ended without exit");
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(answers[1]["id"], Value::Null);
+    assert_eq!(answers[1]["error"]["code"], -32700);
+    assert_eq!(answers[2]["id"], 3);
+    assert_eq!(answers[2]["error"]["code"], -32601);
+}
+
+/// Each malformed message gets the JSON-RPC error the specification names, over the real
+/// binary, and the session goes on to a clean `exit`.
+#[test]
+fn malformed_messages_get_the_errors_json_rpc_names() {
+    let (_root, folder, home) = project();
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let mut input = String::new();
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
+        // Not JSON: -32700, null id.
+        "{\"jsonrpc\":\"2.0\",",
+        // An id that is an object or an array, a missing method: -32600, null id.
+        r#"{"jsonrpc":"2.0","id":{"x":1},"method":"textDocument/hover","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":[2],"method":"textDocument/hover","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":3}"#,
+        // An unknown method: -32601 with the id; wrong parameters: -32602 with the id.
+        r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/noSuchThing","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":"five","method":"textDocument/hover","params":{"textDocument":3}}"#,
+        // initialize again: -32600 with the id.
+        r#"{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"capabilities":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"shutdown"}"#,
+        // A request after shutdown: -32600 with the id.
+        r#"{"jsonrpc":"2.0","id":8,"method":"textDocument/hover","params":{}}"#,
+        r#"{"jsonrpc":"2.0","method":"exit"}"#,
+    ] {
+        input.push_str(&frame(body));
+    }
+    let (code, answers) = run_binary(&folder, &home, &[], input.as_bytes());
+    assert_eq!(code, Some(0), "{answers:?}");
+    let got: Vec<(Value, Value)> = answers[1..]
+        .iter()
+        .map(|a| (a["id"].clone(), a["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Value::Null, json!(-32700)),
+            (Value::Null, json!(-32600)),
+            (Value::Null, json!(-32600)),
+            (Value::Null, json!(-32600)),
+            (json!(4), json!(-32601)),
+            (json!("five"), json!(-32602)),
+            (json!(6), json!(-32600)),
+            (json!(7), Value::Null),
+            (json!(8), json!(-32600)),
+        ]
     );
-    assert_eq!(code, Some(1));
-    assert_eq!(answers.len(), 2);
 }
 
 #[test]
@@ -1266,5 +1324,33 @@ fn the_configuration_file_is_checked_and_its_check_section_followed() {
     );
     let params = client.diagnostics(&r);
     assert!(!codes(&params).contains(&"PR101".to_owned()), "{params:#}");
+    assert_eq!(client.exit(true), Ending::Clean);
+}
+
+/// A lone `\r` is a line break, as `\n` and `\r\n` are: an edit on the line after one lands
+/// there, and the diagnostics' positions count it (before, the server took `x\rline` for one
+/// line, so the edit below went to the line after and the key stayed right).
+#[test]
+fn a_lone_cr_is_a_line_break_for_edits_and_positions() {
+    let (_root, folder, home) = project();
+    let rule = folder.join(".pi/rules/90-x.md");
+    let (mut client, _) = Client::initialized(&folder, &home, json!({}), Value::Null);
+    let u = uri(&rule);
+    let text = "x\rline\r\n{{IF:dco}}\nsigned\n{{/IF}}\n";
+    client.open(&rule, text);
+    assert!(!codes(&client.diagnostics(&u)).contains(&"PR101".to_owned()));
+    // Line 2 is `{{IF:dco}}`: an `o` after `dco` makes it an unknown key.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 8}}, "text": "o"}
+        ]}),
+    );
+    let params = client.diagnostics(&u);
+    let d = find(&params, "PR101");
+    assert_eq!(d["range"]["start"]["line"], 2, "{d:#}");
+    let edited = "x\rline\r\n{{IF:dcoo}}\nsigned\n{{/IF}}\n";
+    let fresh = fresh_diagnostics(&folder, &home, &[(rule.clone(), edited.to_owned())]);
+    assert_eq!(params["diagnostics"], fresh[0]);
     assert_eq!(client.exit(true), Ending::Clean);
 }

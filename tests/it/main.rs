@@ -24,6 +24,7 @@ mod layers_conformance;
 mod lint_noise;
 mod loader;
 mod lsp;
+mod lsp_fuzz;
 mod raw_messages;
 mod readme_examples;
 mod roundtrip;
