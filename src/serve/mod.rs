@@ -15,7 +15,7 @@
 //!
 //! State: rule and settings files are looked at on every request (a settings file's text is kept
 //! while its stamp holds); `assemble` with `have` answers `{"unchanged":true}` without a run when
-//! the stamps of everything the last run read still hold (see [`turn`]); a working directory's
+//! the stamps of everything the last run read still hold (see the `turn` module); a working directory's
 //! repository root (and so where its settings file is and where the
 //! project ends) is found once per request, or taken from the location cache, which keeps it per
 //! working directory for `--settings-ttl`; the environment is the one read when serve started.
