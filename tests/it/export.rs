@@ -43,7 +43,7 @@ const OWNED_TARGETS: [(&str, &str, Option<&str>); 4] = [
 ];
 
 /// A world with a small package layer and one project rule.
-fn world() -> (World, String) {
+pub(crate) fn world() -> (World, String) {
     let w = World::new();
     let package = w.package(&[("10-base.md", "Package rule: be brief.\n")]);
     w.rule("90-team.md", "Team rule: use tabs.\n");
@@ -51,7 +51,7 @@ fn world() -> (World, String) {
 }
 
 /// `pi-rules export ARGS --package-dir PACKAGE`.
-fn export(w: &World, package: &str, args: &[&str]) -> std::process::Output {
+pub(crate) fn export(w: &World, package: &str, args: &[&str]) -> std::process::Output {
     let mut all = vec!["export"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--package-dir", package]);

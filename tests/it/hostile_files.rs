@@ -3,27 +3,12 @@
 //! content); globs and the configuration file that would explode are a finding in bounded time.
 
 use crate::common;
+use crate::export::{export, world};
 
 use common::{code, stderr, stdout, World};
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::time::{Duration, Instant};
-
-/// A world with a small package layer and one project rule.
-fn world() -> (World, String) {
-    let w = World::new();
-    let package = w.package(&[("10-base.md", "Package rule: be brief.\n")]);
-    w.rule("90-team.md", "Team rule: use tabs.\n");
-    (w, package)
-}
-
-/// `pi-rules export ARGS --package-dir PACKAGE`.
-fn export(w: &World, package: &str, args: &[&str]) -> std::process::Output {
-    let mut all = vec!["export"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--package-dir", package]);
-    w.run(&all)
-}
 
 /// The temporary files a write may have left below `dir`.
 fn temporaries(dir: &std::path::Path) -> Vec<String> {
