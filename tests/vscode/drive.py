@@ -46,6 +46,8 @@ SETTINGS = '{\n  "dco": true,\n  "use_worktree": true\n}\n'
 RULE_NAME = "90-signing.md"
 BROKEN = "# Signing\n\n{{IF:dcoo}}Sign every commit.\n\n{{/IF}}Keep commits small.\n"
 FIXED = BROKEN.replace("dcoo", "dco")
+# The rule "pi-rules: New rule" creates, named with its prefix (so no free one is picked).
+NEW_RULE = "95-reviews"
 
 # VS Code's user settings: nothing that reaches for the network, no tours in the way.
 USER_SETTINGS = {
@@ -376,6 +378,109 @@ def case_status_bar(page: Page, run: Run):
     expect(item).not_to_have_class(re.compile(r"\berror-kind\b"), timeout=STEP_MS)
 
 
+def editor_view(page: Page):
+    """The text the active editor shows (its visible lines; inlay hints inline)."""
+    return page.locator(".editor-group-container.active .monaco-editor .view-lines").first
+
+
+def cursor_item(page: Page):
+    """The status bar's `Ln L, Col C` of the active editor."""
+    return page.locator(".statusbar-item", has_text=re.compile(r"Ln \d+, Col \d+")).first
+
+
+def case_completion(page: Page, run: Run):
+    """Typing `{{IF:` on a new line of a rule opens the suggest widget with the settings' keys;
+    the one clicked is inserted after `IF:`. The edit is then reverted (the file is unchanged)."""
+    open_file(page, RULE_NAME)
+    page.keyboard.press("Control+End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("{{IF:")
+    widget = page.locator(".editor-widget.suggest-widget")
+    try:
+        # `dco` is set in the settings file; `use_worktrees` is the key its `use_worktree` misspells.
+        expect(widget.locator(".monaco-list-row .label-name", has_text=re.compile(r"^dco$"))).to_be_visible(timeout=STEP_MS)
+        key = widget.locator(".monaco-list-row", has_text="use_worktrees").first
+        expect(key).to_be_visible(timeout=STEP_MS)
+        key.click()
+        expect(widget).to_be_hidden(timeout=STEP_MS)
+        expect(editor_view(page)).to_contain_text("{{IF:use_worktrees", timeout=STEP_MS)
+    except Exception:
+        # The later cases read the rule as saved: the typing is undone after a failure too.
+        page.keyboard.press("Escape")
+        try:
+            command(page, "File: Revert File")
+        except Exception:  # noqa: BLE001 - the first failure is the one reported
+            pass
+        raise
+    command(page, "File: Revert File")
+    expect(editor_view(page)).not_to_contain_text("use_worktrees", timeout=STEP_MS)
+    path = run.ws / ".pi" / "rules" / RULE_NAME
+    assert path.read_text() == FIXED, f"{path} after a reverted completion: {path.read_text()!r}"
+
+
+def case_show_block(page: Page, run: Run):
+    """pi-rules: Show the assembled block opens the block in an editor; it holds the project
+    rule's conditional line (the package rules come first: Find scrolls to it)."""
+    open_file(page, RULE_NAME)
+    command(page, "pi-rules: Show the assembled block")
+    expect(page.locator(".tabs-container .tab.active", has_text="assembled block.md")).to_be_visible(timeout=STEP_MS)
+    line = "Sign every commit."
+    page.keyboard.press("Control+F")
+    find = page.locator(".editor-group-container.active .find-widget.visible")
+    expect(find).to_be_visible(timeout=STEP_MS)
+    find.locator("textarea").first.fill(line)
+    expect(find.locator(".matchesCount")).to_have_text(re.compile(r"^1 of \d+$"), timeout=STEP_MS)
+    expect(editor_view(page)).to_contain_text(line, timeout=STEP_MS)
+    page.keyboard.press("Escape")
+    expect(find).to_be_hidden(timeout=STEP_MS)
+
+
+def case_new_rule(page: Page, run: Run):
+    """pi-rules: New rule asks for a name in an input box; the rule file it creates in the
+    project layer is on disk and open, its text in the editor."""
+    path = run.ws / ".pi" / "rules" / f"{NEW_RULE}.md"
+    assert not path.exists(), f"{path} exists before the command"
+    open_file(page, RULE_NAME)
+    command(page, "pi-rules: New rule")
+    box = page.locator(".quick-input-widget input")
+    # The command's own input box (not the palette it was run from): its placeholder.
+    expect(box).to_have_attribute("placeholder", "team-conventions", timeout=STEP_MS)
+    expect(page.locator(".quick-input-widget")).to_contain_text("The new rule's name", timeout=STEP_MS)
+    box.fill(NEW_RULE)
+    page.keyboard.press("Enter")
+    expect(page.locator(".tabs-container .tab.active", has_text=f"{NEW_RULE}.md")).to_be_visible(timeout=STEP_MS)
+    assert path.is_file(), f"no {path} after pi-rules: New rule"
+    first = next(line for line in path.read_text().splitlines() if line.strip())
+    expect(editor_view(page)).to_contain_text(first, timeout=STEP_MS)
+
+
+def case_outline(page: Page, run: Run):
+    """The rule's outline (Go to Symbol in Editor, `@` in Quick Open, as Ctrl+Shift+O opens it)
+    lists its block; choosing it puts the cursor on the block's line."""
+    open_file(page, RULE_NAME)
+    go_to(page, 1, 1)
+    expect(cursor_item(page)).to_contain_text("Ln 1, Col 1", timeout=STEP_MS)
+    page.keyboard.press("Control+P")
+    box = page.locator(".quick-input-widget input")
+    expect(box).to_be_visible(timeout=STEP_MS)
+    box.fill("@")
+    row = page.locator(".quick-input-list .monaco-list-row", has_text="IF dco").first
+    expect(row).to_be_visible(timeout=STEP_MS)
+    row.click()
+    expect(box).to_be_hidden(timeout=STEP_MS)
+    expect(cursor_item(page)).to_contain_text(re.compile(r"Ln 3, Col \d+"), timeout=STEP_MS)
+
+
+def case_definition(page: Page, run: Run):
+    """Go to Definition (F12) on the condition's key opens the settings file at its line."""
+    open_file(page, RULE_NAME)
+    go_to(page, 3, 7)
+    page.keyboard.press("F12")
+    expect(page.locator(".tabs-container .tab.active", has_text="pi-config-settings.json")).to_be_visible(timeout=STEP_MS)
+    line = 1 + SETTINGS.splitlines().index('  "dco": true,')
+    expect(cursor_item(page)).to_contain_text(re.compile(rf"Ln {line}, Col \d+"), timeout=STEP_MS)
+
+
 def host_of(request_line: str) -> str:
     """The host a proxy request line asks for: `CONNECT host:443 ...`, `GET http://host/...`."""
     parts = request_line.split()
@@ -393,7 +498,11 @@ def case_loopback_only(page: Page, run: Run):
         print(f"        (Chromium's own background requests, not code-server's, went to the recorder and no further: {', '.join(hosts)})")
 
 
-CASES = [case_problems, case_quick_fix, case_hover, case_explain, case_status_bar, case_loopback_only]
+CASES = [
+    case_problems, case_quick_fix, case_hover, case_explain, case_status_bar,
+    case_completion, case_show_block, case_new_rule, case_outline, case_definition,
+    case_loopback_only,
+]
 
 
 def chromium_args(recorder: Recorder):
