@@ -754,13 +754,13 @@ mod fixing {
     use std::os::unix::fs::PermissionsExt;
 
     /// A project with a home, a package directory and a project layer.
-    struct Project {
+    pub(super) struct Project {
         _tmp: tempfile::TempDir,
         root: PathBuf,
     }
 
     impl Project {
-        fn new() -> Project {
+        pub(super) fn new() -> Project {
             let tmp = tempfile::tempdir().expect("tempdir");
             let root = fs::canonicalize(tmp.path()).expect("canonical");
             for dir in ["home/.pi/agent/rules", "proj/.pi/rules", "pkg"] {
@@ -774,7 +774,11 @@ mod fixing {
         fn user(&self, name: &str) -> PathBuf {
             self.root.join("home/.pi/agent/rules").join(name)
         }
-        fn check(&self, args: &[&str]) -> (i32, String, String) {
+        /// Writes `text` to `name` in `dir` (`proj/.pi/rules`, `home/.pi/agent/rules`, `pkg`).
+        pub(super) fn write(&self, dir: &str, name: &str, text: &str) {
+            fs::write(self.root.join(dir).join(name), text).expect("write rule");
+        }
+        pub(super) fn check(&self, args: &[&str]) -> (i32, String, String) {
             let out = assert_cmd::Command::cargo_bin("pi-rules")
                 .expect("binary")
                 .arg("check")
@@ -1340,43 +1344,8 @@ mod scopes {
 mod github_format {
     //! `check --format github`: one GitHub Actions workflow command per finding, read back as
     //! the runner reads it and compared with the JSON report of the same check.
+    use super::fixing::Project as World;
     use super::*;
-
-    /// A project, a home with a user layer and a package directory, each with one rule.
-    struct World {
-        _tmp: tempfile::TempDir,
-        root: PathBuf,
-    }
-
-    impl World {
-        fn new() -> World {
-            let tmp = tempfile::tempdir().expect("tempdir");
-            let root = fs::canonicalize(tmp.path()).expect("canonical");
-            for dir in ["home/.pi/agent/rules", "proj/.pi/rules", "pkg"] {
-                fs::create_dir_all(root.join(dir)).expect("dir");
-            }
-            World { _tmp: tmp, root }
-        }
-        fn write(&self, dir: &str, name: &str, text: &str) {
-            fs::write(self.root.join(dir).join(name), text).expect("write rule");
-        }
-        fn check(&self, args: &[&str]) -> (i32, String) {
-            let out = assert_cmd::Command::cargo_bin("pi-rules")
-                .expect("binary")
-                .arg("check")
-                .args(["--cwd", "proj", "--package-dir", "pkg", "--color", "never"])
-                .args(args)
-                .current_dir(&self.root)
-                .env_clear()
-                .env("HOME", self.root.join("home"))
-                .output()
-                .expect("run");
-            (
-                out.status.code().unwrap_or(-1),
-                String::from_utf8(out.stdout).expect("utf-8"),
-            )
-        }
-    }
 
     /// What the runner decodes of a property value or a message.
     fn decode(text: &str) -> String {
@@ -1426,9 +1395,9 @@ mod github_format {
             "90-a,b:c%.md",
             "Keep it small.{{IF:dcoo}} x{{/IF}}\n<!-- note -->\n{{ IF:dco}}x{{/IF}}\n",
         );
-        let (code, out) = w.check(&["--format", "github"]);
+        let (code, out, _) = w.check(&["--format", "github"]);
         assert_eq!(code, 1, "{out}");
-        let (_, json) = w.check(&["--format", "json"]);
+        let (_, json, _) = w.check(&["--format", "json"]);
         let report: Value = serde_json::from_str(&json).expect("JSON");
         let diagnostics = report["diagnostics"].as_array().expect("diagnostics");
         let lines: Vec<&str> = out.lines().collect();
@@ -1487,7 +1456,7 @@ mod github_format {
             "90-x.md",
             "{{IF:a\u{200b}%0A::error::forged}}x{{/IF}}\n",
         );
-        let (code, out) = w.check(&["--format", "github"]);
+        let (code, out, _) = w.check(&["--format", "github"]);
         assert_eq!(code, 1, "{out}");
         for line in out.lines() {
             assert!(
@@ -1506,14 +1475,14 @@ mod github_format {
     #[test]
     fn exit_codes_are_the_other_formats() {
         let w = World::new();
-        let (code, out) = w.check(&["--format", "github"]);
+        let (code, out, _) = w.check(&["--format", "github"]);
         assert_eq!((code, out.as_str()), (0, ""), "a clean run prints nothing");
         // A warning alone passes, and fails with --strict, as in the short format.
         w.write("proj/.pi/rules", "90-x.md", "{{ IF:dco}}x\n");
         for strict in [false, true] {
             let args: &[&str] = if strict { &["--strict"] } else { &[] };
-            let (github, out) = w.check(&[&["--format", "github"], args].concat());
-            let (short, _) = w.check(&[&["--format", "short"], args].concat());
+            let (github, out, _) = w.check(&[&["--format", "github"], args].concat());
+            let (short, _, _) = w.check(&[&["--format", "short"], args].concat());
             assert_eq!(github, short, "strict {strict}: {out}");
             assert_eq!(github, i32::from(strict), "strict {strict}: {out}");
             assert!(out.starts_with("::warning "), "{out}");
