@@ -25,6 +25,8 @@ pub mod user;
 
 #[cfg(test)]
 mod roundtrip_tests;
+#[cfg(test)]
+mod test_globs;
 
 use crate::writing::{Bound, DirLock, LayerDir, Place, Staged, WriteError};
 use model::Model;

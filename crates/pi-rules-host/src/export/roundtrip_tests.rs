@@ -6,8 +6,9 @@
 use super::dialect::Dialect;
 use super::forms::{self, Placement, ScopedRule};
 use super::import::{self, locate};
+use super::test_globs::{all_paths, glob_strategy, ours, path_strategy};
 use super::Target;
-use pi_rules_core::rule_scope::{ScopeMatcher, ScopeMatcherBuilder};
+use pi_rules_core::rule_scope::ScopeMatcher;
 use proptest::prelude::*;
 
 const TARGETS: [Target; 6] = [
@@ -41,42 +42,6 @@ const PARTS: &[&str] = &[
 ];
 const DIRS: &[&str] = &["src", "api", "lib", "web", "a", "packages", "a #b", "b"];
 const FILES: &[&str] = &["a.ts", "b.md", "src", "api", "x.rs", "Makefile"];
-
-/// A glob of the small grammar: slashless (`*.ts`), anchored (`/src`, `src/api`), a folder
-/// (`src/`), braces, `**`.
-fn glob_strategy() -> impl Strategy<Value = String> {
-    (
-        prop::sample::select(vec!["", "/", "./"]),
-        prop::collection::vec(prop::sample::select(PARTS.to_vec()), 1..4),
-        any::<bool>(),
-    )
-        .prop_map(|(lead, parts, folder)| {
-            let mut g = format!("{lead}{}", parts.join("/"));
-            if folder {
-                g.push('/');
-            }
-            g
-        })
-}
-
-fn path_strategy() -> impl Strategy<Value = String> {
-    (
-        prop::collection::vec(prop::sample::select(DIRS.to_vec()), 0..4),
-        prop::sample::select(FILES.to_vec()),
-    )
-        .prop_map(|(mut parts, file)| {
-            parts.push(file);
-            parts.join("/")
-        })
-}
-
-fn matcher(globs: &[String]) -> ScopeMatcher {
-    let mut builder = ScopeMatcherBuilder::new();
-    for (i, g) in globs.iter().enumerate() {
-        builder.add(0, i, g).unwrap();
-    }
-    builder.build()
-}
 
 /// Whether globs relative to `dir` (`""`: the root; none: the whole directory) match `path`,
 /// relative to the root.
@@ -116,9 +81,9 @@ proptest! {
     /// (but where `place` says what the agent cannot keep, other than case).
     #[test]
     fn a_placed_rule_imports_back_to_globs_that_match_the_same_files(
-        globs in prop::collection::vec(glob_strategy(), 1..3),
+        globs in prop::collection::vec(glob_strategy(PARTS), 1..3),
         nested in any::<bool>(),
-        paths in prop::collection::vec(path_strategy(), 1..40),
+        paths in prop::collection::vec(path_strategy(DIRS.to_vec(), FILES), 1..40),
     ) {
         prop_assume!(globs.iter().all(|g| pi_rules_core::rule_scope::compile_glob(g).is_ok()));
         let dir = if nested { "packages" } else { "" };
@@ -135,7 +100,7 @@ proptest! {
             if warnings.iter().any(|w| !w.contains("ignoring case")) {
                 continue;
             }
-            let (ours, theirs) = (matcher(&globs), matcher(&back));
+            let (ours, theirs) = (ours(&globs), ours(&back));
             for path in &paths {
                 let want = in_scope(dir, &ours, globs.is_empty(), path);
                 let got = in_scope(&back_dir, &theirs, back.is_empty(), path);
@@ -149,28 +114,12 @@ proptest! {
     }
 }
 
-/// Every path of up to three folders of [`DIRS`] and a file of [`FILES`].
-fn all_paths() -> Vec<String> {
-    let mut dirs: Vec<String> = vec![String::new()];
-    let mut level = dirs.clone();
-    for _ in 0..3 {
-        level = level
-            .iter()
-            .flat_map(|d| DIRS.iter().map(move |p| format!("{d}{p}/")))
-            .collect();
-        dirs.extend(level.iter().cloned());
-    }
-    dirs.iter()
-        .flat_map(|d| FILES.iter().map(move |f| format!("{d}{f}")))
-        .collect()
-}
-
 /// Each construct of the grammar, for each agent, at the root and nested: a file is written,
 /// nothing is said lost but case, and import gives back globs that match the same files (the
 /// property above skips what it cannot compare; this says that each construct is compared).
 #[test]
 fn each_construct_round_trips_for_each_agent() {
-    let paths = all_paths();
+    let paths = all_paths(DIRS, FILES);
     for glob in [
         "*.ts",
         "Makefile",
@@ -215,7 +164,7 @@ fn each_construct_round_trips_for_each_agent() {
                     warnings.iter().all(|w| w.contains("ignoring case")),
                     "{what}: {warnings:?}"
                 );
-                let (ours, theirs) = (matcher(&globs), matcher(&back));
+                let (ours, theirs) = (ours(&globs), ours(&back));
                 for path in &paths {
                     assert_eq!(
                         in_scope(dir, &ours, false, path),

@@ -1,6 +1,6 @@
 use super::*;
+use crate::export::test_globs::{all_paths, glob_strategy, ours, path_strategy};
 use globset::{GlobBuilder, GlobMatcher};
-use pi_rules_core::rule_scope::{ScopeMatcher, ScopeMatcherBuilder};
 use proptest::prelude::*;
 
 const GLOBSET_DIALECTS: [Dialect; 5] = [
@@ -401,14 +401,6 @@ fn globset(pattern: &str) -> Option<GlobMatcher> {
         .map(|g| g.compile_matcher())
 }
 
-fn ours(globs: &[&str]) -> ScopeMatcher {
-    let mut builder = ScopeMatcherBuilder::new();
-    for (i, g) in globs.iter().enumerate() {
-        builder.add(0, i, g).unwrap();
-    }
-    builder.build()
-}
-
 /// The written value split as the agent splits it: Copilot on commas outside `{}` and `[]`,
 /// Cursor and Windsurf on every comma; the list agents take each pattern as it is.
 fn as_read(d: Dialect, patterns: &[String]) -> Vec<String> {
@@ -495,54 +487,13 @@ const GLOB_PARTS: &[&str] = &[
 const DIRS: &[&str] = &["src", "api", "lib", "a", "b", "packages"];
 const FILES: &[&str] = &["a.ts", "b.md", "src", "api", "x.ts", "Makefile", "lib.rs"];
 
-fn glob_strategy() -> impl Strategy<Value = String> {
-    (
-        prop::sample::select(vec!["", "/", "./"]),
-        prop::collection::vec(prop::sample::select(GLOB_PARTS.to_vec()), 1..4),
-        any::<bool>(),
-    )
-        .prop_map(|(lead, parts, trailing)| {
-            let mut g = format!("{lead}{}", parts.join("/"));
-            if trailing {
-                g.push('/');
-            }
-            g
-        })
-}
-
-fn path_strategy(dot: bool) -> impl Strategy<Value = String> {
+/// A path of up to three folders of [`DIRS`] (and `.github` with `dot`) and a file of [`FILES`].
+fn paths(dot: bool) -> impl Strategy<Value = String> {
     let mut dirs = DIRS.to_vec();
     if dot {
         dirs.push(".github");
     }
-    (
-        prop::collection::vec(prop::sample::select(dirs), 0..4),
-        prop::sample::select(FILES.to_vec()),
-    )
-        .prop_map(|(mut parts, file)| {
-            parts.push(file);
-            parts.join("/")
-        })
-}
-
-/// Every path of up to three folders (of [`DIRS`] and `.github`) and a file of [`FILES`].
-fn all_paths() -> Vec<String> {
-    let mut dirs: Vec<String> = vec![String::new()];
-    let mut level = dirs.clone();
-    for _ in 0..3 {
-        level = level
-            .iter()
-            .flat_map(|d| {
-                DIRS.iter()
-                    .chain(&[".github"])
-                    .map(move |p| format!("{d}{p}/"))
-            })
-            .collect();
-        dirs.extend(level.iter().cloned());
-    }
-    dirs.iter()
-        .flat_map(|d| FILES.iter().map(move |f| format!("{d}{f}")))
-        .collect()
+    path_strategy(dirs, FILES)
 }
 
 /// For one glob and dialect, the first path where the agent and we disagree.
@@ -580,7 +531,7 @@ fn disagreement(d: Dialect, dir: &str, glob: &str, paths: &[String]) -> Option<S
 
 #[test]
 fn each_agent_matches_the_files_we_match_for_the_issue_s_globs() {
-    let paths = all_paths();
+    let paths = all_paths(&[DIRS, &[".github"]].concat(), FILES);
     assert!(paths.len() > 1000, "{}", paths.len());
     for glob in [
         "*.ts",
@@ -616,8 +567,8 @@ proptest! {
     /// approximation of [`translate`] (see `Ours::file_patterns`).
     #[test]
     fn agents_match_what_we_match(
-        glob in glob_strategy(),
-        paths in prop::collection::vec(path_strategy(true), 1..40),
+        glob in glob_strategy(GLOB_PARTS),
+        paths in prop::collection::vec(paths(true), 1..40),
         nested in any::<bool>(),
     ) {
         prop_assume!(rule_scope::compile_glob(&glob).is_ok());
@@ -636,8 +587,8 @@ proptest! {
     /// Reading back what we wrote gives globs that match the same files.
     #[test]
     fn read_value_gives_back_what_translate_wrote(
-        glob in glob_strategy(),
-        paths in prop::collection::vec(path_strategy(false), 1..40),
+        glob in glob_strategy(GLOB_PARTS),
+        paths in prop::collection::vec(paths(false), 1..40),
     ) {
         prop_assume!(rule_scope::compile_glob(&glob).is_ok());
         for d in Dialect::ALL {
@@ -697,7 +648,7 @@ proptest! {
     fn translate_gives_back_what_read_value_read(
         (which, pattern) in (0..Dialect::ALL.len())
             .prop_flat_map(|i| (Just(i), agent_pattern_strategy(Dialect::ALL[i]))),
-        paths in prop::collection::vec(path_strategy(false), 1..40),
+        paths in prop::collection::vec(paths(false), 1..40),
     ) {
         let d = Dialect::ALL[which];
         let (ours, warnings) = read_value(d, &pattern);
