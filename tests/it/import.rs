@@ -430,7 +430,7 @@ fn corpus() -> PathBuf {
 }
 
 /// The corpus's projects, in name order.
-pub fn corpus_projects() -> Vec<PathBuf> {
+pub(crate) fn corpus_projects() -> Vec<PathBuf> {
     let mut projects: Vec<PathBuf> = fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap().path())

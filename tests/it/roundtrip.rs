@@ -7,9 +7,10 @@
 //! always-on rule comes back always on, and a second export changes nothing.
 
 use crate::common::{code, files_below, stderr, stdout, World};
+use crate::import::corpus_projects;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// How an agent matches a pattern against a path relative to the project root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,17 +127,6 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             (f, bytes)
         })
         .collect()
-}
-
-fn corpus_projects() -> Vec<PathBuf> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import-corpus");
-    let mut projects: Vec<PathBuf> = fs::read_dir(corpus)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    projects.sort();
-    projects
 }
 
 // ---- Reading the agents' files, as simply as the test can. ----
